@@ -1,0 +1,19 @@
+//! The connector API, in the shape of Flink's FLIP-27 Source API and its two-phase-commit
+//! Sink API. Connector authors implement these traits; the simulated cluster hosts them.
+
+mod reader_base;
+mod sink;
+mod source;
+
+pub use reader_base::{
+    FetchedBatch, FetcherMode, RecordEmitter, SourceReaderBase, SplitReader, SplitState, SplitsChange,
+};
+pub use sink::{
+    CommitOutcome, CommitRequest, Committer, CommitterContext, DeliveryGuarantee, Sink, SinkWriter,
+    WriterContext,
+};
+pub(crate) use source::EnumAction;
+pub use source::{
+    Boundedness, EnumeratorContext, EnumeratorState, InputStatus, ReaderContext, ReaderOutput,
+    ReaderRequest, Source, SourceReader, Split, SplitEnumerator, SplitId,
+};

@@ -1,0 +1,315 @@
+//! `SourceReaderBase`: the reader most connectors are built on (Flink's `SourceReaderBase`).
+//!
+//! The author writes three small things: a [`SplitReader`] that fetches batches from the
+//! external system, a [`RecordEmitter`] that turns one fetched element into records and
+//! advances the split's state, and the [`SplitState`] conversion. The base owns the rest:
+//!
+//! ```text
+//!  fetcher task(s) ── SplitReader::fetch ──▶ bounded queue (capacity 2) ──▶ poll_next
+//!       ▲ split changes                                                     │ RecordEmitter::emit
+//!       └──────────────── add_splits ◀── enumerator            split states ┘──▶ snapshot_state
+//! ```
+//!
+//! Split states advance only when records are *emitted*, never when fetched, so a snapshot
+//! always matches what went downstream before the barrier.
+
+use super::source::{InputStatus, ReaderContext, ReaderOutput, SourceReader, Split, SplitId};
+use crate::error::{ConnectorError, RetryHint};
+use crate::history::CheckpointId;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// One fetched batch: elements tagged with their split, and splits that reached their end.
+#[derive(Debug)]
+pub struct FetchedBatch<E> {
+    /// Elements in fetch order.
+    pub elements: Vec<(SplitId, E)>,
+    /// Splits that have no more data; their state is dropped after the elements are emitted.
+    pub finished: Vec<SplitId>,
+}
+
+impl<E> FetchedBatch<E> {
+    /// An empty batch.
+    pub fn empty() -> Self {
+        Self { elements: Vec::new(), finished: Vec::new() }
+    }
+    fn is_empty(&self) -> bool {
+        self.elements.is_empty() && self.finished.is_empty()
+    }
+}
+
+/// A change to the splits a fetcher reads.
+#[derive(Debug)]
+pub enum SplitsChange<S> {
+    /// Start reading these splits.
+    Add(Vec<S>),
+    /// Pause and resume reading (watermark alignment).
+    PauseResume {
+        /// Splits to pause.
+        pause: Vec<SplitId>,
+        /// Splits to resume.
+        resume: Vec<SplitId>,
+    },
+}
+
+/// Reads batches from the external system. Runs on its own task (a fetcher).
+pub trait SplitReader: Send + 'static {
+    /// The split type.
+    type Split: Split;
+    /// What one fetch yields per position, before it becomes a record.
+    type Element: Send + 'static;
+    /// Fetches the next batch. A [`RetryHint::Retry`] error is retried by the base.
+    fn fetch(&mut self) -> impl Future<Output = Result<FetchedBatch<Self::Element>, ConnectorError>> + Send;
+    /// Applies a change of assigned splits.
+    fn handle_splits_changes(&mut self, change: SplitsChange<Self::Split>);
+}
+
+/// The mutable, in-reader progress of one split.
+pub trait SplitState<S>: Send + 'static {
+    /// Starts tracking a split.
+    fn from_split(split: S) -> Self;
+    /// The split with its current progress, for a snapshot.
+    fn to_split(&self) -> S;
+}
+
+/// Turns a fetched element into records and advances the split's state.
+pub trait RecordEmitter: Send + 'static {
+    /// What the split reader fetched.
+    type Element;
+    /// The split state it advances.
+    type State;
+    /// Emits the records of `element` and advances `state` past it.
+    fn emit(&mut self, element: Self::Element, output: &mut ReaderOutput, state: &mut Self::State);
+}
+
+/// How many fetcher tasks read the splits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FetcherMode {
+    /// One fetcher (one split reader) for all splits.
+    Single,
+    /// One fetcher (one split reader) per split.
+    PerSplit,
+}
+
+type Fetched<E> = Result<FetchedBatch<E>, ConnectorError>;
+
+struct Fetcher<S> {
+    changes: mpsc::UnboundedSender<SplitsChange<S>>,
+    task: madsim::task::JoinHandle<()>,
+}
+
+/// A [`SourceReader`] built from a [`SplitReader`] factory and a [`RecordEmitter`].
+pub struct SourceReaderBase<SR: SplitReader, RE: RecordEmitter> {
+    ctx: ReaderContext,
+    new_split_reader: Box<dyn FnMut() -> SR + Send>,
+    emitter: RE,
+    mode: FetcherMode,
+    states: BTreeMap<SplitId, RE::State>,
+    fetchers: Vec<Fetcher<SR::Split>>,
+    queue_tx: mpsc::Sender<Fetched<SR::Element>>,
+    queue_rx: mpsc::Receiver<Fetched<SR::Element>>,
+    stash: Option<Fetched<SR::Element>>,
+    no_more_splits: bool,
+    request_splits: bool,
+}
+
+/// Capacity of the element queue between fetchers and the reader, in batches (Flink's default 2).
+pub const DEFAULT_QUEUE_CAPACITY: usize = 2;
+
+impl<SR, RE> SourceReaderBase<SR, RE>
+where
+    SR: SplitReader,
+    RE: RecordEmitter<Element = SR::Element>,
+    RE::State: SplitState<SR::Split>,
+{
+    /// A reader that creates split readers with `new_split_reader`.
+    pub fn new(
+        ctx: ReaderContext,
+        new_split_reader: impl FnMut() -> SR + Send + 'static,
+        emitter: RE,
+        mode: FetcherMode,
+    ) -> Self {
+        Self::with_queue_capacity(ctx, new_split_reader, emitter, mode, DEFAULT_QUEUE_CAPACITY)
+    }
+
+    /// Like [`SourceReaderBase::new`] with a chosen element-queue capacity (in batches).
+    pub fn with_queue_capacity(
+        ctx: ReaderContext,
+        new_split_reader: impl FnMut() -> SR + Send + 'static,
+        emitter: RE,
+        mode: FetcherMode,
+        capacity: usize,
+    ) -> Self {
+        let (queue_tx, queue_rx) = mpsc::channel(capacity.max(1));
+        Self {
+            ctx,
+            new_split_reader: Box::new(new_split_reader),
+            emitter,
+            mode,
+            states: BTreeMap::new(),
+            fetchers: Vec::new(),
+            queue_tx,
+            queue_rx,
+            stash: None,
+            no_more_splits: false,
+            request_splits: false,
+        }
+    }
+
+    /// Pull-based assignment: ask for a split on start and whenever a split finishes.
+    pub fn request_splits_when_idle(mut self) -> Self {
+        self.request_splits = true;
+        self
+    }
+
+    fn spawn_fetcher(&mut self) -> usize {
+        let (changes, rx) = mpsc::unbounded_channel();
+        let reader = (self.new_split_reader)();
+        let task = madsim::task::spawn(run_fetcher(reader, rx, self.queue_tx.clone()));
+        self.fetchers.push(Fetcher { changes, task });
+        self.fetchers.len() - 1
+    }
+
+    fn idle_status(&self) -> InputStatus {
+        if self.no_more_splits && self.states.is_empty() {
+            InputStatus::EndOfInput
+        } else {
+            InputStatus::NothingAvailable
+        }
+    }
+}
+
+async fn run_fetcher<SR: SplitReader>(
+    mut reader: SR,
+    mut changes: mpsc::UnboundedReceiver<SplitsChange<SR::Split>>,
+    queue: mpsc::Sender<Fetched<SR::Element>>,
+) {
+    let mut assigned = 0usize;
+    let apply = |reader: &mut SR, change: SplitsChange<SR::Split>, assigned: &mut usize| {
+        if let SplitsChange::Add(splits) = &change {
+            *assigned += splits.len();
+        }
+        reader.handle_splits_changes(change);
+    };
+    loop {
+        while let Ok(change) = changes.try_recv() {
+            apply(&mut reader, change, &mut assigned);
+        }
+        if assigned == 0 {
+            match changes.recv().await {
+                Some(change) => apply(&mut reader, change, &mut assigned),
+                None => return,
+            }
+            continue;
+        }
+        match reader.fetch().await {
+            Ok(batch) if batch.is_empty() => {
+                // Nothing there: back off so an idle split never spins the simulation.
+                madsim::time::sleep(Duration::from_millis(1)).await;
+            }
+            Ok(batch) => {
+                assigned = assigned.saturating_sub(batch.finished.len());
+                if queue.send(Ok(batch)).await.is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.hint == RetryHint::Retry => madsim::time::sleep(Duration::from_millis(5)).await,
+            Err(e) => {
+                let _ = queue.send(Err(e)).await;
+                return;
+            }
+        }
+    }
+}
+
+impl<SR, RE> SourceReader for SourceReaderBase<SR, RE>
+where
+    SR: SplitReader,
+    RE: RecordEmitter<Element = SR::Element>,
+    RE::State: SplitState<SR::Split>,
+{
+    type Split = SR::Split;
+
+    fn start(&mut self) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        if self.request_splits {
+            self.ctx.send_split_request();
+        }
+        async { Ok(()) }
+    }
+
+    fn poll_next(&mut self, output: &mut ReaderOutput) -> Result<InputStatus, ConnectorError> {
+        let next = match self.stash.take() {
+            Some(batch) => batch,
+            None => match self.queue_rx.try_recv() {
+                Ok(batch) => batch,
+                Err(_) => return Ok(self.idle_status()),
+            },
+        };
+        let batch = next?;
+        for (split, element) in batch.elements {
+            if let Some(state) = self.states.get_mut(&split) {
+                self.emitter.emit(element, output, state);
+            }
+        }
+        for split in batch.finished {
+            if self.states.remove(&split).is_some() {
+                output.finished_splits.push(split);
+                if self.request_splits {
+                    self.ctx.send_split_request();
+                }
+            }
+        }
+        if self.queue_rx.is_empty() {
+            Ok(self.idle_status())
+        } else {
+            Ok(InputStatus::MoreAvailable)
+        }
+    }
+
+    fn available(&mut self) -> impl Future<Output = ()> + Send {
+        async move {
+            if self.stash.is_some() {
+                return;
+            }
+            match self.queue_rx.recv().await {
+                Some(batch) => self.stash = Some(batch),
+                None => std::future::pending().await,
+            }
+        }
+    }
+
+    fn add_splits(&mut self, splits: Vec<Self::Split>) {
+        for split in splits {
+            self.states.insert(split.id(), RE::State::from_split(split.clone()));
+            let fetcher = match (self.mode, self.fetchers.is_empty()) {
+                (FetcherMode::Single, false) => 0,
+                _ => self.spawn_fetcher(),
+            };
+            let _ = self.fetchers[fetcher].changes.send(SplitsChange::Add(vec![split]));
+        }
+    }
+
+    fn notify_no_more_splits(&mut self) {
+        self.no_more_splits = true;
+    }
+
+    fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> Vec<Self::Split> {
+        self.states.values().map(SplitState::to_split).collect()
+    }
+
+    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) {
+        for f in &self.fetchers {
+            let _ = f.changes.send(SplitsChange::PauseResume { pause: pause.clone(), resume: resume.clone() });
+        }
+    }
+}
+
+impl<SR: SplitReader, RE: RecordEmitter> Drop for SourceReaderBase<SR, RE> {
+    fn drop(&mut self) {
+        for f in &self.fetchers {
+            f.task.abort();
+        }
+    }
+}

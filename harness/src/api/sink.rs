@@ -1,0 +1,164 @@
+//! Sink side: Flink's two-phase-commit Sink (V2): writers prepare committables on the
+//! checkpoint barrier, committers commit them once the checkpoint is complete.
+//!
+//! ```text
+//!  records ─▶ SinkWriter::write ─ barrier c ─▶ flush ─▶ prepare_commit(c) ─▶ committables ┐
+//!                                              snapshot_state(c) ─▶ checkpoint c          │
+//!  notify_checkpoint_complete(c) or restore ─▶ Committer::commit(requests ≤ c) ◀──────────┘
+//! ```
+//!
+//! Commits must be idempotent: after a restore the runtime commits recovered committables
+//! again, and a commit whose response was lost is retried.
+
+use crate::error::ConnectorError;
+use crate::history::CheckpointId;
+use crate::net::Endpoint;
+use crate::record::Record;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+use std::future::Future;
+
+/// What a sink promises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DeliveryGuarantee {
+    /// Every record is visible exactly once, and only after its checkpoint completed.
+    ExactlyOnce,
+    /// Every record is visible at least once; duplicates are counted, not failed.
+    AtLeastOnce,
+}
+
+/// A writer's view of its subtask.
+#[derive(Clone)]
+pub struct WriterContext {
+    pub(crate) subtask: usize,
+    pub(crate) parallelism: usize,
+    pub(crate) attempt: u64,
+    pub(crate) restored_checkpoint: CheckpointId,
+    pub(crate) endpoint: Endpoint,
+}
+
+impl WriterContext {
+    /// This writer's subtask index.
+    pub fn subtask(&self) -> usize {
+        self.subtask
+    }
+    /// Number of writer subtasks.
+    pub fn parallelism(&self) -> usize {
+        self.parallelism
+    }
+    /// Deployment attempt of this subtask (grows with every restart; unique per subtask).
+    pub fn attempt(&self) -> u64 {
+        self.attempt
+    }
+    /// The checkpoint this writer was restored from (0: started fresh).
+    pub fn restored_checkpoint(&self) -> CheckpointId {
+        self.restored_checkpoint
+    }
+    /// The task executor's gateway endpoint, for talking to external systems.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+}
+
+/// A committer's view of its subtask.
+#[derive(Clone)]
+pub struct CommitterContext {
+    pub(crate) subtask: usize,
+    pub(crate) endpoint: Endpoint,
+}
+
+impl CommitterContext {
+    /// This committer's subtask index.
+    pub fn subtask(&self) -> usize {
+        self.subtask
+    }
+    /// The task executor's gateway endpoint, for talking to external systems.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+}
+
+/// Writes records and prepares committables on every checkpoint barrier.
+pub trait SinkWriter: Send + 'static {
+    /// What `prepare_commit` hands to the committer.
+    type Committable;
+    /// Checkpointed writer state.
+    type State;
+
+    /// Writes one record.
+    fn write(&mut self, record: Record) -> impl Future<Output = Result<(), ConnectorError>> + Send;
+    /// Flushes buffered data; `end_of_input` is set once, after the last record.
+    fn flush(&mut self, end_of_input: bool) -> impl Future<Output = Result<(), ConnectorError>> + Send;
+    /// Called on the barrier of `checkpoint`, after `flush`: the committables to commit once it completes.
+    fn prepare_commit(
+        &mut self,
+        checkpoint: CheckpointId,
+    ) -> impl Future<Output = Result<Vec<Self::Committable>, ConnectorError>> + Send;
+    /// The writer's state for `checkpoint`, after `prepare_commit`.
+    fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> Vec<Self::State> {
+        Vec::new()
+    }
+}
+
+/// One committable to commit, with the checkpoint that prepared it.
+#[derive(Clone, Debug)]
+pub struct CommitRequest<C> {
+    /// The committable.
+    pub committable: C,
+    /// The checkpoint whose barrier prepared it.
+    pub checkpoint: CheckpointId,
+    /// How often it was retried already.
+    pub retries: u32,
+}
+
+/// How one commit request ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CommitOutcome {
+    /// Committed now.
+    Committed,
+    /// It had been committed before (e.g. by an earlier attempt); nothing to do.
+    AlreadyCommitted,
+    /// Transient failure: the runtime retries it later.
+    RetryLater,
+    /// It cannot be committed, for a known reason (the data is given up; the run says so).
+    FailedKnown(String),
+    /// It cannot be committed and nobody knows why: the job fails.
+    FailedUnknown(String),
+}
+
+/// Commits committables; must be idempotent.
+pub trait Committer: Send + 'static {
+    /// What the writer prepared.
+    type Committable;
+    /// Commits the requests; returns one outcome per request, in order.
+    fn commit(
+        &mut self,
+        requests: Vec<CommitRequest<Self::Committable>>,
+    ) -> impl Future<Output = Vec<CommitOutcome>> + Send;
+}
+
+/// A two-phase-commit sink: a factory for its writers and committers.
+pub trait Sink: Clone + Send + Sync + 'static {
+    /// What writers prepare and committers commit.
+    type Committable: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static;
+    /// Checkpointed writer state.
+    type WriterState: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static;
+    /// The writer.
+    type Writer: SinkWriter<Committable = Self::Committable, State = Self::WriterState>;
+    /// The committer.
+    type Committer: Committer<Committable = Self::Committable>;
+
+    /// What this sink promises; the checks hold it to that.
+    fn delivery_guarantee(&self) -> DeliveryGuarantee {
+        DeliveryGuarantee::ExactlyOnce
+    }
+    /// A writer for one subtask, restored from `restored` (empty when starting fresh).
+    fn create_writer(
+        &self,
+        ctx: WriterContext,
+        restored: Vec<Self::WriterState>,
+    ) -> impl Future<Output = Result<Self::Writer, ConnectorError>> + Send;
+    /// A committer for one subtask.
+    fn create_committer(&self, ctx: CommitterContext) -> Self::Committer;
+}

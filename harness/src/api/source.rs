@@ -1,0 +1,250 @@
+//! Source side: splits, the split enumerator (job master) and source readers (task executors).
+//!
+//! ```text
+//!  job master                                   task executor (subtask i)
+//!  SplitEnumerator ── assign_splits ──▶ gateway ──▶ SourceReader::add_splits
+//!        ▲                                              │ poll_next ──▶ ReaderOutput ──▶ sink writer
+//!        └── handle_split_request / source events ◀─────┘ ReaderContext
+//! ```
+
+use crate::error::ConnectorError;
+use crate::history::CheckpointId;
+use crate::net::Endpoint;
+use crate::record::Record;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::fmt::Debug;
+use std::future::Future;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// Identity of a split, stable across restores.
+pub type SplitId = String;
+
+/// A unit of input work that carries all of its own progress (e.g. a log partition with a
+/// start and an optional stop offset). Crosses the network and enters checkpoints serialized.
+pub trait Split: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static {
+    /// The split's stable identity.
+    fn id(&self) -> SplitId;
+}
+
+/// The enumerator's checkpointed state. The harness asks which splits it still owns so
+/// the split-accounting check can place every split in every completed checkpoint.
+pub trait EnumeratorState: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static {
+    /// Splits held by the enumerator and not assigned to any reader.
+    fn pending_splits(&self) -> Vec<SplitId>;
+}
+
+/// Whether a source ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Boundedness {
+    /// The input ends; the job finishes after a final checkpoint.
+    Bounded,
+    /// The input never ends.
+    Unbounded,
+}
+
+/// A source connector: a factory for its enumerator and readers.
+pub trait Source: Clone + Send + Sync + 'static {
+    /// The split type.
+    type Split: Split;
+    /// The enumerator's checkpointed state.
+    type EnumState: EnumeratorState;
+    /// The enumerator.
+    type Enumerator: SplitEnumerator<Split = Self::Split, State = Self::EnumState>;
+    /// The reader.
+    type Reader: SourceReader<Split = Self::Split>;
+
+    /// Whether the input ends.
+    fn boundedness(&self) -> Boundedness;
+    /// A fresh enumerator (no checkpoint to restore from).
+    fn create_enumerator(&self, ctx: &EnumeratorContext<Self::Split>) -> Self::Enumerator;
+    /// An enumerator restored from a completed checkpoint.
+    fn restore_enumerator(&self, ctx: &EnumeratorContext<Self::Split>, state: Self::EnumState) -> Self::Enumerator;
+    /// A reader for one subtask.
+    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader;
+}
+
+/// What the enumerator asked the coordinator to do; drained after every callback.
+#[derive(Debug)]
+pub(crate) enum EnumAction<S> {
+    Assign { subtask: usize, splits: Vec<S> },
+    NoMoreSplits { subtask: usize },
+    Event { subtask: usize, event: Vec<u8> },
+}
+
+/// The enumerator's view of the job: registered readers, and a way to assign splits.
+pub struct EnumeratorContext<S> {
+    pub(crate) parallelism: usize,
+    pub(crate) registered: BTreeSet<usize>,
+    pub(crate) actions: Vec<EnumAction<S>>,
+    pub(crate) endpoint: Endpoint,
+    pub(crate) discovery_interval: Option<Duration>,
+}
+
+impl<S: Split> EnumeratorContext<S> {
+    pub(crate) fn new(parallelism: usize, endpoint: Endpoint) -> Self {
+        Self { parallelism, registered: BTreeSet::new(), actions: Vec::new(), endpoint, discovery_interval: None }
+    }
+    /// Number of reader subtasks.
+    pub fn parallelism(&self) -> usize {
+        self.parallelism
+    }
+    /// Subtasks whose current reader has registered and not failed since.
+    pub fn registered_readers(&self) -> &BTreeSet<usize> {
+        &self.registered
+    }
+    /// Assigns splits to a subtask's reader.
+    pub fn assign_splits(&mut self, subtask: usize, splits: Vec<S>) {
+        if !splits.is_empty() {
+            self.actions.push(EnumAction::Assign { subtask, splits });
+        }
+    }
+    /// Tells a reader it will get no more splits (bounded sources).
+    pub fn signal_no_more_splits(&mut self, subtask: usize) {
+        self.actions.push(EnumAction::NoMoreSplits { subtask });
+    }
+    /// Sends a connector-defined event to a reader.
+    pub fn send_event_to_reader(&mut self, subtask: usize, event: Vec<u8>) {
+        self.actions.push(EnumAction::Event { subtask, event });
+    }
+    /// Asks the coordinator to call [`SplitEnumerator::discover`] every `interval`
+    /// (Flink's periodic `callAsync`).
+    pub fn call_periodically(&mut self, interval: Duration) {
+        self.discovery_interval = Some(interval);
+    }
+    /// The job master's gateway endpoint, for talking to external systems.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+}
+
+/// The split enumerator, hosted by the job master's source coordinator.
+///
+/// Only the split bookkeeping methods are required; the lifecycle hooks default to no-ops.
+pub trait SplitEnumerator: Send + 'static {
+    /// The split type.
+    type Split: Split;
+    /// The checkpointed state.
+    type State: EnumeratorState;
+
+    /// Called once after creation or restore, before any reader registers.
+    fn start(&mut self, _ctx: &mut EnumeratorContext<Self::Split>) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        async { Ok(()) }
+    }
+    /// A reader asked for a split.
+    fn handle_split_request(&mut self, _subtask: usize, _ctx: &mut EnumeratorContext<Self::Split>) {}
+    /// Splits assigned to `subtask` since the last completed checkpoint, returned after it failed.
+    fn add_splits_back(&mut self, splits: Vec<Self::Split>, subtask: usize, ctx: &mut EnumeratorContext<Self::Split>);
+    /// A reader (re)registered.
+    fn add_reader(&mut self, subtask: usize, ctx: &mut EnumeratorContext<Self::Split>);
+    /// The enumerator's state for checkpoint `checkpoint`.
+    fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Self::State;
+    /// Checkpoint `checkpoint` completed.
+    fn notify_checkpoint_complete(&mut self, _checkpoint: CheckpointId) {}
+    /// A reader sent a connector-defined event.
+    fn handle_source_event(&mut self, _subtask: usize, _event: Vec<u8>, _ctx: &mut EnumeratorContext<Self::Split>) {}
+    /// Periodic work requested through [`EnumeratorContext::call_periodically`] (e.g. split discovery).
+    fn discover(&mut self, _ctx: &mut EnumeratorContext<Self::Split>) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        async { Ok(()) }
+    }
+}
+
+/// What a reader's `poll_next` found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputStatus {
+    /// More records can be polled right away.
+    MoreAvailable,
+    /// Nothing now: wait for [`SourceReader::available`].
+    NothingAvailable,
+    /// The reader has finished all its input.
+    EndOfInput,
+}
+
+/// Collects what a reader emits during one `poll_next`.
+#[derive(Debug, Default)]
+pub struct ReaderOutput {
+    pub(crate) records: Vec<Record>,
+    pub(crate) finished_splits: Vec<SplitId>,
+}
+
+impl ReaderOutput {
+    /// Emits one record downstream.
+    pub fn collect(&mut self, record: Record) {
+        self.records.push(record);
+    }
+    /// Reports that a split reached its end and left the reader's state.
+    pub fn split_finished(&mut self, split: SplitId) {
+        self.finished_splits.push(split);
+    }
+}
+
+/// A message from a reader to the coordinator.
+#[derive(Debug, Clone)]
+pub enum ReaderRequest {
+    /// Ask the enumerator for a split.
+    SplitRequest,
+    /// A connector-defined event for the enumerator.
+    SourceEvent(Vec<u8>),
+}
+
+/// A reader's view of its subtask.
+#[derive(Clone)]
+pub struct ReaderContext {
+    pub(crate) subtask: usize,
+    pub(crate) parallelism: usize,
+    pub(crate) endpoint: Endpoint,
+    pub(crate) requests: mpsc::UnboundedSender<ReaderRequest>,
+}
+
+impl ReaderContext {
+    /// This reader's subtask index.
+    pub fn subtask(&self) -> usize {
+        self.subtask
+    }
+    /// Number of reader subtasks.
+    pub fn parallelism(&self) -> usize {
+        self.parallelism
+    }
+    /// The task executor's gateway endpoint, for talking to external systems.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+    /// Asks the enumerator for a split.
+    pub fn send_split_request(&self) {
+        let _ = self.requests.send(ReaderRequest::SplitRequest);
+    }
+    /// Sends a connector-defined event to the enumerator.
+    pub fn send_source_event(&self, event: Vec<u8>) {
+        let _ = self.requests.send(ReaderRequest::SourceEvent(event));
+    }
+}
+
+/// A source reader, hosted by a task executor. Most authors build one with
+/// [`SourceReaderBase`](super::SourceReaderBase) instead of implementing this directly.
+pub trait SourceReader: Send + 'static {
+    /// The split type.
+    type Split: Split;
+
+    /// Called once before the first poll.
+    fn start(&mut self) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        async { Ok(()) }
+    }
+    /// Emits whatever is ready now, without waiting.
+    fn poll_next(&mut self, output: &mut ReaderOutput) -> Result<InputStatus, ConnectorError>;
+    /// Completes when `poll_next` may find something. Must be cancel-safe.
+    fn available(&mut self) -> impl Future<Output = ()> + Send;
+    /// New splits from the enumerator.
+    fn add_splits(&mut self, splits: Vec<Self::Split>);
+    /// The enumerator will send no more splits.
+    fn notify_no_more_splits(&mut self);
+    /// The reader's splits with their current progress, for checkpoint `checkpoint`.
+    fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<Self::Split>;
+    /// Checkpoint `checkpoint` completed.
+    fn notify_checkpoint_complete(&mut self, _checkpoint: CheckpointId) {}
+    /// A connector-defined event from the enumerator.
+    fn handle_source_event(&mut self, _event: Vec<u8>) {}
+    /// Pauses and resumes splits (watermark alignment).
+    fn pause_or_resume_splits(&mut self, _pause: Vec<SplitId>, _resume: Vec<SplitId>) {}
+}

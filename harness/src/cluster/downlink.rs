@@ -1,0 +1,76 @@
+//! Ordered delivery from the job master to one subtask attempt.
+//!
+//! Everything for an attempt goes through one queue, so the gateway's per-link FIFO keeps
+//! split assignments and barriers in the order the coordinator decided. Operator events are
+//! calls: if one cannot be delivered, the attempt is failed (as Flink fails a subtask whose
+//! event delivery failed), so an assignment is never silently lost.
+
+use super::protocol::{task_executor, ToTask};
+use crate::history::CheckpointId;
+use crate::net::Endpoint;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// What the downlink reports back to the job master's loop.
+#[derive(Debug)]
+pub(crate) enum DownlinkReport {
+    Deployed { subtask: usize, attempt: u64 },
+    Undeliverable { subtask: usize, attempt: u64, kind: &'static str },
+    FinalCommitted { subtask: usize, attempt: u64, checkpoint: CheckpointId },
+}
+
+pub(crate) struct Downlink {
+    tx: mpsc::UnboundedSender<ToTask>,
+    task: madsim::task::JoinHandle<()>,
+}
+
+impl Downlink {
+    pub fn start(endpoint: Endpoint, subtask: usize, attempt: u64, report: mpsc::UnboundedSender<DownlinkReport>) -> Self {
+        let (tx, mut rx) = mpsc::unbounded_channel::<ToTask>();
+        let te = task_executor(subtask);
+        let task = madsim::task::spawn(async move {
+            while let Some(msg) = rx.recv().await {
+                let kind = msg.kind();
+                match msg {
+                    ToTask::Trigger { .. } | ToTask::Notify { .. } => endpoint.send(&te, kind, &msg),
+                    ToTask::Deploy { .. } | ToTask::NotifyFinal { .. } => {
+                        // Retried until the task executor is back and answers.
+                        loop {
+                            match endpoint.call::<_, bool>(&te, kind, &msg, Duration::from_millis(200)).await {
+                                Ok(true) => break,
+                                Ok(false) => {
+                                    let _ = report.send(DownlinkReport::Undeliverable { subtask, attempt, kind });
+                                    return;
+                                }
+                                Err(_) => madsim::time::sleep(Duration::from_millis(20)).await,
+                            }
+                        }
+                        let _ = report.send(match msg {
+                            ToTask::NotifyFinal { checkpoint, .. } => {
+                                DownlinkReport::FinalCommitted { subtask, attempt, checkpoint }
+                            }
+                            _ => DownlinkReport::Deployed { subtask, attempt },
+                        });
+                    }
+                    _ => {
+                        if endpoint.call::<_, bool>(&te, kind, &msg, Duration::from_millis(50)).await != Ok(true) {
+                            let _ = report.send(DownlinkReport::Undeliverable { subtask, attempt, kind });
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Self { tx, task }
+    }
+
+    pub fn send(&self, msg: ToTask) {
+        let _ = self.tx.send(msg);
+    }
+}
+
+impl Drop for Downlink {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

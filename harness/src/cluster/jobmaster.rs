@@ -1,0 +1,458 @@
+//! The job master: source coordinator (hosts the enumerator), checkpoint coordinator,
+//! failure detection and failover. One event loop owns all of its state.
+//!
+//! ```text
+//!  tick ─▶ snapshot enumerator (valve closes) ─▶ store ─▶ Trigger c to every subtask (valve opens)
+//!  Ack c from all ─▶ CheckpointStore ─▶ Notify c (best effort) │ NotifyFinal c when all input ended
+//!  lost / failed subtask ─▶ region: add_splits_back + redeploy │ global: restore everything
+//! ```
+//!
+//! The valve: between the enumerator's snapshot for c and the moment barrier c is sent to a
+//! subtask, events for that subtask are held back, so an assignment the enumerator made after
+//! its snapshot can never land in the reader's snapshot for c (Flink's operator-coordinator holder).
+
+use super::config::{FailoverStrategy, JobConfig};
+use super::downlink::{Downlink, DownlinkReport};
+use super::heartbeat::{self, Expected, Lost};
+use super::protocol::{MasterMsg, SubtaskState, ToMaster, ToTask, JOB_MASTER};
+use super::store::{CheckpointStore, CompletedCheckpoint};
+use super::tracker::AssignmentTracker;
+use crate::api::{Boundedness, EnumAction, EnumeratorContext, EnumeratorState, Source, Split, SplitEnumerator};
+use crate::error::RetryHint;
+use crate::history::{CheckpointId, EventKind, History};
+use crate::net::{Endpoint, Gateway, Inbox};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// Where the job stands; read by the runner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobStatus {
+    /// Running (or recovering).
+    Running,
+    /// All input read and committed.
+    Finished,
+    /// Failed for good.
+    Failed(String),
+}
+
+/// Shared view of the job status (instrumentation for the runner, not part of the protocol).
+pub type JobStatusCell = Arc<Mutex<JobStatus>>;
+
+struct Slot {
+    attempt: u64,
+    last_seq: u64,
+    downlink: Downlink,
+    /// Some while the valve is closed: events held back until the barrier is sent.
+    held: Option<Vec<ToTask>>,
+}
+
+struct Pending {
+    id: CheckpointId,
+    enumerator: Vec<u8>,
+    acks: BTreeMap<usize, SubtaskState>,
+    started: Duration,
+    triggered: bool,
+}
+
+enum Internal {
+    Stored(CheckpointId),
+}
+
+struct JobMaster<Src: Source> {
+    source: Src,
+    cfg: JobConfig,
+    endpoint: Endpoint,
+    history: History,
+    store: CheckpointStore,
+    status: JobStatusCell,
+    enumerator: Src::Enumerator,
+    ctx: EnumeratorContext<Src::Split>,
+    slots: Vec<Slot>,
+    expected: Expected,
+    tracker: AssignmentTracker<Src::Split>,
+    pending: Option<Pending>,
+    next_checkpoint: CheckpointId,
+    finishing: Option<(CheckpointId, BTreeSet<usize>)>,
+    reports: mpsc::UnboundedSender<DownlinkReport>,
+    internal: mpsc::UnboundedSender<Internal>,
+    done: bool,
+}
+
+/// The init task of the job-master node.
+pub(crate) async fn run<Src: Source>(
+    source: Src,
+    cfg: JobConfig,
+    gateway: Gateway,
+    history: History,
+    store: CheckpointStore,
+    status: JobStatusCell,
+) {
+    let (endpoint, inbox) = gateway.bind(JOB_MASTER);
+    let (reports, reports_rx) = mpsc::unbounded_channel();
+    let (internal, internal_rx) = mpsc::unbounded_channel();
+    let (lost_tx, lost_rx) = mpsc::unbounded_channel();
+    let p = cfg.parallelism;
+    let expected: Expected = Arc::new(Mutex::new(vec![None; p]));
+    heartbeat::start(
+        endpoint.clone(),
+        expected.clone(),
+        Duration::from_millis(cfg.heartbeat_interval_ms),
+        cfg.heartbeat_misses_max,
+        lost_tx,
+    );
+    history.record(JOB_MASTER, EventKind::JobStarted { parallelism: p });
+    let ctx = EnumeratorContext::new(p, endpoint.clone());
+    let enumerator = source.create_enumerator(&ctx);
+    let slots = (0..p)
+        .map(|i| Slot { attempt: 0, last_seq: 0, downlink: Downlink::start(endpoint.clone(), i, 0, reports.clone()), held: None })
+        .collect();
+    let mut jm = JobMaster {
+        source,
+        cfg,
+        endpoint,
+        history,
+        store,
+        status,
+        enumerator,
+        ctx,
+        slots,
+        expected,
+        tracker: AssignmentTracker::new(),
+        pending: None,
+        next_checkpoint: 1,
+        finishing: None,
+        reports,
+        internal,
+        done: false,
+    };
+    jm.start_enumerator().await;
+    for i in 0..p {
+        jm.redeploy(i);
+    }
+    jm.run(inbox, reports_rx, internal_rx, lost_rx).await;
+}
+
+impl<Src: Source> JobMaster<Src> {
+    fn record(&self, kind: EventKind) {
+        self.history.record(JOB_MASTER, kind);
+    }
+
+    async fn start_enumerator(&mut self) {
+        loop {
+            match self.enumerator.start(&mut self.ctx).await {
+                Ok(()) => break,
+                Err(e) if e.hint == RetryHint::Retry => madsim::time::sleep(Duration::from_millis(20)).await,
+                Err(e) => return self.fail_job(format!("enumerator failed to start: {e}")),
+            }
+        }
+        self.apply_actions();
+    }
+
+    async fn run(
+        &mut self,
+        mut inbox: Inbox,
+        mut reports: mpsc::UnboundedReceiver<DownlinkReport>,
+        mut internal: mpsc::UnboundedReceiver<Internal>,
+        mut lost: mpsc::UnboundedReceiver<Lost>,
+    ) {
+        enum Wake {
+            Internal(Internal),
+            Report(DownlinkReport),
+            Lost(Lost),
+            Msg(crate::net::Incoming),
+            Tick,
+            Discover,
+        }
+        let mut ticks = madsim::time::interval(Duration::from_millis(self.cfg.checkpoint_interval_ms));
+        let mut discovery: Option<(Duration, madsim::time::Interval)> = None;
+        while !self.done {
+            if let Some(d) = self.ctx.discovery_interval {
+                if discovery.as_ref().map(|(old, _)| *old) != Some(d) {
+                    discovery = Some((d, madsim::time::interval(d)));
+                }
+            }
+            let wake = tokio::select! {
+                biased;
+                Some(i) = internal.recv() => Wake::Internal(i),
+                Some(r) = reports.recv() => Wake::Report(r),
+                Some(l) = lost.recv() => Wake::Lost(l),
+                Some(m) = inbox.recv() => Wake::Msg(m),
+                _ = ticks.tick() => Wake::Tick,
+                _ = async { discovery.as_mut().unwrap().1.tick().await }, if discovery.is_some() => Wake::Discover,
+            };
+            match wake {
+                Wake::Internal(Internal::Stored(c)) => self.send_barriers(c),
+                Wake::Report(r) => self.on_report(r).await,
+                Wake::Lost(l) => {
+                    if self.slots[l.subtask].attempt == l.attempt {
+                        self.failover(vec![l.subtask], l.cause.to_string()).await;
+                    }
+                }
+                Wake::Msg(m) => self.on_message(m).await,
+                Wake::Tick => self.on_tick(),
+                Wake::Discover => {
+                    if let Err(e) = self.enumerator.discover(&mut self.ctx).await {
+                        self.record(EventKind::ConnectorError { subtask: None, message: format!("discovery: {e}") });
+                    }
+                    self.apply_actions();
+                }
+            }
+        }
+    }
+
+    async fn on_report(&mut self, r: DownlinkReport) {
+        match r {
+            DownlinkReport::Deployed { subtask, attempt } => {
+                if self.slots[subtask].attempt == attempt {
+                    self.expected.lock().unwrap()[subtask] = Some(attempt);
+                }
+            }
+            DownlinkReport::Undeliverable { subtask, attempt, kind } => {
+                if self.slots[subtask].attempt == attempt {
+                    self.failover(vec![subtask], format!("{kind} could not be delivered")).await;
+                }
+            }
+            DownlinkReport::FinalCommitted { subtask, attempt, checkpoint } => {
+                if self.slots[subtask].attempt != attempt {
+                    return;
+                }
+                if let Some((c, waiting)) = &mut self.finishing {
+                    if *c == checkpoint {
+                        waiting.remove(&subtask);
+                        if waiting.is_empty() {
+                            self.record(EventKind::JobFinished);
+                            *self.status.lock().unwrap() = JobStatus::Finished;
+                            self.done = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    async fn on_message(&mut self, m: crate::net::Incoming) {
+        let Ok(msg) = m.decode::<ToMaster>() else { return };
+        if let Some(r) = m.replier {
+            r.reply(&()); // delivery acknowledged, even when fenced, so the sender stops retrying
+        }
+        let ToMaster { subtask, attempt, seq, body } = msg;
+        let Some(slot) = self.slots.get_mut(subtask) else { return };
+        if slot.attempt != attempt || seq <= slot.last_seq {
+            return; // an older attempt's message, or a duplicate delivery
+        }
+        slot.last_seq = seq;
+        match body {
+            MasterMsg::Register => {
+                self.ctx.registered.insert(subtask);
+                self.record(EventKind::ReaderRegistered { subtask, attempt });
+                self.enumerator.add_reader(subtask, &mut self.ctx);
+                self.apply_actions();
+            }
+            MasterMsg::SplitRequest => {
+                self.enumerator.handle_split_request(subtask, &mut self.ctx);
+                self.apply_actions();
+            }
+            MasterMsg::SourceEvent(event) => {
+                self.enumerator.handle_source_event(subtask, event, &mut self.ctx);
+                self.apply_actions();
+            }
+            MasterMsg::Ack { checkpoint, state } => self.on_ack(subtask, attempt, checkpoint, state),
+            MasterMsg::Failed { reason, job } => {
+                if job {
+                    self.fail_job(format!("subtask {subtask}: {reason}"));
+                } else {
+                    self.failover(vec![subtask], format!("subtask failed: {reason}")).await;
+                }
+            }
+        }
+    }
+
+    /// Sends what the enumerator asked for, through the valve.
+    fn apply_actions(&mut self) {
+        for action in std::mem::take(&mut self.ctx.actions) {
+            let (subtask, msg) = match action {
+                EnumAction::Assign { subtask, splits } => {
+                    if subtask >= self.slots.len() {
+                        self.fail_job(format!(
+                            "enumerator assigned splits to subtask {subtask}, but parallelism is {}",
+                            self.slots.len()
+                        ));
+                        return;
+                    }
+                    let attempt = self.slots[subtask].attempt;
+                    self.record(EventKind::SplitsAssigned {
+                        subtask,
+                        attempt,
+                        splits: splits.iter().map(Split::id).collect(),
+                    });
+                    let bytes = bincode::serialize(&splits).expect("splits serialize");
+                    self.tracker.record(subtask, splits);
+                    (subtask, ToTask::AddSplits { attempt, splits: bytes })
+                }
+                EnumAction::NoMoreSplits { subtask } => {
+                    (subtask, ToTask::NoMoreSplits { attempt: self.slots[subtask].attempt })
+                }
+                EnumAction::Event { subtask, event } => {
+                    (subtask, ToTask::SourceEvent { attempt: self.slots[subtask].attempt, event })
+                }
+            };
+            let slot = &mut self.slots[subtask];
+            match &mut slot.held {
+                Some(held) => held.push(msg),
+                None => slot.downlink.send(msg),
+            }
+        }
+    }
+
+    fn on_tick(&mut self) {
+        let now = crate::net::now();
+        if let Some(p) = &self.pending {
+            if now - p.started >= Duration::from_millis(self.cfg.checkpoint_timeout_ms) {
+                self.abort_pending("timed out");
+            }
+        }
+        let all_deployed = self.expected.lock().unwrap().iter().all(Option::is_some);
+        if self.pending.is_some() || self.finishing.is_some() || !all_deployed {
+            return;
+        }
+        let c = self.next_checkpoint;
+        self.next_checkpoint += 1;
+        let state = self.enumerator.snapshot_state(c);
+        self.record(EventKind::CheckpointTriggered { checkpoint: c, pending: state.pending_splits() });
+        self.tracker.snapshot(c);
+        for slot in &mut self.slots {
+            slot.held = Some(Vec::new());
+        }
+        let enumerator = bincode::serialize(&state).expect("enumerator state serializes");
+        self.pending = Some(Pending { id: c, enumerator, acks: BTreeMap::new(), started: now, triggered: false });
+        // Writing the enumerator's state to checkpoint storage takes time; events wait meanwhile.
+        let internal = self.internal.clone();
+        madsim::task::spawn(async move {
+            madsim::time::sleep(Duration::from_millis(2)).await;
+            let _ = internal.send(Internal::Stored(c));
+        });
+    }
+
+    fn open_valves(&mut self) {
+        for slot in &mut self.slots {
+            for msg in slot.held.take().unwrap_or_default() {
+                slot.downlink.send(msg);
+            }
+        }
+    }
+
+    fn send_barriers(&mut self, c: CheckpointId) {
+        match &mut self.pending {
+            Some(p) if p.id == c => p.triggered = true,
+            _ => return,
+        }
+        for slot in &self.slots {
+            slot.downlink.send(ToTask::Trigger { attempt: slot.attempt, checkpoint: c });
+        }
+        self.open_valves();
+    }
+
+    fn abort_pending(&mut self, reason: &str) {
+        if let Some(p) = self.pending.take() {
+            self.record(EventKind::CheckpointAborted { checkpoint: p.id, reason: reason.to_string() });
+        }
+        self.open_valves();
+    }
+
+    fn on_ack(&mut self, subtask: usize, attempt: u64, c: CheckpointId, state: SubtaskState) {
+        let Some(p) = &mut self.pending else { return };
+        if p.id != c || !p.triggered {
+            return;
+        }
+        p.acks.insert(subtask, state);
+        let acks = p.acks.len();
+        self.record(EventKind::Acked { subtask, attempt, checkpoint: c });
+        if acks < self.slots.len() {
+            return;
+        }
+        let p = self.pending.take().expect("checked above");
+        let final_checkpoint =
+            self.source.boundedness() == Boundedness::Bounded && p.acks.values().all(|s| s.finished);
+        self.store.put(CompletedCheckpoint { id: c, enumerator: p.enumerator, subtasks: p.acks.into_values().collect() });
+        self.record(EventKind::CheckpointCompleted { checkpoint: c });
+        self.tracker.complete(c);
+        self.enumerator.notify_checkpoint_complete(c);
+        self.apply_actions();
+        for slot in &self.slots {
+            slot.downlink.send(if final_checkpoint {
+                ToTask::NotifyFinal { attempt: slot.attempt, checkpoint: c }
+            } else {
+                ToTask::Notify { attempt: slot.attempt, checkpoint: c }
+            });
+        }
+        if final_checkpoint {
+            self.finishing = Some((c, (0..self.slots.len()).collect()));
+        }
+    }
+
+    fn redeploy(&mut self, subtask: usize) {
+        let latest = self.store.latest();
+        let slot = &mut self.slots[subtask];
+        slot.attempt += 1;
+        slot.last_seq = 0;
+        slot.held = None;
+        slot.downlink = Downlink::start(self.endpoint.clone(), subtask, slot.attempt, self.reports.clone());
+        self.expected.lock().unwrap()[subtask] = None;
+        let restore = latest.map(|cp| (cp.id, cp.subtasks[subtask].clone()));
+        slot.downlink.send(ToTask::Deploy { subtask, attempt: slot.attempt, restore });
+    }
+
+    async fn failover(&mut self, failed: Vec<usize>, cause: String) {
+        if self.done {
+            return;
+        }
+        self.abort_pending("failover");
+        self.finishing = None;
+        let latest = self.store.latest();
+        let checkpoint = latest.as_ref().map_or(0, |c| c.id);
+        match self.cfg.failover {
+            FailoverStrategy::Region => {
+                self.record(EventKind::Failover { strategy: "region".into(), subtasks: failed.clone(), checkpoint, cause });
+                for subtask in failed {
+                    let returned = self.tracker.take_uncheckpointed(subtask);
+                    self.ctx.registered.remove(&subtask);
+                    if !returned.is_empty() {
+                        self.record(EventKind::SplitsReturned {
+                            subtask,
+                            splits: returned.iter().map(Split::id).collect(),
+                        });
+                        self.enumerator.add_splits_back(returned, subtask, &mut self.ctx);
+                    }
+                    self.redeploy(subtask);
+                }
+            }
+            FailoverStrategy::Global => {
+                let all: Vec<usize> = (0..self.slots.len()).collect();
+                self.record(EventKind::Failover { strategy: "global".into(), subtasks: all.clone(), checkpoint, cause });
+                self.tracker.reset();
+                self.ctx = EnumeratorContext::new(self.slots.len(), self.endpoint.clone());
+                self.enumerator = match latest {
+                    Some(cp) => match bincode::deserialize(&cp.enumerator) {
+                        Ok(state) => self.source.restore_enumerator(&self.ctx, state),
+                        Err(e) => return self.fail_job(format!("enumerator state did not deserialize: {e}")),
+                    },
+                    None => self.source.create_enumerator(&self.ctx),
+                };
+                for subtask in all {
+                    self.redeploy(subtask);
+                }
+                self.start_enumerator().await;
+                return;
+            }
+        }
+        self.apply_actions();
+    }
+
+    fn fail_job(&mut self, reason: String) {
+        self.record(EventKind::JobFailed { reason: reason.clone() });
+        *self.status.lock().unwrap() = JobStatus::Failed(reason);
+        self.done = true;
+    }
+}

@@ -1,0 +1,18 @@
+//! The simulated cluster: a job master and task executors on madsim nodes, sharing no
+//! memory; everything between them goes through the [`Gateway`](crate::net::Gateway).
+
+mod config;
+mod downlink;
+mod heartbeat;
+pub(crate) mod jobmaster;
+mod protocol;
+mod store;
+mod subtask;
+pub(crate) mod taskexecutor;
+mod tracker;
+mod uplink;
+
+pub use config::{FailoverStrategy, JobConfig};
+pub use jobmaster::{JobStatus, JobStatusCell};
+pub use protocol::{task_executor, SubtaskState, JOB_MASTER};
+pub use store::{CheckpointStore, CompletedCheckpoint};

@@ -1,0 +1,106 @@
+//! Control messages between the job master and task executors. Every message carries the
+//! subtask attempt it belongs to: a message for an older attempt is ignored (fencing), since
+//! a crashed node's messages are still delivered after it is gone.
+
+use crate::history::CheckpointId;
+use serde::{Deserialize, Serialize};
+
+/// What a subtask contributes to a checkpoint. Connector parts are serialized by the
+/// subtask (bincode) and deserialized only on restore, so every state makes a round trip.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SubtaskState {
+    /// The reader's splits (`Vec<Source::Split>`).
+    pub splits: Vec<u8>,
+    /// The writer's state (`Vec<Sink::WriterState>`).
+    pub writer: Vec<u8>,
+    /// Committables not yet committed (`Vec<(CheckpointId, Sink::Committable)>`).
+    pub committables: Vec<u8>,
+    /// The subtask had reached the end of its input before this barrier.
+    pub finished: bool,
+}
+
+/// Job master → task executor.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum ToTask {
+    /// Start `attempt` of `subtask`, restored from a checkpoint when given. Idempotent.
+    Deploy { subtask: usize, attempt: u64, restore: Option<(CheckpointId, SubtaskState)> },
+    /// Which attempt runs here? Answered with `Option<(subtask, attempt)>`.
+    Ping,
+    /// New splits (`Vec<Source::Split>`, serialized).
+    AddSplits { attempt: u64, splits: Vec<u8> },
+    /// No more splits will come.
+    NoMoreSplits { attempt: u64 },
+    /// A connector-defined event for the reader.
+    SourceEvent { attempt: u64, event: Vec<u8> },
+    /// Inject barrier `checkpoint` (one-way).
+    Trigger { attempt: u64, checkpoint: CheckpointId },
+    /// Checkpoint completed (one-way, best effort).
+    Notify { attempt: u64, checkpoint: CheckpointId },
+    /// The final checkpoint completed: answer once everything up to it is committed.
+    NotifyFinal { attempt: u64, checkpoint: CheckpointId },
+}
+
+impl ToTask {
+    /// The message kind the gateway's fault rules match on.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ToTask::Deploy { .. } => "Deploy",
+            ToTask::Ping => "Ping",
+            ToTask::AddSplits { .. } => "AddSplits",
+            ToTask::NoMoreSplits { .. } => "NoMoreSplits",
+            ToTask::SourceEvent { .. } => "SourceEvent",
+            ToTask::Trigger { .. } => "Trigger",
+            ToTask::Notify { .. } => "Notify",
+            ToTask::NotifyFinal { .. } => "NotifyFinal",
+        }
+    }
+}
+
+/// Task executor → job master, numbered per attempt so retried deliveries are deduplicated.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ToMaster {
+    /// Sending subtask.
+    pub subtask: usize,
+    /// Sending attempt.
+    pub attempt: u64,
+    /// Position in this attempt's stream, from 1.
+    pub seq: u64,
+    /// The message.
+    pub body: MasterMsg,
+}
+
+/// The body of a task executor → job master message.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum MasterMsg {
+    /// The reader is ready for splits.
+    Register,
+    /// The reader asks for a split.
+    SplitRequest,
+    /// A connector-defined event for the enumerator.
+    SourceEvent(Vec<u8>),
+    /// The subtask's part of a checkpoint.
+    Ack { checkpoint: CheckpointId, state: SubtaskState },
+    /// The subtask failed; `job` means the whole job must fail.
+    Failed { reason: String, job: bool },
+}
+
+impl MasterMsg {
+    /// The message kind the gateway's fault rules match on.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            MasterMsg::Register => "Register",
+            MasterMsg::SplitRequest => "SplitRequest",
+            MasterMsg::SourceEvent(_) => "SourceEvent",
+            MasterMsg::Ack { .. } => "Ack",
+            MasterMsg::Failed { .. } => "Failed",
+        }
+    }
+}
+
+/// Node name of the job master.
+pub const JOB_MASTER: &str = "jobmaster";
+
+/// Node name of the task executor hosting `subtask`.
+pub fn task_executor(subtask: usize) -> String {
+    format!("taskexecutor-{subtask}")
+}

@@ -1,0 +1,333 @@
+//! One subtask on a task executor: source reader → sink writer → committer, chained.
+//!
+//! ```text
+//!  control (AddSplits, Trigger c, Notify c) ─▶ ┌──────────── subtask loop ─────────────┐
+//!                                              │ reader.poll_next ─▶ writer.write       │
+//!                                              │ Trigger c: reader.snapshot (barrier c)  │
+//!                                              │   ─▶ writer.flush ─▶ prepare_commit(c)  │ ─▶ Ack(c, state)
+//!                                              │ Notify c: committer.commit(≤ c)        │
+//!                                              └────────────────────────────────────────┘
+//! ```
+//!
+//! The barrier is in-band: it is handled between two polls, so every record emitted before
+//! it reached the writer before the writer prepared its committables.
+
+use super::protocol::{MasterMsg, SubtaskState};
+use super::uplink::Uplink;
+use crate::api::{
+    CommitOutcome, CommitRequest, Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput, ReaderRequest,
+    Sink, SinkWriter, Source, SourceReader, Split, WriterContext,
+};
+use crate::error::{ConnectorError, RetryHint};
+use crate::history::{CheckpointId, EventKind, History};
+use crate::net::Endpoint;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// A control message routed to the running attempt.
+pub(crate) enum Control {
+    AddSplits(Vec<u8>),
+    NoMoreSplits,
+    SourceEvent(Vec<u8>),
+    Trigger(CheckpointId),
+    Notify(CheckpointId),
+    NotifyFinal(CheckpointId, oneshot::Sender<()>),
+}
+
+pub(crate) struct SubtaskSetup<Src, Snk> {
+    pub source: Src,
+    pub sink: Snk,
+    pub subtask: usize,
+    pub parallelism: usize,
+    pub attempt: u64,
+    pub restore: Option<(CheckpointId, SubtaskState)>,
+    pub endpoint: Endpoint,
+    pub history: History,
+    pub control: mpsc::UnboundedReceiver<Control>,
+}
+
+struct Subtask<Src: Source, Snk: Sink> {
+    id: usize,
+    attempt: u64,
+    node: String,
+    history: History,
+    reader: Src::Reader,
+    writer: Snk::Writer,
+    committer: Snk::Committer,
+    /// Committables not yet committed, with the checkpoint that prepared them and retry counts.
+    pending: Vec<(CheckpointId, Snk::Committable, u32)>,
+    last_completed: CheckpointId,
+    ended: bool,
+    uplink: Uplink,
+    control: mpsc::UnboundedReceiver<Control>,
+    requests: mpsc::UnboundedReceiver<ReaderRequest>,
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    bincode::serialize(value).expect("connector state serializes")
+}
+
+fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, ConnectorError> {
+    bincode::deserialize(bytes).map_err(|e| ConnectorError::fail_job(format!("{what} did not deserialize: {e}")))
+}
+
+/// Runs one subtask attempt until it is cancelled; a connector error is reported to the job master.
+pub(crate) async fn run<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
+    let uplink = Uplink::start(setup.endpoint.clone(), setup.subtask, setup.attempt);
+    let history = setup.history.clone();
+    let node = setup.endpoint.addr().to_string();
+    let (subtask, attempt) = (setup.subtask, setup.attempt);
+    let err = match Subtask::<Src, Snk>::start(setup, uplink).await {
+        Ok(mut task) => match task.run().await {
+            Ok(()) => return,
+            Err(e) => (e, task.uplink),
+        },
+        Err((e, uplink)) => (e, uplink),
+    };
+    let (e, uplink) = err;
+    history.record(&node, EventKind::ConnectorError { subtask: Some(subtask), message: e.to_string() });
+    let _ = attempt;
+    uplink.send(MasterMsg::Failed { reason: e.message.clone(), job: e.hint == RetryHint::FailJob });
+    uplink.finish().await;
+}
+
+impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
+    async fn start(setup: SubtaskSetup<Src, Snk>, uplink: Uplink) -> Result<Self, (ConnectorError, Uplink)> {
+        let node = setup.endpoint.addr().to_string();
+        let restored_cp = setup.restore.as_ref().map_or(0, |(c, _)| *c);
+        setup.history.record(
+            &node,
+            EventKind::Deployed { subtask: setup.subtask, attempt: setup.attempt, checkpoint: restored_cp },
+        );
+        let restored = match &setup.restore {
+            Some((_, state)) => (|| {
+                Ok((
+                    decode::<Vec<Src::Split>>(&state.splits, "restored splits")?,
+                    decode::<Vec<Snk::WriterState>>(&state.writer, "restored writer state")?,
+                    decode::<Vec<(CheckpointId, Snk::Committable)>>(&state.committables, "restored committables")?,
+                ))
+            })(),
+            None => Ok((Vec::new(), Vec::new(), Vec::new())),
+        };
+        let (splits, writer_state, committables): (Vec<Src::Split>, _, _) = match restored {
+            Ok(r) => r,
+            Err(e) => return Err((e, uplink)),
+        };
+        let (req_tx, requests) = mpsc::unbounded_channel();
+        let reader = setup.source.create_reader(ReaderContext {
+            subtask: setup.subtask,
+            parallelism: setup.parallelism,
+            endpoint: setup.endpoint.clone(),
+            requests: req_tx,
+        });
+        let wctx = WriterContext {
+            subtask: setup.subtask,
+            parallelism: setup.parallelism,
+            attempt: setup.attempt,
+            restored_checkpoint: restored_cp,
+            endpoint: setup.endpoint.clone(),
+        };
+        let writer = match setup.sink.create_writer(wctx, writer_state).await {
+            Ok(w) => w,
+            Err(e) => return Err((e, uplink)),
+        };
+        let committer = setup.sink.create_committer(CommitterContext { subtask: setup.subtask, endpoint: setup.endpoint });
+        let mut task: Subtask<Src, Snk> = Subtask {
+            id: setup.subtask,
+            attempt: setup.attempt,
+            node,
+            history: setup.history,
+            reader,
+            writer,
+            committer,
+            pending: committables.into_iter().map(|(c, x)| (c, x, 0)).collect(),
+            last_completed: restored_cp,
+            ended: false,
+            uplink,
+            control: setup.control,
+            requests,
+        };
+        // Recovered committables belong to a completed checkpoint: commit them again (idempotently).
+        if let Err(e) = task.commit_due().await {
+            return Err((e, task.uplink));
+        }
+        if !splits.is_empty() {
+            task.reader.add_splits(splits);
+        }
+        if let Err(e) = task.reader.start().await {
+            return Err((e, task.uplink));
+        }
+        task.uplink.send(MasterMsg::Register);
+        Ok(task)
+    }
+
+    async fn run(&mut self) -> Result<(), ConnectorError> {
+        enum Wake<R> {
+            Control(Option<Control>),
+            Request(Option<R>),
+            Available,
+            RetryCommits,
+        }
+        loop {
+            while let Ok(req) = self.requests.try_recv() {
+                self.forward(req);
+            }
+            while let Ok(ctl) = self.control.try_recv() {
+                self.on_control(ctl).await?;
+            }
+            if !self.ended {
+                let mut out = ReaderOutput::default();
+                let status = self.reader.poll_next(&mut out)?;
+                self.deliver(out).await?;
+                match status {
+                    InputStatus::MoreAvailable => {
+                        madsim::task::yield_now().await;
+                        continue;
+                    }
+                    InputStatus::EndOfInput => {
+                        self.ended = true;
+                        self.writer.flush(true).await?;
+                        self.record(EventKind::SubtaskFinished { subtask: self.id, attempt: self.attempt });
+                    }
+                    InputStatus::NothingAvailable => {}
+                }
+            }
+            let retry = self.pending.iter().any(|(c, _, _)| *c <= self.last_completed);
+            let wake = tokio::select! {
+                biased;
+                ctl = self.control.recv() => Wake::Control(ctl),
+                req = self.requests.recv() => Wake::Request(req),
+                _ = self.reader.available(), if !self.ended => Wake::Available,
+                _ = madsim::time::sleep(Duration::from_millis(20)), if retry => Wake::RetryCommits,
+            };
+            match wake {
+                Wake::Control(Some(ctl)) => self.on_control(ctl).await?,
+                Wake::Control(None) => return Ok(()),
+                Wake::Request(Some(req)) => self.forward(req),
+                Wake::Request(None) | Wake::Available => {}
+                Wake::RetryCommits => self.commit_due().await?,
+            }
+        }
+    }
+
+    fn record(&self, kind: EventKind) {
+        self.history.record(&self.node, kind);
+    }
+
+    fn forward(&self, req: ReaderRequest) {
+        self.uplink.send(match req {
+            ReaderRequest::SplitRequest => MasterMsg::SplitRequest,
+            ReaderRequest::SourceEvent(e) => MasterMsg::SourceEvent(e),
+        });
+    }
+
+    async fn deliver(&mut self, out: ReaderOutput) -> Result<(), ConnectorError> {
+        if !out.records.is_empty() {
+            let ids = out.records.iter().map(|r| r.id).collect();
+            self.record(EventKind::Emitted { subtask: self.id, attempt: self.attempt, ids });
+            for record in out.records {
+                self.writer.write(record).await?;
+            }
+        }
+        for split in out.finished_splits {
+            self.record(EventKind::SplitFinished { subtask: self.id, attempt: self.attempt, split });
+        }
+        Ok(())
+    }
+
+    async fn on_control(&mut self, ctl: Control) -> Result<(), ConnectorError> {
+        match ctl {
+            Control::AddSplits(bytes) => {
+                let splits: Vec<Src::Split> = decode(&bytes, "assigned splits")?;
+                self.reader.add_splits(splits);
+            }
+            Control::NoMoreSplits => self.reader.notify_no_more_splits(),
+            Control::SourceEvent(event) => self.reader.handle_source_event(event),
+            Control::Trigger(c) => self.checkpoint(c).await?,
+            Control::Notify(c) => self.completed(c).await?,
+            Control::NotifyFinal(c, done) => {
+                self.completed(c).await?;
+                while self.pending.iter().any(|(p, _, _)| *p <= c) {
+                    madsim::time::sleep(Duration::from_millis(10)).await;
+                    self.commit_due().await?;
+                }
+                let _ = done.send(());
+            }
+        }
+        Ok(())
+    }
+
+    async fn checkpoint(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
+        let splits = self.reader.snapshot_state(c);
+        let ids = splits.iter().map(Split::id).collect();
+        self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
+        if !self.ended {
+            self.writer.flush(false).await?;
+        }
+        let committables = self.writer.prepare_commit(c).await?;
+        self.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
+        let writer_state = self.writer.snapshot_state(c);
+        let pending: Vec<(CheckpointId, Snk::Committable)> =
+            self.pending.iter().map(|(c, x, _)| (*c, x.clone())).collect();
+        let state = SubtaskState {
+            splits: encode(&splits),
+            writer: encode(&writer_state),
+            committables: encode(&pending),
+            finished: self.ended,
+        };
+        self.uplink.send(MasterMsg::Ack { checkpoint: c, state });
+        Ok(())
+    }
+
+    async fn completed(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
+        self.reader.notify_checkpoint_complete(c);
+        self.last_completed = self.last_completed.max(c);
+        self.commit_due().await
+    }
+
+    /// Commits every committable of a completed checkpoint; keeps the ones to retry.
+    async fn commit_due(&mut self) -> Result<(), ConnectorError> {
+        let (due, later): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.pending).into_iter().partition(|(c, _, _)| *c <= self.last_completed);
+        self.pending = later;
+        if due.is_empty() {
+            return Ok(());
+        }
+        let requests: Vec<CommitRequest<Snk::Committable>> = due
+            .iter()
+            .map(|(c, x, r)| CommitRequest { committable: x.clone(), checkpoint: *c, retries: *r })
+            .collect();
+        let n = requests.len();
+        self.record(EventKind::CommitAttempt {
+            subtask: self.id,
+            attempt: self.attempt,
+            checkpoint: self.last_completed,
+            requests: n,
+        });
+        let outcomes = self.committer.commit(requests).await;
+        if outcomes.len() != n {
+            return Err(ConnectorError::fail_job(format!(
+                "committer returned {} outcomes for {n} requests; return exactly one per request",
+                outcomes.len()
+            )));
+        }
+        for ((c, x, retries), outcome) in due.into_iter().zip(outcomes) {
+            self.record(EventKind::CommitOutcome {
+                subtask: self.id,
+                attempt: self.attempt,
+                checkpoint: c,
+                outcome: format!("{outcome:?}"),
+            });
+            match outcome {
+                CommitOutcome::Committed | CommitOutcome::AlreadyCommitted | CommitOutcome::FailedKnown(_) => {}
+                CommitOutcome::RetryLater => self.pending.push((c, x, retries + 1)),
+                CommitOutcome::FailedUnknown(reason) => {
+                    return Err(ConnectorError::fail_job(format!("commit failed for an unknown reason: {reason}")))
+                }
+            }
+        }
+        Ok(())
+    }
+}

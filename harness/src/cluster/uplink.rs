@@ -1,0 +1,51 @@
+//! Ordered, reliable delivery from one subtask attempt to the job master: each message is
+//! retried until acknowledged, and numbered so the job master drops duplicates.
+
+use super::protocol::{MasterMsg, ToMaster, JOB_MASTER};
+use crate::net::Endpoint;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+pub(crate) struct Uplink {
+    tx: Option<mpsc::UnboundedSender<MasterMsg>>,
+    task: madsim::task::JoinHandle<()>,
+}
+
+impl Uplink {
+    pub fn start(endpoint: Endpoint, subtask: usize, attempt: u64) -> Self {
+        let (tx, mut rx) = mpsc::unbounded_channel::<MasterMsg>();
+        let task = madsim::task::spawn(async move {
+            let mut seq = 0;
+            while let Some(body) = rx.recv().await {
+                seq += 1;
+                let kind = body.kind();
+                let msg = ToMaster { subtask, attempt, seq, body };
+                while endpoint.call::<_, ()>(JOB_MASTER, kind, &msg, Duration::from_millis(50)).await.is_err() {
+                    madsim::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+        });
+        Self { tx: Some(tx), task }
+    }
+
+    pub fn send(&self, msg: MasterMsg) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(msg);
+        }
+    }
+
+    /// Delivers everything queued, then stops.
+    pub async fn finish(mut self) {
+        self.tx = None;
+        let task = std::mem::replace(&mut self.task, madsim::task::spawn(async {}));
+        let _ = task.await;
+    }
+}
+
+impl Drop for Uplink {
+    fn drop(&mut self) {
+        if self.tx.is_some() {
+            self.task.abort();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! A node's handle on the gateway: calls with timeouts, one-way sends, and its inbox.
+
+use super::gateway::Gateway;
+use super::mailbox::{Envelope, Mailbox, Tag};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// Why a call did not return a response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RpcError {
+    /// No response within the timeout: the request may or may not have taken effect.
+    Timeout {
+        /// Callee.
+        to: String,
+        /// Message kind.
+        kind: String,
+    },
+    /// The response did not decode as the expected type.
+    Decode(String),
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RpcError::Timeout { to, kind } => write!(f, "call {kind} to {to} timed out"),
+            RpcError::Decode(e) => write!(f, "response did not decode: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+type Pending = Arc<Mutex<BTreeMap<u64, oneshot::Sender<Vec<u8>>>>>;
+
+/// A bound address on the gateway. Cheap to clone; lives as long as its node incarnation.
+#[derive(Clone)]
+pub struct Endpoint {
+    addr: String,
+    gateway: Gateway,
+    pending: Pending,
+}
+
+/// Requests and one-way messages addressed to an endpoint.
+pub struct Inbox {
+    rx: mpsc::UnboundedReceiver<Incoming>,
+}
+
+/// One received request or one-way message.
+pub struct Incoming {
+    /// Sender.
+    pub from: String,
+    /// Message kind.
+    pub kind: String,
+    bytes: Vec<u8>,
+    /// Set for requests: answer through it.
+    pub replier: Option<Replier>,
+}
+
+/// Answers one request.
+pub struct Replier {
+    endpoint: Endpoint,
+    to: String,
+    kind: String,
+    call: u64,
+}
+
+fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
+    bincode::serialize(msg).expect("gateway messages serialize")
+}
+
+impl Endpoint {
+    pub(crate) fn start(addr: String, gateway: Gateway, mailbox: Arc<Mailbox>) -> (Endpoint, Inbox) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let endpoint = Endpoint { addr, gateway, pending: Pending::default() };
+        let dispatcher = endpoint.clone();
+        madsim::task::spawn(async move {
+            loop {
+                let env = mailbox.pop().await;
+                match env.tag {
+                    Tag::Response(id) => {
+                        if let Some(waiter) = dispatcher.pending.lock().unwrap().remove(&id) {
+                            let _ = waiter.send(env.bytes);
+                        }
+                    }
+                    Tag::Request(call) => {
+                        let replier = Replier {
+                            endpoint: dispatcher.clone(),
+                            to: env.from.clone(),
+                            kind: env.kind.clone(),
+                            call,
+                        };
+                        let _ = tx.send(Incoming {
+                            from: env.from,
+                            kind: env.kind,
+                            bytes: env.bytes,
+                            replier: Some(replier),
+                        });
+                    }
+                    Tag::OneWay => {
+                        let _ = tx.send(Incoming { from: env.from, kind: env.kind, bytes: env.bytes, replier: None });
+                    }
+                }
+            }
+        });
+        (endpoint, Inbox { rx })
+    }
+
+    /// This endpoint's address.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// The gateway this endpoint is bound to.
+    pub fn gateway(&self) -> &Gateway {
+        &self.gateway
+    }
+
+    /// Sends a one-way message; it may be lost.
+    pub fn send<M: Serialize>(&self, to: &str, kind: &str, msg: &M) {
+        self.gateway.route(Envelope {
+            from: self.addr.clone(),
+            to: to.to_string(),
+            kind: kind.to_string(),
+            tag: Tag::OneWay,
+            bytes: encode(msg),
+        });
+    }
+
+    /// Calls `to` and waits at most `timeout` for its response.
+    pub async fn call<Req: Serialize, Resp: DeserializeOwned>(
+        &self,
+        to: &str,
+        kind: &str,
+        req: &Req,
+        timeout: Duration,
+    ) -> Result<Resp, RpcError> {
+        let id = self.gateway.next_call_id();
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().unwrap().insert(id, tx);
+        self.gateway.route(Envelope {
+            from: self.addr.clone(),
+            to: to.to_string(),
+            kind: kind.to_string(),
+            tag: Tag::Request(id),
+            bytes: encode(req),
+        });
+        let timed_out = || RpcError::Timeout { to: to.to_string(), kind: kind.to_string() };
+        match madsim::time::timeout(timeout, rx).await {
+            Ok(Ok(bytes)) => bincode::deserialize(&bytes).map_err(|e| RpcError::Decode(e.to_string())),
+            Ok(Err(_)) => Err(timed_out()),
+            Err(_) => {
+                self.pending.lock().unwrap().remove(&id);
+                Err(timed_out())
+            }
+        }
+    }
+}
+
+impl Inbox {
+    /// The next request or message; `None` once the endpoint is gone.
+    pub async fn recv(&mut self) -> Option<Incoming> {
+        self.rx.recv().await
+    }
+
+    /// The next request or message if one is queued now.
+    pub fn try_recv(&mut self) -> Option<Incoming> {
+        self.rx.try_recv().ok()
+    }
+}
+
+impl Incoming {
+    /// Decodes the message body.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
+        bincode::deserialize(&self.bytes).map_err(|e| RpcError::Decode(format!("{}: {e}", self.kind)))
+    }
+}
+
+impl Replier {
+    /// Sends the response; it may be lost.
+    pub fn reply<T: Serialize>(self, resp: &T) {
+        self.endpoint.gateway.route(Envelope {
+            from: self.endpoint.addr.clone(),
+            to: self.to,
+            kind: self.kind,
+            tag: Tag::Response(self.call),
+            bytes: encode(resp),
+        });
+    }
+}

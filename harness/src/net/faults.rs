@@ -1,0 +1,119 @@
+//! Fault rules: which messages the gateway drops, delays or whose responses it loses.
+//!
+//! A rule matches by message kind, link (sender and receiver name prefixes) and a
+//! virtual-time window. One verb per fault: drop, delay, lose-response; a partition is a
+//! drop with probability 1 on a link, and heal removes rules.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Handle to an installed rule, for removing it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RuleId(pub u64);
+
+/// What a matching rule does to a message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FaultAction {
+    /// The message never arrives (requests and one-way messages, and responses).
+    Drop {
+        /// Chance per message, 0.0..=1.0.
+        probability: f64,
+    },
+    /// The message arrives `delay_ms` later (FIFO per link still holds).
+    Delay {
+        /// Extra latency in milliseconds.
+        delay_ms: u64,
+    },
+    /// The request takes effect, but its response is lost: the caller sees a timeout.
+    LoseResponse {
+        /// Chance per response, 0.0..=1.0.
+        probability: f64,
+    },
+}
+
+/// A fault rule. `None` in a filter matches everything.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FaultRule {
+    /// What happens to matching messages.
+    pub action: FaultAction,
+    /// Message-kind prefix, e.g. `"log."` or `"AddSplits"`.
+    pub kind: Option<String>,
+    /// Sender-name prefix (for lose-response: the caller).
+    pub from: Option<String>,
+    /// Receiver-name prefix (for lose-response: the callee).
+    pub to: Option<String>,
+    /// Active from this virtual time, in milliseconds.
+    pub start_ms: u64,
+    /// Active until this virtual time, in milliseconds (exclusive); `u64::MAX` for ever.
+    pub end_ms: u64,
+}
+
+impl FaultRule {
+    /// A rule with `action` on every message, for ever.
+    pub fn new(action: FaultAction) -> Self {
+        Self { action, kind: None, from: None, to: None, start_ms: 0, end_ms: u64::MAX }
+    }
+    /// Drop messages with the given probability.
+    pub fn drop(probability: f64) -> Self {
+        Self::new(FaultAction::Drop { probability })
+    }
+    /// Delay messages.
+    pub fn delay(delay_ms: u64) -> Self {
+        Self::new(FaultAction::Delay { delay_ms })
+    }
+    /// Lose responses with the given probability.
+    pub fn lose_response(probability: f64) -> Self {
+        Self::new(FaultAction::LoseResponse { probability })
+    }
+    /// A one-way partition: nothing from `from` reaches `to`.
+    pub fn partition(from: &str, to: &str) -> Self {
+        Self::drop(1.0).from(from).to(to)
+    }
+    /// Restricts the rule to message kinds starting with `kind`.
+    pub fn kind(mut self, kind: &str) -> Self {
+        self.kind = Some(kind.to_string());
+        self
+    }
+    /// Restricts the rule to senders whose name starts with `from`.
+    pub fn from(mut self, from: &str) -> Self {
+        self.from = Some(from.to_string());
+        self
+    }
+    /// Restricts the rule to receivers whose name starts with `to`.
+    pub fn to(mut self, to: &str) -> Self {
+        self.to = Some(to.to_string());
+        self
+    }
+    /// Restricts the rule to a virtual-time window `[start_ms, end_ms)`.
+    pub fn window(mut self, start_ms: u64, end_ms: u64) -> Self {
+        self.start_ms = start_ms;
+        self.end_ms = end_ms;
+        self
+    }
+
+    /// Whether the rule applies to a message from `from` to `to` of `kind` at `now_ms`.
+    pub(crate) fn matches(&self, from: &str, to: &str, kind: &str, now_ms: u64) -> bool {
+        let prefix = |p: &Option<String>, s: &str| p.as_deref().is_none_or(|p| s.starts_with(p));
+        now_ms >= self.start_ms
+            && now_ms < self.end_ms
+            && prefix(&self.kind, kind)
+            && prefix(&self.from, from)
+            && prefix(&self.to, to)
+    }
+}
+
+impl fmt::Display for FaultRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let any = |o: &Option<String>| o.clone().unwrap_or_else(|| "*".into());
+        write!(
+            f,
+            "{:?} kind={} {}->{} [{}ms, {})",
+            self.action,
+            any(&self.kind),
+            any(&self.from),
+            any(&self.to),
+            self.start_ms,
+            if self.end_ms == u64::MAX { "inf".to_string() } else { format!("{}ms", self.end_ms) }
+        )
+    }
+}

@@ -1,0 +1,151 @@
+//! The shared network between simulated nodes: latency, per-link FIFO and fault rules.
+
+use super::endpoint::{Endpoint, Inbox};
+use super::faults::{FaultAction, FaultRule, RuleId};
+use super::mailbox::{Envelope, Mailbox, Tag};
+use crate::history::{EventKind, History};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+struct State {
+    mailboxes: BTreeMap<String, Arc<Mailbox>>,
+    /// Delivery time of the last message per (from, to): later messages never overtake it.
+    link_last: BTreeMap<(String, String), Duration>,
+    rules: BTreeMap<RuleId, FaultRule>,
+    next_rule: u64,
+    rng: ChaCha8Rng,
+    latency_ms: (u64, u64),
+    seq: u64,
+    next_call: u64,
+}
+
+/// The network all nodes of one run share. Cheap to clone.
+#[derive(Clone)]
+pub struct Gateway {
+    state: Arc<Mutex<State>>,
+    history: History,
+}
+
+impl Gateway {
+    /// A network with per-message latency drawn uniformly from `latency_ms` (inclusive).
+    pub fn new(rng: ChaCha8Rng, history: History, latency_ms: (u64, u64)) -> Self {
+        let state = State {
+            mailboxes: BTreeMap::new(),
+            link_last: BTreeMap::new(),
+            rules: BTreeMap::new(),
+            next_rule: 0,
+            rng,
+            latency_ms,
+            seq: 0,
+            next_call: 0,
+        };
+        Self { state: Arc::new(Mutex::new(state)), history }
+    }
+
+    /// Binds `addr` to a fresh mailbox and starts its dispatcher on the *current* node.
+    ///
+    /// Call it from the node that owns `addr` (e.g. in its init task): when that node is
+    /// crashed the dispatcher dies with it. Any earlier incarnation's queue is discarded.
+    pub fn bind(&self, addr: &str) -> (Endpoint, Inbox) {
+        let mailbox = Arc::new(Mailbox::default());
+        self.state.lock().unwrap().mailboxes.insert(addr.to_string(), mailbox.clone());
+        Endpoint::start(addr.to_string(), self.clone(), mailbox)
+    }
+
+    /// Marks `addr` as down: queued and future messages to it are lost until it binds again.
+    pub fn node_down(&self, addr: &str) {
+        self.state.lock().unwrap().mailboxes.remove(addr);
+    }
+
+    /// Installs a fault rule.
+    pub fn add_rule(&self, rule: FaultRule) -> RuleId {
+        self.history.record("gateway", EventKind::FaultRule { description: format!("add {rule}") });
+        let mut s = self.state.lock().unwrap();
+        let id = RuleId(s.next_rule);
+        s.next_rule += 1;
+        s.rules.insert(id, rule);
+        id
+    }
+
+    /// Removes one rule.
+    pub fn remove_rule(&self, id: RuleId) {
+        if let Some(rule) = self.state.lock().unwrap().rules.remove(&id) {
+            self.history.record("gateway", EventKind::FaultRule { description: format!("remove {rule}") });
+        }
+    }
+
+    /// Removes every fault rule.
+    pub fn heal(&self) {
+        let had = std::mem::take(&mut self.state.lock().unwrap().rules);
+        if !had.is_empty() {
+            self.history.record("gateway", EventKind::FaultRule { description: "heal".into() });
+        }
+    }
+
+    pub(crate) fn next_call_id(&self) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        s.next_call += 1;
+        s.next_call
+    }
+
+    /// Routes one envelope: applies fault rules and latency, then queues it at the receiver.
+    pub(crate) fn route(&self, env: Envelope) {
+        let now = super::now();
+        let now_ms = now.as_millis() as u64;
+        let mut s = self.state.lock().unwrap();
+        let mut extra = Duration::ZERO;
+        let mut fault = None;
+        let State { rules, rng, .. } = &mut *s;
+        for rule in rules.values() {
+            let (from, to) = match env.tag {
+                // Lose-response rules name the request's direction (caller -> callee).
+                Tag::Response(_) => (&env.to, &env.from),
+                _ => (&env.from, &env.to),
+            };
+            if !rule.matches(from, to, &env.kind, now_ms) {
+                continue;
+            }
+            match (&rule.action, env.tag) {
+                (FaultAction::Drop { probability }, _) if rng.gen_bool(*probability) => {
+                    fault = Some("drop");
+                }
+                (FaultAction::LoseResponse { probability }, Tag::Response(_))
+                    if rng.gen_bool(*probability) =>
+                {
+                    fault = Some("lose-response");
+                }
+                (FaultAction::Delay { delay_ms }, _) => extra += Duration::from_millis(*delay_ms),
+                _ => {}
+            }
+        }
+        if let Some(fault) = fault {
+            drop(s);
+            self.history.record(
+                "gateway",
+                EventKind::Fault {
+                    fault: fault.into(),
+                    from: env.from,
+                    to: env.to,
+                    kind: env.kind,
+                },
+            );
+            return;
+        }
+        let Some(mailbox) = s.mailboxes.get(&env.to).cloned() else {
+            return; // the receiver is down: the message is lost, as on a broken connection
+        };
+        let (lo, hi) = s.latency_ms;
+        let latency = Duration::from_millis(s.rng.gen_range(lo..=hi)) + extra;
+        let link = (env.from.clone(), env.to.clone());
+        let last = s.link_last.get(&link).copied().unwrap_or_default();
+        let at = (now + latency).max(last);
+        s.link_last.insert(link, at);
+        s.seq += 1;
+        let seq = s.seq;
+        drop(s);
+        mailbox.push(at, seq, env);
+    }
+}

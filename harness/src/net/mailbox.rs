@@ -1,0 +1,89 @@
+//! A node's incoming queue, ordered by delivery time and then by send order.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::sync::Mutex;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// Whether an envelope is a one-way message, a request or the response to one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tag {
+    OneWay,
+    Request(u64),
+    Response(u64),
+}
+
+/// One serialized message in flight.
+#[derive(Debug)]
+pub(crate) struct Envelope {
+    pub from: String,
+    pub to: String,
+    pub kind: String,
+    pub tag: Tag,
+    pub bytes: Vec<u8>,
+}
+
+struct Queued {
+    at: Duration,
+    seq: u64,
+    env: Envelope,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Queued {
+    // Reversed: BinaryHeap is a max-heap and the earliest delivery must come out first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+/// Messages waiting for delivery to one node incarnation.
+#[derive(Default)]
+pub(crate) struct Mailbox {
+    queue: Mutex<BinaryHeap<Queued>>,
+    notify: Notify,
+}
+
+impl Mailbox {
+    pub fn push(&self, at: Duration, seq: u64, env: Envelope) {
+        self.queue.lock().unwrap().push(Queued { at, seq, env });
+        self.notify.notify_one();
+    }
+
+    /// Waits for the next envelope whose delivery time has come.
+    pub async fn pop(&self) -> Envelope {
+        loop {
+            let notified = self.notify.notified();
+            let wait = {
+                let mut q = self.queue.lock().unwrap();
+                let now = super::now();
+                match q.peek() {
+                    Some(top) if top.at <= now => return q.pop().expect("peeked").env,
+                    Some(top) => Some(top.at - now),
+                    None => None,
+                }
+            };
+            match wait {
+                Some(d) => {
+                    tokio::select! {
+                        biased;
+                        _ = notified => {}
+                        _ = madsim::time::sleep(d) => {}
+                    }
+                }
+                None => notified.await,
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! A connector's client for the partitioned log, over the gateway.
+
+use super::log::{LogError, LogRequest, LogResponse, TxnHandle};
+use crate::error::ConnectorError;
+use crate::net::Endpoint;
+use crate::record::Record;
+use std::time::Duration;
+
+/// Calls the log hosted on node `log`. Timeouts surface as retriable [`ConnectorError`]s.
+#[derive(Clone)]
+pub struct LogClient {
+    endpoint: Endpoint,
+    log: String,
+    timeout: Duration,
+}
+
+fn unexpected(resp: LogResponse) -> ConnectorError {
+    match resp {
+        LogResponse::Error(LogError::Fenced) => ConnectorError::fail_task("producer fenced by a newer epoch"),
+        other => ConnectorError::fail_task(format!("unexpected log response {other:?}")),
+    }
+}
+
+impl LogClient {
+    /// A client of the log named `log`, with a 50 ms call timeout.
+    pub fn new(endpoint: Endpoint, log: &str) -> Self {
+        Self { endpoint, log: log.to_string(), timeout: Duration::from_millis(50) }
+    }
+
+    /// Sends one request.
+    pub async fn request(&self, req: LogRequest) -> Result<LogResponse, ConnectorError> {
+        let kind = match &req {
+            LogRequest::ListPartitions { .. } => "log.list_partitions",
+            LogRequest::Fetch { .. } => "log.fetch",
+            LogRequest::Produce { .. } => "log.produce",
+            LogRequest::InitTransactions { .. } => "log.init_transactions",
+            LogRequest::CommitTransaction { .. } => "log.commit",
+            LogRequest::AbortTransaction { .. } => "log.abort",
+            LogRequest::ListOpenTransactions { .. } => "log.list_open",
+        };
+        Ok(self.endpoint.call(&self.log, kind, &req, self.timeout).await?)
+    }
+
+    /// Number of partitions of `topic`.
+    pub async fn partitions(&self, topic: &str) -> Result<u32, ConnectorError> {
+        match self.request(LogRequest::ListPartitions { topic: topic.into() }).await? {
+            LogResponse::Partitions(n) => Ok(n),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Read-committed fetch: entries with offsets, and the next offset to fetch.
+    pub async fn fetch(
+        &self,
+        topic: &str,
+        partition: u32,
+        offset: u64,
+        max: usize,
+    ) -> Result<(Vec<(u64, Record)>, u64), ConnectorError> {
+        match self.request(LogRequest::Fetch { topic: topic.into(), partition, offset, max }).await? {
+            LogResponse::Fetched { entries, next_offset } => Ok((entries, next_offset)),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Appends records, transactionally when `txn` is set.
+    pub async fn produce(
+        &self,
+        topic: &str,
+        partition: u32,
+        records: Vec<Record>,
+        txn: Option<TxnHandle>,
+    ) -> Result<(), ConnectorError> {
+        match self.request(LogRequest::Produce { topic: topic.into(), partition, records, txn }).await? {
+            LogResponse::Ok => Ok(()),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Starts a new epoch for `id`, fencing older producers and aborting their open transaction.
+    pub async fn init_transactions(&self, id: &str) -> Result<TxnHandle, ConnectorError> {
+        match self.request(LogRequest::InitTransactions { id: id.into() }).await? {
+            LogResponse::Epoch(epoch) => Ok(TxnHandle { id: id.into(), epoch }),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Open transactions whose id starts with `prefix`.
+    pub async fn open_transactions(&self, prefix: &str) -> Result<Vec<TxnHandle>, ConnectorError> {
+        match self.request(LogRequest::ListOpenTransactions { prefix: prefix.into() }).await? {
+            LogResponse::Open(txns) => Ok(txns),
+            other => Err(unexpected(other)),
+        }
+    }
+}

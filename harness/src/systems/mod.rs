@@ -1,0 +1,62 @@
+//! External-system models: pure in-memory systems whose durable state lives outside the
+//! simulated nodes, served over the gateway so that faults apply to connector traffic too.
+//!
+//! A model is hosted on its own node (named after the system). Crashing that node loses
+//! only what the model says is volatile ([`ExternalSystem::crash`]); its durable data
+//! survives, as on disk. Each model can be read the way a downstream consumer reads it:
+//! the committed, visible state, which is what the checks inspect.
+
+mod collector;
+mod fs;
+mod log;
+mod log_client;
+
+pub use collector::{Collector, CollectorClient};
+pub use fs::{FileSystem, FsClient, FsError, FsRequest, FsResponse};
+pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle};
+pub use log_client::LogClient;
+
+use crate::net::Inbox;
+use crate::record::RecordId;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::future::Future;
+use std::pin::Pin;
+
+/// A future the harness can spawn on a node.
+pub type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A model of an external system that a connector reads from or writes to.
+pub trait ExternalSystem: Send + Sync + 'static {
+    /// The system's node and gateway name.
+    fn name(&self) -> String;
+    /// Serves requests from `inbox` until the node is crashed.
+    fn serve(&self, inbox: Inbox) -> BoxFuture;
+    /// The node crashed: drop whatever the system does not keep durably. Default: nothing is lost.
+    fn crash(&self) {}
+}
+
+/// What a sink's output looks like to a downstream reader right now.
+pub trait OutputReader: Send + Sync + 'static {
+    /// The location tag that [`crate::history::EventKind::Visible`] events of this output carry.
+    fn location(&self) -> String;
+    /// Committed, visible record ids in the order a downstream reader sees them, plus
+    /// anything visible that is not a record (corrupt data), described.
+    fn read_visible(&self) -> (Vec<RecordId>, Vec<String>);
+}
+
+/// Answers every request in `inbox` with `handle`; undecodable requests get no answer
+/// (the caller times out), as a real server would drop a garbled frame.
+pub(crate) async fn serve_requests<Req, Resp>(mut inbox: Inbox, mut handle: impl FnMut(Req) -> Resp)
+where
+    Req: DeserializeOwned,
+    Resp: Serialize,
+{
+    while let Some(msg) = inbox.recv().await {
+        let Ok(req) = msg.decode::<Req>() else { continue };
+        let resp = handle(req);
+        if let Some(replier) = msg.replier {
+            replier.reply(&resp);
+        }
+    }
+}
