@@ -1,1 +1,14 @@
+//! Reference connectors (correct) and mutants (deliberately buggy, one bug each), written
+//! only against connsim's public API, as a connector author would write them.
 
+#![deny(missing_docs)]
+
+pub mod file_sink;
+pub mod log_source;
+pub mod mutants;
+pub mod retry;
+pub mod txn_log_sink;
+
+pub use file_sink::{FileSink, FileSinkSetup};
+pub use log_source::{LogSource, LogSourceSetup};
+pub use txn_log_sink::{TxnLogSink, TxnLogSinkSetup};

@@ -23,6 +23,10 @@ pub struct Event {
 }
 
 /// What happened. Subtask attempts are numbered from 1 and grow with every deployment.
+///
+/// Field names are uniform across variants: `subtask` (index), `attempt` (deployment),
+/// `checkpoint` (id), `split`/`splits` (split ids), `ids` (record ids).
+#[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {

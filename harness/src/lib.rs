@@ -18,3 +18,8 @@ pub mod systems;
 
 pub use error::{ConnectorError, RetryHint};
 pub use record::{Record, RecordId};
+pub mod checks;
+pub mod probes;
+pub mod run;
+
+pub use run::{Outcome, Pipeline, RunConfig, RunReport, Runner, SinkSetup, SourceSetup, Testbed, World};

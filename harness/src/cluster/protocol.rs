@@ -19,7 +19,8 @@ pub struct SubtaskState {
     pub finished: bool,
 }
 
-/// Job master → task executor.
+/// Job master → task executor. `attempt` always names the receiving subtask attempt.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum ToTask {
     /// Start `attempt` of `subtask`, restored from a checkpoint when given. Idempotent.
@@ -70,6 +71,7 @@ pub struct ToMaster {
 }
 
 /// The body of a task executor → job master message.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum MasterMsg {
     /// The reader is ready for splits.

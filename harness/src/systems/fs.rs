@@ -14,13 +14,15 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Requests the file system serves.
+/// Requests the file system serves; paths are `/`-separated strings.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum FsRequest {
     /// Creates an empty file, replacing any old one.
     Create { path: String },
-    /// Appends bytes (unsynced until `Sync`).
-    Append { path: String, bytes: Vec<u8> },
+    /// Appends bytes (unsynced until `Sync`) at offset `at`, which must be the file's length.
+    /// Retrying an append that already took effect succeeds without writing twice.
+    Append { path: String, at: u64, bytes: Vec<u8> },
     /// Makes the file's bytes durable.
     Sync { path: String },
     /// Atomically renames; fails if `to` exists.
@@ -40,6 +42,11 @@ pub enum FsError {
     NotFound(String),
     /// The target already exists.
     AlreadyExists(String),
+    /// An append named an offset that is not the file's end.
+    WrongOffset {
+        /// The file's length.
+        len: u64,
+    },
 }
 
 /// The file system's answers.
@@ -92,10 +99,17 @@ impl FileSystem {
                 files.insert(path, File::default());
                 FsResponse::Ok
             }
-            FsRequest::Append { path, bytes } => match files.get_mut(&path) {
+            FsRequest::Append { path, at, bytes } => match files.get_mut(&path) {
                 Some(f) => {
-                    f.unsynced.extend_from_slice(&bytes);
-                    FsResponse::Ok
+                    let len = (f.synced.len() + f.unsynced.len()) as u64;
+                    if len == at {
+                        f.unsynced.extend_from_slice(&bytes);
+                        FsResponse::Ok
+                    } else if len == at + bytes.len() as u64 {
+                        FsResponse::Ok // a retry of an append that took effect
+                    } else {
+                        FsResponse::Error(FsError::WrongOffset { len })
+                    }
                 }
                 None => FsResponse::Error(FsError::NotFound(path)),
             },

@@ -18,15 +18,19 @@ pub struct TxnHandle {
     pub epoch: u64,
 }
 
-/// Requests the log serves.
+/// Requests the log serves. Fields name topics, partitions and offsets as Kafka does.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum LogRequest {
     /// Number of partitions of a topic.
     ListPartitions { topic: String },
     /// Read-committed fetch of at most `max` entries from `offset`.
     Fetch { topic: String, partition: u32, offset: u64, max: usize },
-    /// Appends records, inside a transaction when `txn` is set.
-    Produce { topic: String, partition: u32, records: Vec<Record>, txn: Option<TxnHandle> },
+    /// End offsets (high watermarks) of every partition.
+    ListOffsets { topic: String },
+    /// Appends records, inside a transaction when `txn` is set. Transactional produces are
+    /// idempotent: `sequence` counts batches from 0 per epoch, and a repeated one is ignored.
+    Produce { topic: String, partition: u32, records: Vec<Record>, txn: Option<TxnHandle>, sequence: u64 },
     /// Starts a new epoch for a transactional id, aborting its open transaction (fencing).
     InitTransactions { id: String },
     /// Commits the transaction of `txn`.
@@ -46,13 +50,18 @@ pub enum LogError {
     Fenced,
     /// The transaction was aborted (or never existed); it cannot be committed.
     NotCommittable,
+    /// A transactional produce skipped a sequence number.
+    OutOfOrderSequence,
 }
 
 /// The log's answers.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum LogResponse {
     /// Number of partitions.
     Partitions(u32),
+    /// End offset per partition.
+    Offsets(Vec<u64>),
     /// Committed entries with their offsets, and the offset to fetch next.
     Fetched { entries: Vec<(u64, Record)>, next_offset: u64 },
     /// Done.
@@ -84,6 +93,8 @@ struct Producer {
     epoch: u64,
     /// Entries written by the open transaction of the current epoch.
     open: Option<Vec<(String, u32, u64)>>,
+    /// Next expected produce sequence in this epoch.
+    next_sequence: u64,
     committed_epochs: BTreeSet<u64>,
 }
 
@@ -167,6 +178,9 @@ impl PartitionedLog {
             LogRequest::ListPartitions { topic } => {
                 LogResponse::Partitions(s.topics.get(&topic).map_or(0, |p| p.len() as u32))
             }
+            LogRequest::ListOffsets { topic } => LogResponse::Offsets(
+                s.topics.get(&topic).map(|parts| parts.iter().map(|p| p.len() as u64).collect()).unwrap_or_default(),
+            ),
             LogRequest::Fetch { topic, partition, offset, max } => {
                 let Some(part) = s.topics.get(&topic).and_then(|t| t.get(partition as usize)) else {
                     return LogResponse::Error(LogError::UnknownPartition);
@@ -185,13 +199,18 @@ impl PartitionedLog {
                 }
                 LogResponse::Fetched { entries, next_offset: next }
             }
-            LogRequest::Produce { topic, partition, records, txn } => {
-                let epoch_ok = match &txn {
-                    Some(t) => s.producers.get(&t.id).is_some_and(|p| p.epoch == t.epoch),
-                    None => true,
-                };
-                if !epoch_ok {
-                    return LogResponse::Error(LogError::Fenced);
+            LogRequest::Produce { topic, partition, records, txn, sequence } => {
+                if let Some(t) = &txn {
+                    let Some(p) = s.producers.get_mut(&t.id).filter(|p| p.epoch == t.epoch) else {
+                        return LogResponse::Error(LogError::Fenced);
+                    };
+                    if sequence < p.next_sequence {
+                        return LogResponse::Ok; // a retry of a batch that was appended
+                    }
+                    if sequence > p.next_sequence {
+                        return LogResponse::Error(LogError::OutOfOrderSequence);
+                    }
+                    p.next_sequence += 1;
                 }
                 let State { topics, producers } = &mut *s;
                 let Some(part) = topics.get_mut(&topic).and_then(|t| t.get_mut(partition as usize)) else {
@@ -217,6 +236,7 @@ impl PartitionedLog {
                 let p = s.producers.entry(id).or_default();
                 let open = p.open.take();
                 p.epoch += 1;
+                p.next_sequence = 0;
                 let epoch = p.epoch;
                 for (topic, part, off) in open.unwrap_or_default() {
                     s.topics.get_mut(&topic).unwrap()[part as usize][off as usize].status = Status::Aborted;

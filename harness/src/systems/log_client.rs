@@ -31,6 +31,7 @@ impl LogClient {
     pub async fn request(&self, req: LogRequest) -> Result<LogResponse, ConnectorError> {
         let kind = match &req {
             LogRequest::ListPartitions { .. } => "log.list_partitions",
+            LogRequest::ListOffsets { .. } => "log.list_offsets",
             LogRequest::Fetch { .. } => "log.fetch",
             LogRequest::Produce { .. } => "log.produce",
             LogRequest::InitTransactions { .. } => "log.init_transactions",
@@ -63,15 +64,25 @@ impl LogClient {
         }
     }
 
-    /// Appends records, transactionally when `txn` is set.
+    /// End offset of every partition of `topic`.
+    pub async fn end_offsets(&self, topic: &str) -> Result<Vec<u64>, ConnectorError> {
+        match self.request(LogRequest::ListOffsets { topic: topic.into() }).await? {
+            LogResponse::Offsets(o) => Ok(o),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Appends records, transactionally when `txn` is set; `sequence` numbers a transactional
+    /// producer's batches from 0 per epoch (retrying the same number is safe).
     pub async fn produce(
         &self,
         topic: &str,
         partition: u32,
         records: Vec<Record>,
         txn: Option<TxnHandle>,
+        sequence: u64,
     ) -> Result<(), ConnectorError> {
-        match self.request(LogRequest::Produce { topic: topic.into(), partition, records, txn }).await? {
+        match self.request(LogRequest::Produce { topic: topic.into(), partition, records, txn, sequence }).await? {
             LogResponse::Ok => Ok(()),
             other => Err(unexpected(other)),
         }

@@ -1,0 +1,113 @@
+//! The log enumerator: partition p belongs to reader p mod parallelism (as Kafka's does).
+
+use super::{LogSource, LogSplit};
+use connsim::api::{Boundedness, EnumeratorContext, EnumeratorState, Split, SplitEnumerator, SplitId};
+use connsim::history::CheckpointId;
+use connsim::systems::LogClient;
+use connsim::ConnectorError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// Checkpointed state: splits discovered but not yet assigned, and every partition seen.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct LogEnumState {
+    /// Unassigned splits.
+    pub pending: Vec<LogSplit>,
+    /// Partitions discovered so far (assigned or not).
+    pub discovered: BTreeSet<u32>,
+}
+
+impl EnumeratorState for LogEnumState {
+    fn pending_splits(&self) -> Vec<SplitId> {
+        self.pending.iter().map(Split::id).collect()
+    }
+}
+
+/// The log enumerator.
+pub struct LogEnumerator {
+    source: LogSource,
+    client: LogClient,
+    state: LogEnumState,
+}
+
+impl LogEnumerator {
+    pub(crate) fn new(source: LogSource, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> Self {
+        let client = LogClient::new(ctx.endpoint().clone(), &source.log);
+        Self { source, client, state }
+    }
+
+    fn owner(&self, split: &LogSplit, parallelism: usize) -> usize {
+        split.partition as usize % parallelism
+    }
+
+    /// Finds partitions not seen before and adds them as pending splits.
+    async fn discover_partitions(&mut self) -> Result<(), ConnectorError> {
+        let bounded = self.source.boundedness == Boundedness::Bounded;
+        let ends = self.client.end_offsets(&self.source.topic).await?;
+        for (partition, end) in ends.into_iter().enumerate() {
+            let partition = partition as u32;
+            if self.state.discovered.insert(partition) {
+                self.state.pending.push(LogSplit {
+                    topic: self.source.topic.clone(),
+                    partition,
+                    offset: 0,
+                    stop: bounded.then_some(end),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands every pending split to its owner if that reader is registered; bounded reads
+    /// then tell each registered reader with nothing left pending that no more will come.
+    pub(crate) fn assign_pending(&mut self, ctx: &mut EnumeratorContext<LogSplit>) {
+        let p = ctx.parallelism();
+        for reader in ctx.registered_readers().clone() {
+            let (mine, rest): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut self.state.pending).into_iter().partition(|s| self.owner(s, p) == reader);
+            self.state.pending = rest;
+            ctx.assign_splits(reader, mine);
+            if self.source.boundedness == Boundedness::Bounded {
+                ctx.signal_no_more_splits(reader);
+            }
+        }
+    }
+}
+
+impl SplitEnumerator for LogEnumerator {
+    type Split = LogSplit;
+    type State = LogEnumState;
+
+    async fn start(&mut self, ctx: &mut EnumeratorContext<LogSplit>) -> Result<(), ConnectorError> {
+        // Bounded reads fix their end offsets once, at the first start; a restored enumerator
+        // already knows its partitions.
+        if self.state.discovered.is_empty() {
+            self.discover_partitions().await?;
+        }
+        if self.source.boundedness == Boundedness::Unbounded {
+            ctx.call_periodically(Duration::from_millis(self.source.discovery_interval_ms));
+        }
+        self.assign_pending(ctx);
+        Ok(())
+    }
+
+    fn add_splits_back(&mut self, splits: Vec<LogSplit>, _subtask: usize, ctx: &mut EnumeratorContext<LogSplit>) {
+        self.state.pending.extend(splits);
+        self.assign_pending(ctx);
+    }
+
+    fn add_reader(&mut self, _subtask: usize, ctx: &mut EnumeratorContext<LogSplit>) {
+        self.assign_pending(ctx);
+    }
+
+    fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> LogEnumState {
+        self.state.clone()
+    }
+
+    async fn discover(&mut self, ctx: &mut EnumeratorContext<LogSplit>) -> Result<(), ConnectorError> {
+        self.discover_partitions().await?;
+        self.assign_pending(ctx);
+        Ok(())
+    }
+}

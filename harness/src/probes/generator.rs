@@ -1,0 +1,201 @@
+//! The generator source: a fixed set of splits, each a sequence of pre-generated records,
+//! read at a steady pace through [`SourceReaderBase`].
+
+use crate::api::{
+    Boundedness, EnumeratorContext, EnumeratorState, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput,
+    RecordEmitter, Source, SourceReaderBase, Split, SplitEnumerator, SplitId, SplitReader, SplitState, SplitsChange,
+};
+use crate::error::ConnectorError;
+use crate::history::{CheckpointId, EventKind};
+use crate::record::Record;
+use crate::run::{SourceSetup, World};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One generator split: records `next..end` of split `index`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenSplit {
+    /// Which split.
+    pub index: usize,
+    /// Next position to emit.
+    pub next: u64,
+    /// One past the last position.
+    pub end: u64,
+}
+
+impl Split for GenSplit {
+    fn id(&self) -> SplitId {
+        format!("gen-{}", self.index)
+    }
+}
+
+/// The generator enumerator's state: splits not yet assigned.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GeneratorState {
+    /// Unassigned splits.
+    pub pending: Vec<GenSplit>,
+}
+
+impl EnumeratorState for GeneratorState {
+    fn pending_splits(&self) -> Vec<SplitId> {
+        self.pending.iter().map(Split::id).collect()
+    }
+}
+
+/// The generator source.
+#[derive(Clone)]
+pub struct GeneratorSource {
+    data: Arc<Vec<Vec<Record>>>,
+}
+
+/// Assigns split k to reader k mod parallelism once that reader registered.
+pub struct GeneratorEnumerator {
+    pending: Vec<GenSplit>,
+}
+
+impl GeneratorEnumerator {
+    fn assign(&mut self, ctx: &mut EnumeratorContext<GenSplit>) {
+        let p = ctx.parallelism();
+        let registered: BTreeSet<usize> = ctx.registered_readers().clone();
+        for &reader in &registered {
+            let (mine, rest): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut self.pending).into_iter().partition(|s| s.index % p == reader);
+            self.pending = rest;
+            ctx.assign_splits(reader, mine);
+            ctx.signal_no_more_splits(reader);
+        }
+    }
+}
+
+impl SplitEnumerator for GeneratorEnumerator {
+    type Split = GenSplit;
+    type State = GeneratorState;
+    fn add_splits_back(&mut self, splits: Vec<GenSplit>, _subtask: usize, ctx: &mut EnumeratorContext<GenSplit>) {
+        self.pending.extend(splits);
+        self.assign(ctx);
+    }
+    fn add_reader(&mut self, _subtask: usize, ctx: &mut EnumeratorContext<GenSplit>) {
+        self.assign(ctx);
+    }
+    fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> GeneratorState {
+        GeneratorState { pending: self.pending.clone() }
+    }
+}
+
+/// Reads generator splits, at most 16 records per split per fetch, 2 ms per fetch.
+pub struct GeneratorReader {
+    data: Arc<Vec<Vec<Record>>>,
+    splits: Vec<GenSplit>,
+    turn: usize,
+}
+
+impl SplitReader for GeneratorReader {
+    type Split = GenSplit;
+    type Element = (u64, Record);
+    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
+        madsim::time::sleep(Duration::from_millis(2)).await;
+        let mut batch = FetchedBatch::empty();
+        if self.splits.is_empty() {
+            return Ok(batch);
+        }
+        self.turn = (self.turn + 1) % self.splits.len();
+        let split = &mut self.splits[self.turn];
+        let end = split.end.min(split.next + 16);
+        for pos in split.next..end {
+            batch.elements.push((split.id(), (pos, self.data[split.index][pos as usize].clone())));
+        }
+        split.next = end;
+        if split.next >= split.end {
+            batch.finished.push(split.id());
+            self.splits.remove(self.turn);
+        }
+        Ok(batch)
+    }
+    fn handle_splits_changes(&mut self, change: SplitsChange<GenSplit>) {
+        if let SplitsChange::Add(splits) = change {
+            self.splits.extend(splits);
+        }
+    }
+}
+
+/// Emits the record and moves the split past it.
+pub struct GeneratorEmitter;
+
+impl SplitState<GenSplit> for GenSplit {
+    fn from_split(split: GenSplit) -> Self {
+        split
+    }
+    fn to_split(&self) -> GenSplit {
+        self.clone()
+    }
+}
+
+impl RecordEmitter for GeneratorEmitter {
+    type Element = (u64, Record);
+    type State = GenSplit;
+    fn emit(&mut self, (pos, record): (u64, Record), output: &mut ReaderOutput, state: &mut GenSplit) {
+        output.collect(record);
+        state.next = pos + 1;
+    }
+}
+
+impl Source for GeneratorSource {
+    type Split = GenSplit;
+    type EnumState = GeneratorState;
+    type Enumerator = GeneratorEnumerator;
+    type Reader = SourceReaderBase<GeneratorReader, GeneratorEmitter>;
+    fn boundedness(&self) -> Boundedness {
+        Boundedness::Bounded
+    }
+    fn create_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>) -> GeneratorEnumerator {
+        let pending =
+            self.data.iter().enumerate().map(|(index, recs)| GenSplit { index, next: 0, end: recs.len() as u64 }).collect();
+        GeneratorEnumerator { pending }
+    }
+    fn restore_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>, state: GeneratorState) -> GeneratorEnumerator {
+        GeneratorEnumerator { pending: state.pending }
+    }
+    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
+        let data = self.data.clone();
+        SourceReaderBase::new(
+            ctx,
+            move || GeneratorReader { data: data.clone(), splits: Vec::new(), turn: 0 },
+            GeneratorEmitter,
+            FetcherMode::Single,
+        )
+    }
+}
+
+/// Sets up the generator: `splits` splits of `records_per_split` records each.
+#[derive(Clone, Debug)]
+pub struct GeneratorSetup {
+    /// Number of splits.
+    pub splits: usize,
+    /// Records per split.
+    pub records_per_split: u64,
+}
+
+impl SourceSetup for GeneratorSetup {
+    type Source = GeneratorSource;
+    fn name(&self) -> String {
+        format!("generator({}x{})", self.splits, self.records_per_split)
+    }
+    fn build(&self, world: &mut World) -> GeneratorSource {
+        let mut data = Vec::new();
+        for index in 0..self.splits {
+            let mut split = Vec::new();
+            for pos in 0..self.records_per_split {
+                let record = world.new_record(pos, format!("gen {index}/{pos}").into_bytes());
+                world.history().record(
+                    "generator",
+                    EventKind::Produced { id: record.id, split: format!("gen-{index}"), pos },
+                );
+                split.push(record);
+            }
+            data.push(split);
+        }
+        GeneratorSource { data: Arc::new(data) }
+    }
+}

@@ -1,0 +1,24 @@
+//! Running a testbed over many seeds.
+//!
+//! ```text
+//!  Runner ──one fresh thread per seed──▶ simulate(seed) ──▶ madsim runtime (seeded)
+//!                                          │ builds World: external systems, data, connectors
+//!                                          │ starts nodes, injects faults (safety phase)
+//!                                          │ heals, waits for convergence (liveness phase)
+//!                                          ▼
+//!                                       checks ──▶ RunReport (verdicts, timeline, replay line)
+//! ```
+
+mod config;
+mod env;
+mod report;
+mod runner;
+mod simulate;
+mod testbed;
+
+pub use config::{FaultConfig, RunConfig};
+pub use env::Env;
+pub use report::{RunReport, RunStats};
+pub use runner::{Outcome, Runner};
+pub use simulate::simulate;
+pub use testbed::{Pipeline, SinkSetup, SourceSetup, Testbed, World};

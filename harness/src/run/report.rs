@@ -1,0 +1,169 @@
+//! The report of one seed: verdicts with evidence, a compact timeline and the replay line.
+
+use super::config::RunConfig;
+use crate::checks::{RunFacts, Verdict};
+use crate::history::EventKind;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Counts that describe how much a run exercised.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunStats {
+    /// Virtual time the run took.
+    pub virtual_ms: u64,
+    /// History length.
+    pub events: usize,
+    /// Records produced into source systems.
+    pub produced: usize,
+    /// Completed checkpoints.
+    pub checkpoints_completed: usize,
+    /// Aborted checkpoints.
+    pub checkpoints_aborted: usize,
+    /// Node crashes.
+    pub crashes: usize,
+    /// Failovers.
+    pub failovers: usize,
+    /// Messages dropped or responses lost by fault rules.
+    pub messages_faulted: usize,
+    /// Commit requests that were retried or found already committed.
+    pub commits_repeated: usize,
+}
+
+impl RunStats {
+    pub(crate) fn of(f: &RunFacts, virtual_ms: u64) -> Self {
+        let mut s = RunStats { virtual_ms, events: f.events.len(), produced: f.produced.len(), ..Default::default() };
+        for e in &f.events {
+            match &e.kind {
+                EventKind::CheckpointCompleted { .. } => s.checkpoints_completed += 1,
+                EventKind::CheckpointAborted { .. } => s.checkpoints_aborted += 1,
+                EventKind::Crashed { .. } => s.crashes += 1,
+                EventKind::Failover { .. } => s.failovers += 1,
+                EventKind::Fault { .. } => s.messages_faulted += 1,
+                EventKind::CommitOutcome { outcome, .. } if outcome != "Committed" => s.commits_repeated += 1,
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+/// Everything about one seed's run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunReport {
+    /// The seed.
+    pub seed: u64,
+    /// The testbed's name.
+    pub testbed: String,
+    /// The configuration that ran.
+    pub config: RunConfig,
+    /// One verdict per check.
+    pub verdicts: Vec<Verdict>,
+    /// FNV-1a hash of the history (equal hashes: identical histories).
+    pub history_hash: u64,
+    /// How much the run exercised.
+    pub stats: RunStats,
+    /// Notable events, one line each.
+    pub timeline: Vec<String>,
+    /// The command line that replays this seed.
+    pub replay: String,
+}
+
+const TIMELINE_MAX: usize = 80;
+
+fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
+    let bad: Vec<usize> = verdicts.iter().filter_map(|v| v.first_bad_event).collect();
+    let mut lines = Vec::new();
+    for (i, e) in f.events.iter().enumerate() {
+        let notable = matches!(
+            e.kind,
+            EventKind::Crashed { .. }
+                | EventKind::Restarted { .. }
+                | EventKind::Failover { .. }
+                | EventKind::CheckpointCompleted { .. }
+                | EventKind::CheckpointAborted { .. }
+                | EventKind::FaultRule { .. }
+                | EventKind::ConnectorError { .. }
+                | EventKind::SplitsReturned { .. }
+                | EventKind::JobFinished
+                | EventKind::JobFailed { .. }
+        );
+        if notable || bad.contains(&i) {
+            let mark = if bad.contains(&i) { " <== first bad event" } else { "" };
+            let kind = serde_json::to_string(&e.kind).unwrap_or_default();
+            lines.push(format!("#{i:<6} {:>9.3}s {:<16} {kind}{mark}", e.t_us as f64 / 1e6, e.node));
+        }
+    }
+    if lines.len() > TIMELINE_MAX {
+        let skipped = lines.len() - TIMELINE_MAX;
+        let tail = lines.split_off(lines.len() - TIMELINE_MAX / 2);
+        lines.truncate(TIMELINE_MAX / 2);
+        lines.push(format!("… {skipped} more …"));
+        lines.extend(tail);
+    }
+    lines
+}
+
+/// The test currently running (libtest names its threads after the test), for the replay line.
+fn replay_line(seed: u64) -> String {
+    match crate::run::runner::TEST_NAME.with(|n| n.borrow().clone()) {
+        Some(test) => format!("CONNSIM_SEED={seed} cargo test -- --exact {test}"),
+        None => format!("CONNSIM_SEED={seed} <rerun the same command>"),
+    }
+}
+
+impl RunReport {
+    pub(crate) fn new(
+        seed: u64,
+        testbed: String,
+        config: RunConfig,
+        verdicts: Vec<Verdict>,
+        history_hash: u64,
+        stats: RunStats,
+        facts: &RunFacts,
+    ) -> Self {
+        let timeline = timeline(facts, &verdicts);
+        Self { seed, testbed, config, verdicts, history_hash, stats, timeline, replay: replay_line(seed) }
+    }
+
+    /// Whether every check passed.
+    pub fn passed(&self) -> bool {
+        self.verdicts.iter().all(|v| v.passed)
+    }
+
+    /// The verdict of one check.
+    pub fn verdict(&self, check: &str) -> Option<&Verdict> {
+        self.verdicts.iter().find(|v| v.check == check)
+    }
+
+    /// Names of the checks that failed.
+    pub fn failed_checks(&self) -> Vec<&str> {
+        self.verdicts.iter().filter(|v| !v.passed).map(|v| v.check.as_str()).collect()
+    }
+}
+
+impl fmt::Display for RunReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let status = if self.passed() { "PASSED" } else { "FAILED" };
+        writeln!(f, "connsim {status}: {} — seed {}", self.testbed, self.seed)?;
+        writeln!(f, "config: {}", serde_json::to_string(&self.config).unwrap_or_default())?;
+        let s = &self.stats;
+        writeln!(
+            f,
+            "stats: {} ms virtual, {} events, {} records, {} checkpoints completed / {} aborted, {} crashes, {} failovers, {} messages faulted, {} commits repeated",
+            s.virtual_ms, s.events, s.produced, s.checkpoints_completed, s.checkpoints_aborted, s.crashes, s.failovers, s.messages_faulted, s.commits_repeated
+        )?;
+        writeln!(f, "history hash: {:016x}", self.history_hash)?;
+        writeln!(f, "verdicts:")?;
+        for v in &self.verdicts {
+            writeln!(f, "  [{}] {}: {}", if v.passed { "ok" } else { "FAIL" }, v.check, v.summary)?;
+            for e in &v.evidence {
+                writeln!(f, "         - {e}")?;
+            }
+        }
+        writeln!(f, "timeline:")?;
+        for line in &self.timeline {
+            writeln!(f, "  {line}")?;
+        }
+        write!(f, "replay: {}", self.replay)
+    }
+}

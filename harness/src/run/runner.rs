@@ -1,0 +1,179 @@
+//! The seed runner: one fresh thread per seed, several seeds in parallel, panics caught
+//! per seed, optional determinism self-check.
+
+use super::config::RunConfig;
+use super::env::Env;
+use super::report::RunReport;
+use super::simulate::simulate;
+use super::testbed::Testbed;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+thread_local! {
+    /// Name of the test that started the runner, carried onto the per-seed threads.
+    pub(crate) static TEST_NAME: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Runs a testbed over many seeds.
+pub struct Runner<T> {
+    testbed: Arc<T>,
+    config: RunConfig,
+    seeds: u64,
+    first_seed: u64,
+    env: Env,
+}
+
+/// The result of a runner: one report per seed.
+pub struct Outcome {
+    /// Reports in seed order.
+    pub reports: Vec<RunReport>,
+    /// Seeds whose two runs produced different histories (determinism self-check).
+    pub nondeterministic: Vec<(u64, u64, u64)>,
+}
+
+impl<T: Testbed> Runner<T> {
+    /// A runner with the default configuration and 20 seeds; the environment (see
+    /// [`Env`]) can override seeds, parallelism and determinism checking.
+    pub fn new(testbed: T) -> Self {
+        Self { testbed: Arc::new(testbed), config: RunConfig::default(), seeds: 20, first_seed: 1, env: Env::from_env() }
+    }
+
+    /// Sets the configuration.
+    pub fn config(&mut self, config: RunConfig) -> &mut Self {
+        self.config = config;
+        self
+    }
+
+    /// Changes the configuration in place.
+    pub fn configure(&mut self, f: impl FnOnce(&mut RunConfig)) -> &mut Self {
+        f(&mut self.config);
+        self
+    }
+
+    /// How many seeds to run (unless `CONNSIM_SEEDS` or `CONNSIM_SEED` says otherwise).
+    pub fn seeds(&mut self, n: u64) -> &mut Self {
+        self.seeds = n;
+        self
+    }
+
+    /// The first seed of the range (seeds are consecutive).
+    pub fn first_seed(&mut self, seed: u64) -> &mut Self {
+        self.first_seed = seed;
+        self
+    }
+
+    /// Turns the determinism self-check on or off (also `CONNSIM_CHECK_DETERMINISM=1`).
+    pub fn check_determinism(&mut self, on: bool) -> &mut Self {
+        self.env.check_determinism = on;
+        self
+    }
+
+    /// The seeds this runner will run.
+    pub fn seed_list(&self) -> Vec<u64> {
+        match self.env.seed {
+            Some(seed) => vec![seed],
+            None => (0..self.env.seeds.unwrap_or(self.seeds)).map(|i| self.first_seed + i).collect(),
+        }
+    }
+
+    /// Runs one seed on a fresh thread.
+    pub fn run_seed(&self, seed: u64) -> RunReport {
+        let (testbed, config) = (self.testbed.clone(), self.config.clone());
+        let test = TEST_NAME.with(|n| n.borrow().clone()).or_else(|| std::thread::current().name().map(String::from));
+        // A fresh OS thread per seed (outside the simulation): std HashMap order is only
+        // reproducible on a new thread.
+        std::thread::Builder::new()
+            .name(format!("connsim-seed-{seed}"))
+            .stack_size(64 << 20)
+            .spawn(move || {
+                TEST_NAME.with(|n| *n.borrow_mut() = test.filter(|t| t != "main"));
+                simulate(&*testbed, &config, seed)
+            })
+            .expect("spawn a seed thread")
+            .join()
+            .expect("simulate catches panics")
+    }
+
+    /// Runs every seed and returns the reports.
+    pub fn run(&self) -> Outcome {
+        let seeds = self.seed_list();
+        let jobs = self
+            .env
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .clamp(1, seeds.len().max(1));
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<(RunReport, Option<u64>)>> = Mutex::new(Vec::new());
+        let test = std::thread::current().name().map(String::from);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs {
+                scope.spawn(|| {
+                    TEST_NAME.with(|n| *n.borrow_mut() = test.clone());
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&seed) = seeds.get(i) else { break };
+                        let report = self.run_seed(seed);
+                        let again = self.env.check_determinism.then(|| self.run_seed(seed).history_hash);
+                        if !report.passed() {
+                            self.dump(&report);
+                        }
+                        results.lock().unwrap().push((report, again));
+                    }
+                });
+            }
+        });
+        let mut results = results.into_inner().unwrap();
+        results.sort_by_key(|(r, _)| r.seed);
+        let nondeterministic = results
+            .iter()
+            .filter_map(|(r, again)| again.filter(|h| *h != r.history_hash).map(|h| (r.seed, r.history_hash, h)))
+            .collect();
+        Outcome { reports: results.into_iter().map(|(r, _)| r).collect(), nondeterministic }
+    }
+
+    fn dump(&self, report: &RunReport) {
+        let Some(dir) = &self.env.dump_dir else { return };
+        let _ = std::fs::create_dir_all(dir);
+        let _ = std::fs::write(dir.join(format!("seed-{}.report.txt", report.seed)), report.to_string());
+    }
+}
+
+impl Outcome {
+    /// Reports of failed seeds.
+    pub fn failures(&self) -> Vec<&RunReport> {
+        self.reports.iter().filter(|r| !r.passed()).collect()
+    }
+
+    /// The first failed seed's report.
+    pub fn first_failure(&self) -> Option<&RunReport> {
+        self.reports.iter().find(|r| !r.passed())
+    }
+
+    /// Panics with the first failure's full report (and the replay line) unless every seed
+    /// passed and every determinism check agreed.
+    pub fn assert_ok(&self) {
+        if let Some((seed, a, b)) = self.nondeterministic.first() {
+            panic!(
+                "seed {seed} is not deterministic: history hashes {a:016x} and {b:016x} differ\nreplay: CONNSIM_SEED={seed} CONNSIM_CHECK_DETERMINISM=1"
+            );
+        }
+        if let Some(r) = self.first_failure() {
+            panic!("{} of {} seeds failed; the first:\n{r}", self.failures().len(), self.reports.len());
+        }
+    }
+
+    /// One line: seeds run, failures, checkpoints, crashes.
+    pub fn summary(&self) -> String {
+        let sum = |f: fn(&RunReport) -> usize| self.reports.iter().map(f).sum::<usize>();
+        format!(
+            "{} seeds, {} failed; {} checkpoints completed, {} crashes, {} failovers, {} messages faulted",
+            self.reports.len(),
+            self.failures().len(),
+            sum(|r| r.stats.checkpoints_completed),
+            sum(|r| r.stats.crashes),
+            sum(|r| r.stats.failovers),
+            sum(|r| r.stats.messages_faulted),
+        )
+    }
+}

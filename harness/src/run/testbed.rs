@@ -1,0 +1,92 @@
+//! Testbeds: what a run is made of — external systems, data, a source and a sink —
+//! built fresh for every seed.
+
+use crate::api::{Sink, Source};
+use crate::history::History;
+use crate::record::{Record, RecordId};
+use crate::systems::{ExternalSystem, OutputReader};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+
+/// The per-seed world a testbed builds into.
+pub struct World {
+    pub(crate) history: History,
+    pub(crate) systems: Vec<Arc<dyn ExternalSystem>>,
+    pub(crate) output: Option<Arc<dyn OutputReader>>,
+    rng: ChaCha8Rng,
+    next_record: u64,
+}
+
+impl World {
+    pub(crate) fn new(history: History, rng: ChaCha8Rng) -> Self {
+        Self { history, systems: Vec::new(), output: None, rng, next_record: 0 }
+    }
+    /// The run's history (external-system models record into it).
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+    /// Hosts an external system on its own node.
+    pub fn add_system(&mut self, system: Arc<dyn ExternalSystem>) {
+        self.systems.push(system);
+    }
+    /// Declares where the sink's output is visible; the checks read it.
+    pub fn set_output(&mut self, output: Arc<dyn OutputReader>) {
+        self.output = Some(output);
+    }
+    /// The workload's random stream (seeded from the run's seed).
+    pub fn rng(&mut self) -> &mut ChaCha8Rng {
+        &mut self.rng
+    }
+    /// A new record with a run-unique id.
+    pub fn new_record(&mut self, key: u64, payload: Vec<u8>) -> Record {
+        self.next_record += 1;
+        let id = RecordId(self.next_record);
+        Record { id, key, event_time_ms: self.next_record as i64, payload }
+    }
+}
+
+/// Sets up a source and the data it reads.
+pub trait SourceSetup: Send + Sync + 'static {
+    /// The source.
+    type Source: Source;
+    /// Name for reports.
+    fn name(&self) -> String;
+    /// Creates the source system(s), writes the test data and returns the source.
+    fn build(&self, world: &mut World) -> Self::Source;
+}
+
+/// Sets up a sink and where its output becomes visible.
+pub trait SinkSetup: Send + Sync + 'static {
+    /// The sink.
+    type Sink: Sink;
+    /// Name for reports.
+    fn name(&self) -> String;
+    /// Creates the sink system(s), declares the output ([`World::set_output`]) and returns the sink.
+    fn build(&self, world: &mut World) -> Self::Sink;
+}
+
+/// Everything one run needs.
+pub trait Testbed: Send + Sync + 'static {
+    /// The source.
+    type Source: Source;
+    /// The sink.
+    type Sink: Sink;
+    /// Name for reports.
+    fn name(&self) -> String;
+    /// Builds systems, data and connectors into `world`.
+    fn build(&self, world: &mut World) -> (Self::Source, Self::Sink);
+}
+
+/// A source setup feeding a sink setup.
+pub struct Pipeline<A, B>(pub A, pub B);
+
+impl<A: SourceSetup, B: SinkSetup> Testbed for Pipeline<A, B> {
+    type Source = A::Source;
+    type Sink = B::Sink;
+    fn name(&self) -> String {
+        format!("{} -> {}", self.0.name(), self.1.name())
+    }
+    fn build(&self, world: &mut World) -> (A::Source, B::Sink) {
+        (self.0.build(world), self.1.build(world))
+    }
+}
