@@ -108,6 +108,12 @@ impl Sink for TxnLogSink {
     type Writer = TxnLogWriter;
     type Committer = TxnLogCommitter;
 
+    /// Read-committed consumers read a partition by offset, and a split always goes to the
+    /// same subtask and so to the same partition.
+    fn keeps_split_order(&self) -> bool {
+        true
+    }
+
     async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<TxnLogWriter, ConnectorError> {
         let client = LogClient::new(ctx.endpoint().clone(), &self.log);
         let id_prefix = format!("{}-{}-", self.prefix, ctx.subtask());

@@ -86,6 +86,7 @@ pub enum EventKind {
 #[derive(Clone, Default)]
 pub struct History {
     events: Arc<Mutex<Vec<Event>>>,
+    produced: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl History {
@@ -99,12 +100,20 @@ impl History {
         let t_us = madsim::time::TimeHandle::try_current()
             .map(|t| t.elapsed().as_micros() as u64)
             .unwrap_or(0);
+        if matches!(kind, EventKind::Produced { .. }) {
+            self.produced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         self.events.lock().unwrap().push(Event { t_us, node: node.to_string(), kind });
     }
 
     /// A copy of all events so far.
     pub fn events(&self) -> Vec<Event> {
         self.events.lock().unwrap().clone()
+    }
+
+    /// Number of records produced into source systems so far.
+    pub fn produced(&self) -> usize {
+        self.produced.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Number of events so far.

@@ -83,12 +83,21 @@ pub struct LogSourceSetup {
     pub records: u64,
     /// Bounded or unbounded read.
     pub boundedness: Boundedness,
+    /// Unbounded only: partitions added while the job runs, with records produced into
+    /// every partition during the first second.
+    pub partitions_added: u32,
 }
 
 impl LogSourceSetup {
     /// A bounded read of `records` records in `partitions` partitions.
     pub fn bounded(partitions: u32, records: u64) -> Self {
-        Self { partitions, records, boundedness: Boundedness::Bounded }
+        Self { partitions, records, boundedness: Boundedness::Bounded, partitions_added: 0 }
+    }
+
+    /// An unbounded read: half the records are there at the start, the rest arrive during
+    /// the first second while `partitions_added` partitions are created.
+    pub fn unbounded(partitions: u32, records: u64, partitions_added: u32) -> Self {
+        Self { partitions, records, boundedness: Boundedness::Unbounded, partitions_added }
     }
 }
 
@@ -99,16 +108,40 @@ impl SourceSetup for LogSourceSetup {
             Boundedness::Bounded => "bounded",
             Boundedness::Unbounded => "unbounded",
         };
-        format!("log-source({kind}, {}p, {} records)", self.partitions, self.records)
+        format!("log-source({kind}, {}p+{}, {} records)", self.partitions, self.partitions_added, self.records)
     }
     fn build(&self, world: &mut World) -> LogSource {
         let log = PartitionedLog::new("log", world.history().clone());
         log.create_topic("input", self.partitions);
-        for _ in 0..self.records {
+        let upfront = match self.boundedness {
+            Boundedness::Bounded => self.records,
+            Boundedness::Unbounded => self.records / 2,
+        };
+        for _ in 0..upfront {
             let key = world.rng().gen_range(0..1_000u64);
             let partition = world.rng().gen_range(0..self.partitions);
             let record = world.new_record(key, format!("value-{key}").into_bytes());
             log.append("input", partition, vec![record]);
+        }
+        if self.boundedness == Boundedness::Unbounded {
+            // An upstream producer: 20 rounds over the first second; new partitions appear halfway.
+            let (log, maker, mut rng) = (log.clone(), world.record_maker(), world.rng().clone());
+            let (rest, first, added) = (self.records - upfront, self.partitions, self.partitions_added);
+            world.during_run(async move {
+                let rounds = 20;
+                for round in 0..rounds {
+                    madsim::time::sleep(std::time::Duration::from_millis(50)).await;
+                    if round == rounds / 2 {
+                        log.create_topic("input", first + added);
+                    }
+                    let partitions = log.partitions("input");
+                    for _ in 0..rest / rounds + u64::from(round < rest % rounds) {
+                        let key = rng.gen_range(0..1_000u64);
+                        let record = maker.make(key, format!("value-{key}").into_bytes());
+                        log.append("input", rng.gen_range(0..partitions), vec![record]);
+                    }
+                }
+            });
         }
         world.add_system(Arc::new(log));
         LogSource {

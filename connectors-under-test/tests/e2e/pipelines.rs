@@ -1,23 +1,42 @@
+//! Log source → file sink and log source → transactional log sink, parallelism 4, 8
+//! partitions, 5,000 records, a checkpoint every 100 ms, random task-executor crashes and
+//! RPC drops, under both failover strategies.
+
+use super::{runner, FAST_SEEDS};
 use connectors_under_test::{FileSinkSetup, LogSourceSetup, TxnLogSinkSetup};
-use connsim::cluster::FailoverStrategy;
-use connsim::{Pipeline, Runner};
+use connsim::cluster::FailoverStrategy::{Global, Region};
+use connsim::Pipeline;
 
 #[test]
-fn trial_file() {
-    let mut r = Runner::new(Pipeline(LogSourceSetup::bounded(8, 5000), FileSinkSetup));
-    r.seeds(10).configure(|c| c.job.failover = FailoverStrategy::Region);
-    let out = r.run();
-    println!("{}", out.summary());
-    println!("{}", out.reports[0]);
-    out.assert_ok();
+fn log_source_to_file_sink_region_failover() {
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), FileSinkSetup), Region, FAST_SEEDS).run().assert_ok();
 }
 
 #[test]
-fn trial_txn() {
-    let mut r = Runner::new(Pipeline(LogSourceSetup::bounded(8, 5000), TxnLogSinkSetup { partitions: 4 }));
-    r.seeds(10).configure(|c| c.job.failover = FailoverStrategy::Global);
-    let out = r.run();
-    println!("{}", out.summary());
-    println!("{}", out.reports[0]);
-    out.assert_ok();
+fn log_source_to_file_sink_global_failover() {
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), FileSinkSetup), Global, FAST_SEEDS).run().assert_ok();
+}
+
+#[test]
+fn log_source_to_txn_log_sink_region_failover() {
+    let sink = TxnLogSinkSetup { partitions: 4 };
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), sink), Region, FAST_SEEDS).run().assert_ok();
+}
+
+#[test]
+fn log_source_to_txn_log_sink_global_failover() {
+    let sink = TxnLogSinkSetup { partitions: 4 };
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), sink), Global, FAST_SEEDS).run().assert_ok();
+}
+
+#[test]
+fn unbounded_log_source_discovers_partitions_region_failover() {
+    let source = LogSourceSetup::unbounded(6, 5000, 2);
+    runner(Pipeline(source, FileSinkSetup), Region, FAST_SEEDS).run().assert_ok();
+}
+
+#[test]
+fn unbounded_log_source_discovers_partitions_global_failover() {
+    let source = LogSourceSetup::unbounded(6, 5000, 2);
+    runner(Pipeline(source, FileSinkSetup), Global, FAST_SEEDS).run().assert_ok();
 }

@@ -153,6 +153,12 @@ pub trait Sink: Clone + Send + Sync + 'static {
     fn delivery_guarantee(&self) -> DeliveryGuarantee {
         DeliveryGuarantee::ExactlyOnce
     }
+    /// Whether a downstream reader sees each source split's records in the order they were
+    /// produced. The per-split-order check holds the sink to it; default: no such claim
+    /// (e.g. a directory of files has no order across files).
+    fn keeps_split_order(&self) -> bool {
+        false
+    }
     /// A writer for one subtask, restored from `restored` (empty when starting fresh).
     fn create_writer(
         &self,

@@ -18,6 +18,8 @@ pub struct RunFacts {
     pub corrupt: Vec<String>,
     /// What the sink promises.
     pub guarantee: DeliveryGuarantee,
+    /// Whether the sink claims per-split order ([`crate::api::Sink::keeps_split_order`]).
+    pub ordered: bool,
     /// Whether the source ends.
     pub bounded: bool,
     /// Where the job stood at the end.
@@ -40,6 +42,7 @@ impl RunFacts {
         output_location: String,
         visible: (Vec<RecordId>, Vec<String>),
         guarantee: DeliveryGuarantee,
+        ordered: bool,
         bounded: bool,
         status: JobStatus,
         liveness_ms: u64,
@@ -64,6 +67,7 @@ impl RunFacts {
             visible_final: visible.0,
             corrupt: visible.1,
             guarantee,
+            ordered,
             bounded,
             status,
             liveness_ms,

@@ -1,6 +1,8 @@
 //! Split accounting: in every completed checkpoint each split is in exactly one place —
-//! pending in the enumerator, in one reader's state, or finished — and no split known at
-//! the previous completed checkpoint, or assigned before this one, has vanished.
+//! pending in the enumerator, in one reader's state, or finished — and no split has vanished:
+//! every split placed in the previous completed checkpoint, or assigned between its trigger
+//! and this one's, is still somewhere. A global failover resets the enumerator to the last
+//! completed checkpoint, so assignments made before it are legitimately forgotten.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::{CheckpointId, EventKind};
@@ -13,8 +15,10 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut readers: BTreeMap<CheckpointId, Vec<(usize, Vec<String>)>> = BTreeMap::new();
     let mut finished_by: BTreeMap<(usize, u64), Vec<String>> = BTreeMap::new();
     let mut finished_at_barrier: BTreeMap<CheckpointId, Vec<String>> = BTreeMap::new();
-    let mut assigned_since: BTreeSet<String> = BTreeSet::new();
-    let mut assigned_before: BTreeMap<CheckpointId, BTreeSet<String>> = BTreeMap::new();
+    // Every assignment with its event index, and where the unverified window starts.
+    let mut assignments: Vec<(usize, String)> = Vec::new();
+    let mut window_start = 0usize;
+    let mut triggered_at: BTreeMap<CheckpointId, usize> = BTreeMap::new();
     let mut finished_total: BTreeSet<String> = BTreeSet::new();
     let mut known: BTreeSet<String> = BTreeSet::new();
     let mut evidence = Vec::new();
@@ -22,13 +26,14 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut checked = 0;
     for (i, e) in f.events.iter().enumerate() {
         match &e.kind {
-            EventKind::SplitsAssigned { splits, .. } => assigned_since.extend(splits.iter().cloned()),
+            EventKind::SplitsAssigned { splits, .. } => assignments.extend(splits.iter().map(|s| (i, s.clone()))),
+            EventKind::Failover { strategy, .. } if strategy == "global" => window_start = i,
             EventKind::SplitFinished { subtask, attempt, split } => {
                 finished_by.entry((*subtask, *attempt)).or_default().push(split.clone());
             }
             EventKind::CheckpointTriggered { checkpoint, pending: p } => {
                 pending.insert(*checkpoint, p.clone());
-                assigned_before.insert(*checkpoint, std::mem::take(&mut assigned_since));
+                triggered_at.insert(*checkpoint, i);
             }
             EventKind::Barrier { subtask, attempt, checkpoint, splits } => {
                 readers.entry(*checkpoint).or_default().push((*subtask, splits.clone()));
@@ -61,7 +66,10 @@ pub fn check(f: &RunFacts) -> Verdict {
                         bad(format!("split {split} was finished but is still in {}", where_.join(", ")));
                     }
                 }
-                let expected = known.iter().chain(assigned_before.remove(c).unwrap_or_default().iter()).cloned().collect::<BTreeSet<_>>();
+                let trigger = triggered_at.get(c).copied().unwrap_or(i);
+                let assigned = assignments.iter().filter(|(at, _)| *at >= window_start && *at < trigger);
+                let expected: BTreeSet<String> = known.iter().cloned().chain(assigned.map(|(_, s)| s.clone())).collect();
+                window_start = window_start.max(trigger);
                 for split in expected {
                     if !places.contains_key(&split) && !finished_total.contains(&split) {
                         bad(format!("split {split} vanished: not pending, not in any reader, not finished"));

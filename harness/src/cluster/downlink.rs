@@ -33,8 +33,22 @@ impl Downlink {
                 let kind = msg.kind();
                 match msg {
                     ToTask::Trigger { .. } | ToTask::Notify { .. } => endpoint.send(&te, kind, &msg),
-                    ToTask::Deploy { .. } | ToTask::NotifyFinal { .. } => {
-                        // Retried until the task executor is back and answers.
+                    ToTask::Deploy { .. } => {
+                        // Never retried with the same attempt: the task executor may have
+                        // restarted in between, and a retry would start a second incarnation
+                        // of this attempt. A failed deployment fails the attempt (after a
+                        // restart delay, so a task executor that is down causes no storm).
+                        if endpoint.call::<_, bool>(&te, kind, &msg, Duration::from_millis(200)).await == Ok(true) {
+                            let _ = report.send(DownlinkReport::Deployed { subtask, attempt });
+                        } else {
+                            madsim::time::sleep(Duration::from_millis(50)).await;
+                            let _ = report.send(DownlinkReport::Undeliverable { subtask, attempt, kind });
+                            return;
+                        }
+                    }
+                    ToTask::NotifyFinal { checkpoint, .. } => {
+                        // Retried until answered: the task executor only accepts it for the
+                        // attempt it runs, and committing is idempotent.
                         loop {
                             match endpoint.call::<_, bool>(&te, kind, &msg, Duration::from_millis(200)).await {
                                 Ok(true) => break,
@@ -45,12 +59,7 @@ impl Downlink {
                                 Err(_) => madsim::time::sleep(Duration::from_millis(20)).await,
                             }
                         }
-                        let _ = report.send(match msg {
-                            ToTask::NotifyFinal { checkpoint, .. } => {
-                                DownlinkReport::FinalCommitted { subtask, attempt, checkpoint }
-                            }
-                            _ => DownlinkReport::Deployed { subtask, attempt },
-                        });
+                        let _ = report.send(DownlinkReport::FinalCommitted { subtask, attempt, checkpoint });
                     }
                     _ => {
                         if endpoint.call::<_, bool>(&te, kind, &msg, Duration::from_millis(50)).await != Ok(true) {

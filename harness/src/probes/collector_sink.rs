@@ -60,12 +60,18 @@ pub struct ProbeCommitter {
 impl Committer for ProbeCommitter {
     type Committable = ProbeBatch;
     async fn commit(&mut self, requests: Vec<CommitRequest<ProbeBatch>>) -> Vec<CommitOutcome> {
+        // In order: after the first batch that must be retried, retry the rest too, so a
+        // later batch never becomes visible before an earlier one.
         let mut out = Vec::new();
         for r in requests {
-            out.push(match self.client.commit(&r.committable.key, &r.committable.records).await {
-                Ok(true) => CommitOutcome::Committed,
-                Ok(false) => CommitOutcome::AlreadyCommitted,
-                Err(_) => CommitOutcome::RetryLater,
+            let blocked = out.last() == Some(&CommitOutcome::RetryLater);
+            out.push(match blocked {
+                true => CommitOutcome::RetryLater,
+                false => match self.client.commit(&r.committable.key, &r.committable.records).await {
+                    Ok(true) => CommitOutcome::Committed,
+                    Ok(false) => CommitOutcome::AlreadyCommitted,
+                    Err(_) => CommitOutcome::RetryLater,
+                },
             });
         }
         out
@@ -77,6 +83,9 @@ impl Sink for ProbeSink {
     type WriterState = ();
     type Writer = ProbeWriter;
     type Committer = ProbeCommitter;
+    fn keeps_split_order(&self) -> bool {
+        true
+    }
     async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<ProbeWriter, ConnectorError> {
         Ok(ProbeWriter { ctx, buffer: Vec::new() })
     }

@@ -21,4 +21,4 @@ pub use env::Env;
 pub use report::{RunReport, RunStats};
 pub use runner::{Outcome, Runner};
 pub use simulate::simulate;
-pub use testbed::{Pipeline, SinkSetup, SourceSetup, Testbed, World};
+pub use testbed::{Pipeline, RecordMaker, SinkSetup, SourceSetup, Testbed, World};

@@ -66,6 +66,9 @@ pub struct RunReport {
     pub timeline: Vec<String>,
     /// The command line that replays this seed.
     pub replay: String,
+    /// The whole history, kept only for failed runs (see `CONNSIM_DUMP_DIR`).
+    #[serde(skip)]
+    pub history: Vec<crate::history::Event>,
 }
 
 const TIMELINE_MAX: usize = 80;
@@ -122,7 +125,9 @@ impl RunReport {
         facts: &RunFacts,
     ) -> Self {
         let timeline = timeline(facts, &verdicts);
-        Self { seed, testbed, config, verdicts, history_hash, stats, timeline, replay: replay_line(seed) }
+        let failed = verdicts.iter().any(|v| !v.passed);
+        let history = if failed { facts.events.clone() } else { Vec::new() };
+        Self { seed, testbed, config, verdicts, history_hash, stats, timeline, replay: replay_line(seed), history }
     }
 
     /// Whether every check passed.

@@ -136,6 +136,10 @@ impl<T: Testbed> Runner<T> {
         let Some(dir) = &self.env.dump_dir else { return };
         let _ = std::fs::create_dir_all(dir);
         let _ = std::fs::write(dir.join(format!("seed-{}.report.txt", report.seed)), report.to_string());
+        let _ = std::fs::write(
+            dir.join(format!("seed-{}.history.jsonl", report.seed)),
+            crate::history::to_json_lines(&report.history),
+        );
     }
 }
 

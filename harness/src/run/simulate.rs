@@ -30,6 +30,7 @@ struct Ended {
     status: JobStatus,
     bounded: bool,
     guarantee: crate::api::DeliveryGuarantee,
+    ordered: bool,
     liveness_ms: u64,
 }
 
@@ -66,6 +67,7 @@ pub fn simulate<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64) -> RunRe
         status: JobStatus::Running,
         bounded: true,
         guarantee: crate::api::DeliveryGuarantee::ExactlyOnce,
+        ordered: false,
         liveness_ms: config.liveness_ms,
     });
     let facts = RunFacts::new(
@@ -73,6 +75,7 @@ pub fn simulate<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64) -> RunRe
         location,
         visible,
         ended.guarantee,
+        ended.ordered,
         ended.bounded,
         ended.status,
         ended.liveness_ms,
@@ -97,6 +100,7 @@ async fn drive<T: Testbed>(
     *output_slot.lock().unwrap() = Some(output.clone());
     let bounded = source.boundedness() == crate::api::Boundedness::Bounded;
     let guarantee = sink.delivery_guarantee();
+    let ordered = sink.keeps_split_order();
     let gateway = Gateway::new(stream(seed, NETWORK), history.clone(), (config.latency_ms_min, config.latency_ms_max));
     let handle = madsim::runtime::Handle::current();
     let mut nodes = Vec::new();
@@ -138,6 +142,10 @@ async fn drive<T: Testbed>(
             .init(move || jobmaster::run(src.clone(), cfg.clone(), gw.clone(), h.clone(), store.clone(), st.clone()))
             .build();
         nodes.push(node.id());
+    }
+
+    for workload in std::mem::take(&mut world.workloads) {
+        madsim::task::spawn(workload);
     }
 
     // Safety phase: faults.
@@ -183,14 +191,13 @@ async fn drive<T: Testbed>(
 
     // Liveness phase: everything healed; the job must converge.
     let deadline = crate::net::now() + Duration::from_millis(config.liveness_ms);
-    let produced = history.events().iter().filter(|e| matches!(e.kind, EventKind::Produced { .. })).count();
     while crate::net::now() < deadline {
         madsim::time::sleep(Duration::from_millis(20)).await;
         let st = status.lock().unwrap().clone();
         if st != JobStatus::Running {
             break;
         }
-        if !bounded && output.read_visible().0.len() >= produced {
+        if !bounded && output.read_visible().0.len() >= history.produced() {
             break;
         }
     }
@@ -199,5 +206,5 @@ async fn drive<T: Testbed>(
         handle.kill(node);
     }
     let status = status.lock().unwrap().clone();
-    Ended { status, bounded, guarantee, liveness_ms: config.liveness_ms }
+    Ended { status, bounded, guarantee, ordered, liveness_ms: config.liveness_ms }
 }

@@ -6,20 +6,40 @@ use crate::history::History;
 use crate::record::{Record, RecordId};
 use crate::systems::{ExternalSystem, OutputReader};
 use rand_chacha::ChaCha8Rng;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Makes records with run-unique ids; cheap to clone into a during-run workload.
+#[derive(Clone, Default)]
+pub struct RecordMaker {
+    last: Arc<AtomicU64>,
+}
+
+impl RecordMaker {
+    /// A new record with a run-unique id.
+    pub fn make(&self, key: u64, payload: Vec<u8>) -> Record {
+        let n = self.last.fetch_add(1, Ordering::Relaxed) + 1;
+        Record { id: RecordId(n), key, event_time_ms: n as i64, payload }
+    }
+}
+
+pub(crate) type Workload = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// The per-seed world a testbed builds into.
 pub struct World {
     pub(crate) history: History,
     pub(crate) systems: Vec<Arc<dyn ExternalSystem>>,
     pub(crate) output: Option<Arc<dyn OutputReader>>,
+    pub(crate) workloads: Vec<Workload>,
     rng: ChaCha8Rng,
-    next_record: u64,
+    records: RecordMaker,
 }
 
 impl World {
     pub(crate) fn new(history: History, rng: ChaCha8Rng) -> Self {
-        Self { history, systems: Vec::new(), output: None, rng, next_record: 0 }
+        Self { history, systems: Vec::new(), output: None, workloads: Vec::new(), rng, records: RecordMaker::default() }
     }
     /// The run's history (external-system models record into it).
     pub fn history(&self) -> &History {
@@ -39,9 +59,16 @@ impl World {
     }
     /// A new record with a run-unique id.
     pub fn new_record(&mut self, key: u64, payload: Vec<u8>) -> Record {
-        self.next_record += 1;
-        let id = RecordId(self.next_record);
-        Record { id, key, event_time_ms: self.next_record as i64, payload }
+        self.records.make(key, payload)
+    }
+    /// The record maker, for workloads that produce while the job runs.
+    pub fn record_maker(&self) -> RecordMaker {
+        self.records.clone()
+    }
+    /// Runs `workload` (on the supervisor, in virtual time) while the job runs, e.g. an
+    /// upstream producer that keeps appending. It should end within the safety phase.
+    pub fn during_run(&mut self, workload: impl Future<Output = ()> + Send + 'static) {
+        self.workloads.push(Box::pin(workload));
     }
 }
 
