@@ -1,7 +1,7 @@
 //! Each connector alone against a trusted probe: the log source into the collecting sink,
 //! each sink fed by the generator source.
 
-use super::{runner, FAST_SEEDS};
+use super::{marks, runner, Check, FAST_SEEDS};
 use connectors_under_test::{FileSinkSetup, LogSourceSetup, TxnLogSinkSetup};
 use connsim::cluster::FailoverStrategy::{Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
@@ -13,30 +13,30 @@ fn generator() -> GeneratorSetup {
 
 #[test]
 fn log_source_alone_region_failover() {
-    runner(Pipeline(LogSourceSetup::bounded(8, 5000), CollectorSetup), Region, FAST_SEEDS).run().assert_ok();
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), CollectorSetup), Region, FAST_SEEDS).run().check(&marks(Region, true));
 }
 
 #[test]
 fn log_source_alone_global_failover() {
-    runner(Pipeline(LogSourceSetup::bounded(8, 5000), CollectorSetup), Global, FAST_SEEDS).run().assert_ok();
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), CollectorSetup), Global, FAST_SEEDS).run().check(&marks(Global, true));
 }
 
 #[test]
 fn file_sink_alone_region_failover() {
-    runner(Pipeline(generator(), FileSinkSetup), Region, FAST_SEEDS).run().assert_ok();
+    runner(Pipeline(generator(), FileSinkSetup), Region, FAST_SEEDS).run().check(&marks(Region, true));
 }
 
 #[test]
 fn file_sink_alone_global_failover() {
-    runner(Pipeline(generator(), FileSinkSetup), Global, FAST_SEEDS).run().assert_ok();
+    runner(Pipeline(generator(), FileSinkSetup), Global, FAST_SEEDS).run().check(&marks(Global, true));
 }
 
 #[test]
 fn txn_log_sink_alone_region_failover() {
-    runner(Pipeline(generator(), TxnLogSinkSetup { partitions: 4 }), Region, FAST_SEEDS).run().assert_ok();
+    runner(Pipeline(generator(), TxnLogSinkSetup { partitions: 4 }), Region, FAST_SEEDS).run().check(&marks(Region, true));
 }
 
 #[test]
 fn txn_log_sink_alone_global_failover() {
-    runner(Pipeline(generator(), TxnLogSinkSetup { partitions: 4 }), Global, FAST_SEEDS).run().assert_ok();
+    runner(Pipeline(generator(), TxnLogSinkSetup { partitions: 4 }), Global, FAST_SEEDS).run().check(&marks(Global, true));
 }

@@ -19,3 +19,43 @@ pub fn runner<T: Testbed>(testbed: T, failover: FailoverStrategy, seeds: u64) ->
     r.seeds(seeds).configure(|c| c.job.failover = failover);
     r
 }
+
+/// The recovery paths every reference test must reach in some seed.
+pub const RECOVERY_MARKS: [&str; 8] = [
+    "crash",
+    "restore-from-checkpoint",
+    "checkpoint-aborted",
+    "message-dropped",
+    "notify-lost",
+    "commit-retried",
+    "recovered-committables-committed",
+    "crash-between-prepare-and-commit",
+];
+
+/// The marks a test with this strategy and boundedness must reach.
+pub fn marks(failover: FailoverStrategy, bounded: bool) -> Vec<&'static str> {
+    let mut m = RECOVERY_MARKS.to_vec();
+    m.push(match failover {
+        FailoverStrategy::Region => "failover:region",
+        FailoverStrategy::Global => "failover:global",
+    });
+    if bounded {
+        m.push("job-finished");
+    }
+    m
+}
+
+/// Asserts that every seed passed and that the given coverage marks were reached.
+pub trait Check {
+    /// Panics with the first failing report, or with the marks never reached.
+    fn check(&self, marks: &[&str]);
+}
+
+impl Check for connsim::Outcome {
+    fn check(&self, marks: &[&str]) {
+        self.assert_ok();
+        self.assert_reached(marks);
+        println!("{}\ncoverage: {:?}", self.summary(), self.coverage());
+    }
+}
+mod determinism;

@@ -11,6 +11,7 @@
 
 mod config;
 mod env;
+pub mod marks;
 mod report;
 mod runner;
 mod simulate;

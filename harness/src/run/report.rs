@@ -62,6 +62,8 @@ pub struct RunReport {
     pub history_hash: u64,
     /// How much the run exercised.
     pub stats: RunStats,
+    /// Coverage marks the run reached (see [`super::marks`]).
+    pub marks: Vec<String>,
     /// Notable events, one line each.
     pub timeline: Vec<String>,
     /// The command line that replays this seed.
@@ -127,7 +129,8 @@ impl RunReport {
         let timeline = timeline(facts, &verdicts);
         let failed = verdicts.iter().any(|v| !v.passed);
         let history = if failed { facts.events.clone() } else { Vec::new() };
-        Self { seed, testbed, config, verdicts, history_hash, stats, timeline, replay: replay_line(seed), history }
+        let marks = super::marks::reached(&facts.events).into_iter().map(String::from).collect();
+        Self { seed, testbed, config, verdicts, history_hash, stats, marks, timeline, replay: replay_line(seed), history }
     }
 
     /// Whether every check passed.
@@ -158,6 +161,7 @@ impl fmt::Display for RunReport {
             s.virtual_ms, s.events, s.produced, s.checkpoints_completed, s.checkpoints_aborted, s.crashes, s.failovers, s.messages_faulted, s.commits_repeated
         )?;
         writeln!(f, "history hash: {:016x}", self.history_hash)?;
+        writeln!(f, "marks: {}", self.marks.join(", "))?;
         writeln!(f, "verdicts:")?;
         for v in &self.verdicts {
             writeln!(f, "  [{}] {}: {}", if v.passed { "ok" } else { "FAIL" }, v.check, v.summary)?;

@@ -167,6 +167,29 @@ impl Outcome {
         }
     }
 
+    /// For every mark, how many seeds reached it.
+    pub fn coverage(&self) -> std::collections::BTreeMap<String, usize> {
+        let mut cov = std::collections::BTreeMap::new();
+        for r in &self.reports {
+            for m in &r.marks {
+                *cov.entry(m.clone()).or_insert(0) += 1;
+            }
+        }
+        cov
+    }
+
+    /// Panics unless every mark in `marks` was reached by at least one seed: the fault
+    /// paths a test aims at must actually have been exercised.
+    pub fn assert_reached(&self, marks: &[&str]) {
+        let cov = self.coverage();
+        let missing: Vec<&&str> = marks.iter().filter(|m| !cov.contains_key(**m)).collect();
+        assert!(
+            missing.is_empty(),
+            "coverage marks never reached in {} seeds: {missing:?}\nreached: {cov:?}",
+            self.reports.len()
+        );
+    }
+
     /// One line: seeds run, failures, checkpoints, crashes.
     pub fn summary(&self) -> String {
         let sum = |f: fn(&RunReport) -> usize| self.reports.iter().map(f).sum::<usize>();

@@ -1,0 +1,100 @@
+//! Coverage marks: which fault and recovery paths a run actually reached. A check that
+//! passes because its path was never exercised proves nothing; tests require marks with
+//! [`Outcome::assert_reached`](super::Outcome::assert_reached).
+//!
+//! Marks are derived from the history after the run, so they cost nothing while it runs.
+
+use crate::history::{Event, EventKind};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Every mark connsim knows, with what it means.
+pub const MARKS: &[(&str, &str)] = &[
+    ("crash", "a task executor was crashed"),
+    ("failover:region", "a region failover restarted some subtasks"),
+    ("failover:global", "a global failover restarted everything"),
+    ("restore-from-checkpoint", "a subtask was restored from a completed checkpoint"),
+    ("splits-returned", "splits went back to the enumerator through add_splits_back"),
+    ("checkpoint-aborted", "a checkpoint was aborted (timeout or failover)"),
+    ("message-dropped", "the gateway dropped a message"),
+    ("notify-lost", "a checkpoint-complete notification was dropped"),
+    ("commit-retried", "a commit came back retry-later"),
+    ("commit-already-committed", "a commit found its committable already committed"),
+    ("recovered-committables-committed", "a restored subtask committed recovered committables before reading"),
+    ("crash-between-prepare-and-commit", "a subtask's executor crashed after prepare_commit, before its commit"),
+    ("job-finished", "a bounded job finished with its final checkpoint"),
+];
+
+/// The marks one history reached.
+pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
+    let mut marks = BTreeSet::new();
+    let mut restored: BTreeSet<(usize, u64)> = BTreeSet::new();
+    let mut read_since_restore: BTreeSet<(usize, u64)> = BTreeSet::new();
+    // Per subtask: checkpoints prepared (barrier passed) but not yet seen committed.
+    let mut prepared: BTreeMap<usize, BTreeSet<u64>> = BTreeMap::new();
+    for e in events {
+        match &e.kind {
+            EventKind::Crashed { node } => {
+                marks.insert("crash");
+                let subtask = node.strip_prefix("taskexecutor-").and_then(|s| s.parse::<usize>().ok());
+                if subtask.is_some_and(|s| prepared.get(&s).is_some_and(|p| !p.is_empty())) {
+                    marks.insert("crash-between-prepare-and-commit");
+                }
+            }
+            EventKind::Failover { strategy, .. } => {
+                marks.insert(if strategy == "global" { "failover:global" } else { "failover:region" });
+            }
+            EventKind::Deployed { subtask, attempt, checkpoint } => {
+                prepared.remove(subtask);
+                if *checkpoint > 0 {
+                    marks.insert("restore-from-checkpoint");
+                    restored.insert((*subtask, *attempt));
+                }
+            }
+            EventKind::SplitsReturned { .. } => {
+                marks.insert("splits-returned");
+            }
+            EventKind::CheckpointAborted { .. } => {
+                marks.insert("checkpoint-aborted");
+            }
+            EventKind::Fault { fault, kind, .. } => {
+                marks.insert("message-dropped");
+                if fault == "drop" && kind == "Notify" {
+                    marks.insert("notify-lost");
+                }
+            }
+            EventKind::Barrier { subtask, attempt, checkpoint, .. } => {
+                read_since_restore.insert((*subtask, *attempt));
+                prepared.entry(*subtask).or_default().insert(*checkpoint);
+            }
+            EventKind::Emitted { subtask, attempt, .. } => {
+                read_since_restore.insert((*subtask, *attempt));
+            }
+            EventKind::CommitAttempt { subtask, attempt, .. } => {
+                if restored.contains(&(*subtask, *attempt)) && !read_since_restore.contains(&(*subtask, *attempt)) {
+                    marks.insert("recovered-committables-committed");
+                }
+            }
+            EventKind::CommitOutcome { subtask, checkpoint, outcome, .. } => {
+                match outcome.as_str() {
+                    "RetryLater" => {
+                        marks.insert("commit-retried");
+                    }
+                    "AlreadyCommitted" => {
+                        marks.insert("commit-already-committed");
+                    }
+                    _ => {}
+                }
+                if outcome != "RetryLater" {
+                    if let Some(p) = prepared.get_mut(subtask) {
+                        p.retain(|c| c > checkpoint);
+                    }
+                }
+            }
+            EventKind::JobFinished => {
+                marks.insert("job-finished");
+            }
+            _ => {}
+        }
+    }
+    marks
+}
