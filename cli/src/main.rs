@@ -1,1 +1,43 @@
-fn main(){}
+//! `connsim`: sweep the reference connectors and the mutants, or benchmark the simulator.
+//!
+//! ```text
+//! connsim sweep [--seeds N] [--jobs N] [--target SUBSTRING] [--shard K/N]
+//! connsim bench [--seeds N]
+//! ```
+
+mod args;
+mod bench;
+mod sweep;
+mod targets;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  connsim sweep [--seeds N] [--jobs N] [--target SUBSTRING] [--shard K/N]
+      run every reference connector (must pass) and every mutant (must be caught);
+      exits 1 if a reference connector fails or a mutant survives
+  connsim bench [--seeds N]
+      run the log-source -> file-sink scenario on one thread and print wall time per seed,
+      seeds per second, virtual seconds per wall second and peak memory";
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let result = match argv.first().map(String::as_str) {
+        Some("sweep") => args::Args::parse(&argv[1..]).and_then(sweep::run),
+        Some("bench") => args::Args::parse(&argv[1..]).and_then(bench::run),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(true)
+        }
+        Some(other) => Err(format!("unknown command {other:?}")),
+        None => Err("no command given".into()),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("connsim: {e}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}

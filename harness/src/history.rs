@@ -1,8 +1,8 @@
 //! The history: one totally ordered, append-only list of everything that happened in a run.
 //!
 //! Nodes, the gateway and the external-system models append [`Event`]s; the checks read
-//! them after the run. The history serializes as JSON lines and hashes (FNV-1a over those
-//! lines), which is what the determinism self-check compares.
+//! them after the run. The history serializes as JSON lines and hashes (FNV-1a over its
+//! bincode form), which is what the determinism self-check compares.
 
 use crate::record::RecordId;
 use serde::{Deserialize, Serialize};
@@ -137,16 +137,17 @@ pub fn to_json_lines(events: &[Event]) -> String {
     out
 }
 
-/// FNV-1a hash of the JSON-lines form: equal hashes mean identical histories.
+/// FNV-1a hash over the events' bincode form: equal hashes mean identical histories.
 pub fn hash(events: &[Event]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut buf = Vec::new();
     for e in events {
-        for b in serde_json::to_vec(e).expect("events serialize") {
+        buf.clear();
+        bincode::serialize_into(&mut buf, e).expect("events serialize");
+        for &b in &buf {
             h ^= b as u64;
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
-        h ^= b'\n' as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
 }

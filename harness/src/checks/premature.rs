@@ -16,6 +16,8 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut safe: BTreeSet<RecordId> = BTreeSet::new();
     let mut emitted: BTreeMap<(usize, u64), Vec<RecordId>> = BTreeMap::new();
     let mut barriers: BTreeMap<CheckpointId, Vec<((usize, u64), usize)>> = BTreeMap::new();
+    // How much of each attempt's emitted prefix is already marked safe.
+    let mut safe_upto: BTreeMap<(usize, u64), usize> = BTreeMap::new();
     let mut ever_visible: BTreeMap<RecordId, usize> = BTreeMap::new();
     let mut evidence = Vec::new();
     let mut first_bad = None;
@@ -33,7 +35,11 @@ pub fn check(f: &RunFacts) -> Verdict {
             EventKind::CheckpointCompleted { checkpoint } => {
                 last_completed = *checkpoint;
                 for (key, n) in barriers.remove(checkpoint).unwrap_or_default() {
-                    safe.extend(emitted.get(&key).map(|v| &v[..n]).unwrap_or_default());
+                    let from = safe_upto.entry(key).or_default();
+                    if n > *from {
+                        safe.extend(&emitted[&key][*from..n]);
+                        *from = n;
+                    }
                 }
             }
             EventKind::Visible { location, ids } if *location == f.output_location => {

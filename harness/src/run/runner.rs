@@ -63,6 +63,12 @@ impl<T: Testbed> Runner<T> {
         self
     }
 
+    /// How many seeds run in parallel (also `CONNSIM_JOBS`).
+    pub fn jobs(&mut self, n: usize) -> &mut Self {
+        self.env.jobs = Some(n.max(1));
+        self
+    }
+
     /// Turns the determinism self-check on or off (also `CONNSIM_CHECK_DETERMINISM=1`).
     pub fn check_determinism(&mut self, on: bool) -> &mut Self {
         self.env.check_determinism = on;
