@@ -42,7 +42,7 @@ fn target<T: Testbed>(
 
 pub fn all() -> Vec<Target> {
     let log = || LogSourceSetup::bounded(8, 5000);
-    let gen = || GeneratorSetup { splits: 8, records_per_split: 625 };
+    let gen = || GeneratorSetup { splits: 8, records_per_split: 625, ..Default::default() };
     let mut t = Vec::new();
     for f in [Region, Global] {
         t.push(target("log-source -> file-sink", f, None, move || Pipeline(log(), FileSinkSetup)));

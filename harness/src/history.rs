@@ -48,6 +48,9 @@ pub enum EventKind {
     Emitted { subtask: usize, attempt: u64, ids: Vec<RecordId> },
     /// The coordinator started checkpoint `checkpoint`; the enumerator held `pending` splits.
     CheckpointTriggered { checkpoint: CheckpointId, pending: Vec<String> },
+    /// The coordinator's valve held `events` for a subtask between the enumerator's snapshot
+    /// for `checkpoint` and the barrier, and sent them now (after the barrier).
+    ValveReleased { subtask: usize, checkpoint: CheckpointId, events: usize },
     /// A subtask's barrier passed; its reader held `splits`.
     Barrier { subtask: usize, attempt: u64, checkpoint: CheckpointId, splits: Vec<String> },
     /// A subtask acknowledged a checkpoint.

@@ -1,4 +1,28 @@
 //! connsim: deterministic simulation testing for stream-processing connectors.
+//!
+//! A connector author implements a [`api::Source`] and/or a [`api::Sink`] (the shape of
+//! Flink's FLIP-27 Source API and its two-phase-commit Sink API), describes how to set it up
+//! ([`SourceSetup`], [`SinkSetup`]), and runs it over many seeds with a [`Runner`]. Each seed
+//! is one deterministic run of a simulated cluster — a job master and task executors on
+//! madsim nodes that share no memory — with task-executor crashes and RPC drops, followed by
+//! a liveness phase once faults heal. The checks ([`checks`]) read the recorded
+//! [`history`] and the sink's visible output and return verdicts with evidence.
+//!
+//! The smallest complete run pairs the two trusted probes:
+//!
+//! ```
+//! use connsim::probes::{CollectorSetup, GeneratorSetup};
+//! use connsim::{Pipeline, Runner};
+//!
+//! let mut runner = Runner::new(Pipeline(GeneratorSetup { splits: 4, records_per_split: 100, ..Default::default() }, CollectorSetup));
+//! runner.seeds(3);
+//! let outcome = runner.run();
+//! outcome.assert_ok(); // panics with the first failing report and its replay line
+//! assert!(outcome.reports.iter().all(|r| r.verdict("no-loss").unwrap().passed));
+//! ```
+//!
+//! Replace the generator with your source, or the collector with your sink, to test one
+//! connector against a trusted partner. Environment variables are listed in [`run::Env`].
 #![deny(missing_docs)]
 
 #[cfg(not(madsim))]

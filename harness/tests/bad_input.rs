@@ -101,7 +101,7 @@ impl SinkSetup for MisbehavingSetup {
 }
 
 fn run_one(how: How) -> RunReport {
-    let mut r = Runner::new(Pipeline(GeneratorSetup { splits: 4, records_per_split: 200 }, MisbehavingSetup(how)));
+    let mut r = Runner::new(Pipeline(GeneratorSetup { splits: 4, records_per_split: 200, ..Default::default() }, MisbehavingSetup(how)));
     r.seeds(3).configure(|c| c.faults = FaultConfig::none());
     let out = r.run();
     assert_eq!(out.reports.len(), 3);

@@ -50,7 +50,7 @@ impl SourceSetup for StalledSetup {
         "stalled".into()
     }
     fn build(&self, world: &mut World) -> Stalled {
-        Stalled(GeneratorSetup { splits: 4, records_per_split: 10 }.build(world))
+        Stalled(GeneratorSetup { splits: 4, records_per_split: 10, ..Default::default() }.build(world))
     }
 }
 

@@ -8,7 +8,7 @@ use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::Pipeline;
 
 fn generator() -> GeneratorSetup {
-    GeneratorSetup { splits: 8, records_per_split: 625 }
+    GeneratorSetup { splits: 8, records_per_split: 625, ..Default::default() }
 }
 
 #[test]

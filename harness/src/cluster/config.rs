@@ -27,6 +27,15 @@ pub struct JobConfig {
     pub heartbeat_interval_ms: u64,
     /// Consecutive missed heartbeats after which a task executor counts as lost.
     pub heartbeat_misses_max: u32,
+    /// Hold back enumerator events between its snapshot and the barrier (always on in real
+    /// use). Off only in connsim's own tests, to show the split-accounting check catches
+    /// what the valve prevents.
+    #[serde(default = "yes")]
+    pub coordinator_valve: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for JobConfig {
@@ -38,6 +47,7 @@ impl Default for JobConfig {
             failover: FailoverStrategy::Region,
             heartbeat_interval_ms: 50,
             heartbeat_misses_max: 3,
+            coordinator_valve: true,
         }
     }
 }

@@ -42,6 +42,8 @@ pub type JobStatusCell = Arc<Mutex<JobStatus>>;
 
 struct Slot {
     attempt: u64,
+    /// The enumerator signalled no more splits to this attempt.
+    no_more_splits: bool,
     last_seq: u64,
     downlink: Downlink,
     /// Some while the valve is closed: events held back until the barrier is sent.
@@ -106,7 +108,7 @@ pub(crate) async fn run<Src: Source>(
     let ctx = EnumeratorContext::new(p, endpoint.clone());
     let enumerator = source.create_enumerator(&ctx);
     let slots = (0..p)
-        .map(|i| Slot { attempt: 0, last_seq: 0, downlink: Downlink::start(endpoint.clone(), i, 0, reports.clone()), held: None })
+        .map(|i| Slot { attempt: 0, no_more_splits: false, last_seq: 0, downlink: Downlink::start(endpoint.clone(), i, 0, reports.clone()), held: None })
         .collect();
     let mut jm = JobMaster {
         source,
@@ -272,16 +274,31 @@ impl<Src: Source> JobMaster<Src> {
     /// Sends what the enumerator asked for, through the valve.
     fn apply_actions(&mut self) {
         for action in std::mem::take(&mut self.ctx.actions) {
+            let target = match &action {
+                EnumAction::Assign { subtask, .. }
+                | EnumAction::NoMoreSplits { subtask }
+                | EnumAction::Event { subtask, .. } => *subtask,
+            };
+            if target >= self.slots.len() {
+                self.fail_job(format!(
+                    "the enumerator addressed subtask {target}, but parallelism is {} (subtasks 0..{})",
+                    self.slots.len(),
+                    self.slots.len()
+                ));
+                return;
+            }
             let (subtask, msg) = match action {
                 EnumAction::Assign { subtask, splits } => {
-                    if subtask >= self.slots.len() {
+                    let attempt = self.slots[subtask].attempt;
+                    if self.slots[subtask].no_more_splits {
+                        let ids: Vec<_> = splits.iter().map(Split::id).collect();
                         self.fail_job(format!(
-                            "enumerator assigned splits to subtask {subtask}, but parallelism is {}",
-                            self.slots.len()
+                            "the enumerator assigned splits {ids:?} to subtask {subtask} after signalling it no more \
+                             splits; a reader that was told no more splits may already have ended (assign returned \
+                             splits to a reader that has not been told, or to the failed reader's next attempt)"
                         ));
                         return;
                     }
-                    let attempt = self.slots[subtask].attempt;
                     self.record(EventKind::SplitsAssigned {
                         subtask,
                         attempt,
@@ -292,6 +309,7 @@ impl<Src: Source> JobMaster<Src> {
                     (subtask, ToTask::AddSplits { attempt, splits: bytes })
                 }
                 EnumAction::NoMoreSplits { subtask } => {
+                    self.slots[subtask].no_more_splits = true;
                     (subtask, ToTask::NoMoreSplits { attempt: self.slots[subtask].attempt })
                 }
                 EnumAction::Event { subtask, event } => {
@@ -322,8 +340,10 @@ impl<Src: Source> JobMaster<Src> {
         let state = self.enumerator.snapshot_state(c);
         self.record(EventKind::CheckpointTriggered { checkpoint: c, pending: state.pending_splits() });
         self.tracker.snapshot(c);
-        for slot in &mut self.slots {
-            slot.held = Some(Vec::new());
+        if self.cfg.coordinator_valve {
+            for slot in &mut self.slots {
+                slot.held = Some(Vec::new());
+            }
         }
         let enumerator = bincode::serialize(&state).expect("enumerator state serializes");
         self.pending = Some(Pending { id: c, enumerator, acks: BTreeMap::new(), started: now, triggered: false });
@@ -336,8 +356,13 @@ impl<Src: Source> JobMaster<Src> {
     }
 
     fn open_valves(&mut self) {
-        for slot in &mut self.slots {
-            for msg in slot.held.take().unwrap_or_default() {
+        let checkpoint = self.pending.as_ref().map_or(0, |p| p.id);
+        for (subtask, slot) in self.slots.iter_mut().enumerate() {
+            let held = slot.held.take().unwrap_or_default();
+            if !held.is_empty() {
+                self.history.record(JOB_MASTER, EventKind::ValveReleased { subtask, checkpoint, events: held.len() });
+            }
+            for msg in held {
                 slot.downlink.send(msg);
             }
         }
@@ -396,6 +421,7 @@ impl<Src: Source> JobMaster<Src> {
         let latest = self.store.latest();
         let slot = &mut self.slots[subtask];
         slot.attempt += 1;
+        slot.no_more_splits = false;
         slot.last_seq = 0;
         slot.held = None;
         slot.downlink = Downlink::start(self.endpoint.clone(), subtask, slot.attempt, self.reports.clone());

@@ -48,15 +48,23 @@ impl EnumeratorState for GeneratorState {
 #[derive(Clone)]
 pub struct GeneratorSource {
     data: Arc<Vec<Vec<Record>>>,
+    on_request: bool,
 }
 
-/// Assigns split k to reader k mod parallelism once that reader registered.
+/// Assigns split k to reader k mod parallelism once that reader registered, or, on
+/// request, one split to whichever reader asks.
 pub struct GeneratorEnumerator {
     pending: Vec<GenSplit>,
+    on_request: bool,
+    /// Readers told "no more splits" since they registered: they get nothing more.
+    done: BTreeSet<usize>,
 }
 
 impl GeneratorEnumerator {
     fn assign(&mut self, ctx: &mut EnumeratorContext<GenSplit>) {
+        if self.on_request {
+            return;
+        }
         let p = ctx.parallelism();
         let registered: BTreeSet<usize> = ctx.registered_readers().clone();
         for &reader in &registered {
@@ -76,8 +84,23 @@ impl SplitEnumerator for GeneratorEnumerator {
         self.pending.extend(splits);
         self.assign(ctx);
     }
-    fn add_reader(&mut self, _subtask: usize, ctx: &mut EnumeratorContext<GenSplit>) {
+    fn add_reader(&mut self, subtask: usize, ctx: &mut EnumeratorContext<GenSplit>) {
+        self.done.remove(&subtask);
         self.assign(ctx);
+    }
+    fn handle_split_request(&mut self, subtask: usize, ctx: &mut EnumeratorContext<GenSplit>) {
+        if !self.on_request || !ctx.registered_readers().contains(&subtask) || self.done.contains(&subtask) {
+            return;
+        }
+        // Splits handed back after a failure wait for the failed reader's next attempt,
+        // which registers anew and asks again.
+        match self.pending.pop() {
+            Some(split) => ctx.assign_splits(subtask, vec![split]),
+            None => {
+                ctx.signal_no_more_splits(subtask);
+                self.done.insert(subtask);
+            }
+        }
     }
     fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> GeneratorState {
         GeneratorState { pending: self.pending.clone() }
@@ -152,29 +175,37 @@ impl Source for GeneratorSource {
     fn create_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>) -> GeneratorEnumerator {
         let pending =
             self.data.iter().enumerate().map(|(index, recs)| GenSplit { index, next: 0, end: recs.len() as u64 }).collect();
-        GeneratorEnumerator { pending }
+        GeneratorEnumerator { pending, on_request: self.on_request, done: BTreeSet::new() }
     }
     fn restore_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>, state: GeneratorState) -> GeneratorEnumerator {
-        GeneratorEnumerator { pending: state.pending }
+        GeneratorEnumerator { pending: state.pending, on_request: self.on_request, done: BTreeSet::new() }
     }
     fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
         let data = self.data.clone();
-        SourceReaderBase::new(
+        let reader = SourceReaderBase::new(
             ctx,
             move || GeneratorReader { data: data.clone(), splits: Vec::new(), turn: 0 },
             GeneratorEmitter,
             FetcherMode::Single,
-        )
+        );
+        if self.on_request {
+            reader.request_splits_when_idle()
+        } else {
+            reader
+        }
     }
 }
 
 /// Sets up the generator: `splits` splits of `records_per_split` records each.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct GeneratorSetup {
     /// Number of splits.
     pub splits: usize,
     /// Records per split.
     pub records_per_split: u64,
+    /// Assign splits one at a time to readers that ask (pull-based, like Flink's file
+    /// source) instead of split k to reader k mod parallelism.
+    pub on_request: bool,
 }
 
 impl SourceSetup for GeneratorSetup {
@@ -196,6 +227,6 @@ impl SourceSetup for GeneratorSetup {
             }
             data.push(split);
         }
-        GeneratorSource { data: Arc::new(data) }
+        GeneratorSource { data: Arc::new(data), on_request: self.on_request }
     }
 }

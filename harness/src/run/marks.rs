@@ -22,6 +22,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("recovered-committables-committed", "a restored subtask committed recovered committables before reading"),
     ("crash-between-prepare-and-commit", "a subtask's executor crashed after prepare_commit, before its commit"),
     ("job-finished", "a bounded job finished with its final checkpoint"),
+    ("valve-held-events", "the coordinator held enumerator events back until the barrier was sent"),
 ];
 
 /// The marks one history reached.
@@ -89,6 +90,9 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                         p.retain(|c| c > checkpoint);
                     }
                 }
+            }
+            EventKind::ValveReleased { .. } => {
+                marks.insert("valve-held-events");
             }
             EventKind::JobFinished => {
                 marks.insert("job-finished");
