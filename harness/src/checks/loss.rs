@@ -17,7 +17,32 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut emitted: BTreeMap<RecordId, Vec<(usize, u64)>> = BTreeMap::new();
     let mut open: BTreeMap<(usize, u64), Vec<RecordId>> = BTreeMap::new();
     let mut covered: BTreeMap<RecordId, Vec<u64>> = BTreeMap::new();
-    for e in &f.events {
+    // Where each split was last seen, so the evidence can say where its records went missing.
+    let splits: BTreeSet<&str> = wanted.iter().filter_map(|id| f.produced.get(id)).map(|(s, _)| s.as_str()).collect();
+    let mut last_seen: BTreeMap<&str, String> = BTreeMap::new();
+    let mut failover_checkpoint = 0;
+    for (i, e) in f.events.iter().enumerate() {
+        let mut seen = |split: &String, what: String| {
+            if let Some(s) = splits.get(split.as_str()) {
+                last_seen.insert(s, format!("{what} ({})", f.describe(i)));
+            }
+        };
+        match &e.kind {
+            EventKind::SplitsAssigned { subtask, attempt, splits } => {
+                splits.iter().for_each(|s| seen(s, format!("assigned to subtask {subtask} attempt {attempt}")));
+            }
+            EventKind::Failover { checkpoint, .. } => failover_checkpoint = *checkpoint,
+            EventKind::SplitsReturned { subtask, splits } => splits.iter().for_each(|s| {
+                seen(s, format!("returned by failed subtask {subtask} to the enumerator (restoring checkpoint {failover_checkpoint})"))
+            }),
+            EventKind::CheckpointTriggered { checkpoint, pending } => {
+                pending.iter().for_each(|s| seen(s, format!("pending in the enumerator at checkpoint {checkpoint}")));
+            }
+            EventKind::SplitFinished { subtask, attempt, split } => {
+                seen(split, format!("finished by subtask {subtask} attempt {attempt}"));
+            }
+            _ => {}
+        }
         match &e.kind {
             EventKind::Emitted { subtask, attempt, ids } => {
                 for id in ids.iter().filter(|id| wanted.contains(id)) {
@@ -25,7 +50,13 @@ pub fn check(f: &RunFacts) -> Verdict {
                     open.entry((*subtask, *attempt)).or_default().push(*id);
                 }
             }
-            EventKind::Barrier { subtask, attempt, checkpoint, .. } => {
+            EventKind::Barrier { subtask, attempt, checkpoint, splits: held } => {
+                for s in held.iter().filter(|s| splits.contains(s.as_str())) {
+                    last_seen.insert(
+                        splits.get(s.as_str()).expect("filtered"),
+                        format!("in reader {subtask} attempt {attempt} at checkpoint {checkpoint} ({})", f.describe(i)),
+                    );
+                }
                 for id in open.remove(&(*subtask, *attempt)).unwrap_or_default() {
                     covered.entry(id).or_default().push(*checkpoint);
                 }
@@ -43,7 +74,9 @@ pub fn check(f: &RunFacts) -> Verdict {
                 let done: Vec<_> = cs.iter().filter(|c| f.completed.contains_key(c)).collect();
                 format!("covered by checkpoints {cs:?}, completed among them {done:?}")
             });
-            format!("{} lost: {by}; {cps}", f.origin(*id))
+            let split = f.produced.get(id).map(|(s, _)| s.as_str()).unwrap_or_default();
+            let last = last_seen.get(split).map_or("never seen in any assignment or checkpoint".to_string(), Clone::clone);
+            format!("{} lost: {by}; {cps}; split last seen: {last}", f.origin(*id))
         })
         .collect();
     Verdict::fail(

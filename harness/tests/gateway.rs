@@ -1,0 +1,126 @@
+//! The gateway's promises, tested directly: per-link FIFO under random latency, and each
+//! fault verb (drop, delay, lose-response, partition, heal) doing exactly what it says.
+
+use connsim::history::History;
+use connsim::net::{now, FaultRule, Gateway};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn sim<F: std::future::Future<Output = ()> + 'static>(seed: u64, f: impl FnOnce(Gateway) -> F) {
+    let rt = madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
+    let gateway = Gateway::new(ChaCha8Rng::seed_from_u64(seed), History::new(), (1, 20));
+    rt.block_on(f(gateway));
+}
+
+/// Starts a node `name` that answers every `u64` request with the value + 1 and counts them.
+fn echo_server(gw: &Gateway, name: &'static str, handled: Arc<AtomicU64>) {
+    let gw = gw.clone();
+    madsim::runtime::Handle::current().create_node().name(name).build().spawn(async move {
+        let (_ep, mut inbox) = gw.bind(name);
+        while let Some(msg) = inbox.recv().await {
+            let v: u64 = msg.decode().unwrap();
+            handled.fetch_add(1, Ordering::Relaxed);
+            if let Some(r) = msg.replier {
+                r.reply(&(v + 1));
+            }
+        }
+    });
+}
+
+#[test]
+fn messages_on_one_link_arrive_in_send_order_despite_random_latency() {
+    for seed in 1..=20 {
+        sim(seed, |gw| async move {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            let g = gw.clone();
+            madsim::runtime::Handle::current().create_node().name("b").build().spawn(async move {
+                let (_ep, mut inbox) = g.bind("b");
+                while let Some(msg) = inbox.recv().await {
+                    tx.send(msg.decode::<u64>().unwrap()).unwrap();
+                }
+            });
+            madsim::time::sleep(Duration::from_millis(1)).await;
+            let (a, _inbox) = gw.bind("a");
+            for i in 0..200u64 {
+                a.send("b", "seq", &i);
+                if i % 7 == 0 {
+                    madsim::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+            for i in 0..200u64 {
+                assert_eq!(rx.recv().await, Some(i), "seed {seed}");
+            }
+        });
+    }
+}
+
+#[test]
+fn a_partition_drops_everything_until_healed() {
+    sim(1, |gw| async move {
+        let handled = Arc::new(AtomicU64::new(0));
+        echo_server(&gw, "server", handled.clone());
+        madsim::time::sleep(Duration::from_millis(1)).await; // let the server bind
+        let (client, _inbox) = gw.bind("client");
+        gw.add_rule(FaultRule::partition("client", "server"));
+        let r = client.call::<_, u64>("server", "inc", &1u64, Duration::from_millis(100)).await;
+        assert!(r.is_err());
+        assert_eq!(handled.load(Ordering::Relaxed), 0, "a dropped request never reaches the server");
+        gw.heal();
+        let r = client.call::<_, u64>("server", "inc", &1u64, Duration::from_millis(100)).await;
+        assert_eq!(r, Ok(2));
+    });
+}
+
+#[test]
+fn a_lost_response_means_the_request_took_effect_but_the_caller_times_out() {
+    sim(2, |gw| async move {
+        let handled = Arc::new(AtomicU64::new(0));
+        echo_server(&gw, "server", handled.clone());
+        madsim::time::sleep(Duration::from_millis(1)).await; // let the server bind
+        let (client, _inbox) = gw.bind("client");
+        gw.add_rule(FaultRule::lose_response(1.0).kind("inc").from("client").to("server"));
+        let r = client.call::<_, u64>("server", "inc", &1u64, Duration::from_millis(100)).await;
+        assert!(r.is_err());
+        assert_eq!(handled.load(Ordering::Relaxed), 1, "the request was handled");
+        // Other kinds are not affected.
+        assert_eq!(client.call::<_, u64>("server", "other", &5u64, Duration::from_millis(100)).await, Ok(6));
+    });
+}
+
+#[test]
+fn a_delay_rule_adds_latency_and_a_time_window_bounds_it() {
+    sim(3, |gw| async move {
+        let handled = Arc::new(AtomicU64::new(0));
+        echo_server(&gw, "server", handled.clone());
+        madsim::time::sleep(Duration::from_millis(1)).await; // let the server bind
+        let (client, _inbox) = gw.bind("client");
+        gw.add_rule(FaultRule::delay(300).to("server").window(0, 1_000));
+        let t0 = now();
+        assert_eq!(client.call::<_, u64>("server", "inc", &1u64, Duration::from_secs(2)).await, Ok(2));
+        assert!(now() - t0 >= Duration::from_millis(300));
+        madsim::time::sleep(Duration::from_millis(1_000)).await;
+        let t1 = now();
+        assert_eq!(client.call::<_, u64>("server", "inc", &1u64, Duration::from_secs(2)).await, Ok(2));
+        assert!(now() - t1 < Duration::from_millis(100), "outside its window the rule does nothing");
+    });
+}
+
+#[test]
+fn a_drop_rule_drops_about_its_probability() {
+    sim(4, |gw| async move {
+        let handled = Arc::new(AtomicU64::new(0));
+        echo_server(&gw, "server", handled.clone());
+        madsim::time::sleep(Duration::from_millis(1)).await; // let the server bind
+        let (client, _inbox) = gw.bind("client");
+        gw.add_rule(FaultRule::drop(0.25).from("client"));
+        for i in 0..400u64 {
+            client.send("server", "inc", &i);
+        }
+        madsim::time::sleep(Duration::from_millis(100)).await;
+        let n = handled.load(Ordering::Relaxed);
+        assert!((250..=350).contains(&n), "{n} of 400 arrived with 25% drops");
+    });
+}
