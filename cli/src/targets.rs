@@ -2,7 +2,7 @@
 //! the check their story predicts).
 
 use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
-use connectors_under_test::{FileSinkSetup, LogSourceSetup, TxnLogSinkSetup};
+use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::{Outcome, Pipeline, Runner, Testbed};
@@ -48,6 +48,9 @@ pub fn all() -> Vec<Target> {
         t.push(target("log-source -> file-sink", f, None, move || Pipeline(log(), FileSinkSetup)));
         t.push(target("log-source -> txn-log-sink", f, None, move || {
             Pipeline(log(), TxnLogSinkSetup { partitions: 4 })
+        }));
+        t.push(target("log-source -> table-sink (global committer)", f, None, move || {
+            Pipeline(log(), TableSinkSetup)
         }));
         t.push(target("unbounded log-source -> file-sink", f, None, move || {
             Pipeline(LogSourceSetup::unbounded(6, 5000, 2), FileSinkSetup)

@@ -3,7 +3,7 @@
 //! Renaming is atomic and refuses an existing target, which makes recovery idempotent.
 
 use crate::retry::idempotent;
-use connsim::api::{CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext};
+use connsim::api::{NoGlobalCommitter, CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
 use connsim::systems::{FileSystem, FsClient, FsError, FsRequest, FsResponse};
@@ -144,6 +144,7 @@ impl Sink for FileSink {
     type WriterState = ();
     type Writer = FileWriter;
     type Committer = FileCommitter;
+    type GlobalCommitter = NoGlobalCommitter<Self::Committable>;
 
     async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<FileWriter, ConnectorError> {
         let client = FsClient::new(ctx.endpoint().clone(), &self.fs);

@@ -7,8 +7,10 @@ pub mod file_sink;
 pub mod log_source;
 pub mod mutants;
 pub mod retry;
+pub mod table_sink;
 pub mod txn_log_sink;
 
 pub use file_sink::{FileSink, FileSinkSetup};
 pub use log_source::{LogSource, LogSourceSetup};
+pub use table_sink::{TableSink, TableSinkSetup};
 pub use txn_log_sink::{TxnLogSink, TxnLogSinkSetup};

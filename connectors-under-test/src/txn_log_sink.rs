@@ -4,7 +4,7 @@
 //! restored checkpoint are lingering and get aborted (by fencing their id).
 
 use crate::retry::idempotent;
-use connsim::api::{CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext};
+use connsim::api::{NoGlobalCommitter, CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
 use connsim::systems::{LogClient, LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle};
@@ -107,6 +107,7 @@ impl Sink for TxnLogSink {
     type WriterState = ();
     type Writer = TxnLogWriter;
     type Committer = TxnLogCommitter;
+    type GlobalCommitter = NoGlobalCommitter<Self::Committable>;
 
     /// Read-committed consumers read a partition by offset, and a split always goes to the
     /// same subtask and so to the same partition.

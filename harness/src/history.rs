@@ -63,6 +63,8 @@ pub enum EventKind {
     CommitAttempt { subtask: usize, attempt: u64, checkpoint: CheckpointId, requests: usize },
     /// The outcome of one commit request.
     CommitOutcome { subtask: usize, attempt: u64, checkpoint: CheckpointId, outcome: String },
+    /// The outcome of committing one checkpoint's global committable.
+    GlobalCommitOutcome { checkpoint: CheckpointId, outcome: String },
     /// A node was crashed.
     Crashed { node: String },
     /// A node was restarted.

@@ -1,7 +1,7 @@
 //! Bad input from a connector never hangs or aborts the test run: it becomes a report with
 //! its seed and a verdict that says what went wrong.
 
-use connsim::api::{
+use connsim::api::{NoGlobalCommitter, 
     CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext,
 };
 use connsim::history::CheckpointId;
@@ -60,6 +60,7 @@ impl Sink for Misbehaving {
     type WriterState = ();
     type Writer = Writer<<ProbeSink as Sink>::Writer>;
     type Committer = either::Either;
+    type GlobalCommitter = NoGlobalCommitter<Self::Committable>;
     async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<Self::Writer, ConnectorError> {
         Ok(Writer { inner: self.inner.create_writer(ctx, restored).await?, how: self.how, written: 0 })
     }

@@ -10,7 +10,7 @@
 //! completion. Pinned seed: 1.
 
 use crate::file_sink::{FileCommittable, FileCommitter, FileSink, FileSinkSetup, FileWriter};
-use connsim::api::{CommitterContext, Sink, SinkWriter, WriterContext};
+use connsim::api::{NoGlobalCommitter, CommitterContext, Sink, SinkWriter, WriterContext};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
 use connsim::systems::FsClient;
@@ -50,6 +50,7 @@ impl Sink for PrematureCommitSink {
     type WriterState = ();
     type Writer = PrematureCommitWriter;
     type Committer = FileCommitter;
+    type GlobalCommitter = NoGlobalCommitter<Self::Committable>;
     async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<Self::Writer, ConnectorError> {
         let client = FsClient::new(ctx.endpoint().clone(), &self.0.fs);
         Ok(PrematureCommitWriter { inner: self.0.create_writer(ctx, restored).await?, client })

@@ -3,7 +3,7 @@
 //! RPC drops, under both failover strategies.
 
 use super::{marks, runner, Check, FAST_SEEDS};
-use connectors_under_test::{FileSinkSetup, LogSourceSetup, TxnLogSinkSetup};
+use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
 use connsim::cluster::FailoverStrategy::{Global, Region};
 use connsim::Pipeline;
 
@@ -39,4 +39,24 @@ fn unbounded_log_source_discovers_partitions_region_failover() {
 fn unbounded_log_source_discovers_partitions_global_failover() {
     let source = LogSourceSetup::unbounded(6, 5000, 2);
     runner(Pipeline(source, FileSinkSetup), Global, FAST_SEEDS).run().check(&marks(Global, false));
+}
+
+#[test]
+fn log_source_to_table_sink_with_global_committer_region_failover() {
+    let m = global_committer_marks(Region);
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), TableSinkSetup), Region, FAST_SEEDS).run().check(&m);
+}
+
+#[test]
+fn log_source_to_table_sink_with_global_committer_global_failover() {
+    let m = global_committer_marks(Global);
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), TableSinkSetup), Global, FAST_SEEDS).run().check(&m);
+}
+
+/// With a global committer, subtasks never commit: recovery shows as the global committer
+/// finding a checkpoint already committed.
+fn global_committer_marks(failover: connsim::cluster::FailoverStrategy) -> Vec<&'static str> {
+    let mut m: Vec<_> = marks(failover, true).into_iter().filter(|m| *m != "recovered-committables-committed").collect();
+    m.extend(["global-commit", "commit-already-committed"]);
+    m
 }

@@ -1,10 +1,12 @@
 //! The connector API, in the shape of Flink's FLIP-27 Source API and its two-phase-commit
 //! Sink API. Connector authors implement these traits; the simulated cluster hosts them.
 
+mod global;
 mod reader_base;
 mod sink;
 mod source;
 
+pub use global::{GlobalCommitter, GlobalCommitterContext, NoGlobalCommitter};
 pub use reader_base::{
     FetchedBatch, FetcherMode, RecordEmitter, SourceReaderBase, SplitReader, SplitState, SplitsChange,
 };

@@ -148,6 +148,8 @@ pub trait Sink: Clone + Send + Sync + 'static {
     type Writer: SinkWriter<Committable = Self::Committable, State = Self::WriterState>;
     /// The committer.
     type Committer: Committer<Committable = Self::Committable>;
+    /// The global committer; `NoGlobalCommitter<Self::Committable>` for sinks without one.
+    type GlobalCommitter: super::GlobalCommitter<Committable = Self::Committable>;
 
     /// What this sink promises; the checks hold it to that.
     fn delivery_guarantee(&self) -> DeliveryGuarantee {
@@ -165,6 +167,15 @@ pub trait Sink: Clone + Send + Sync + 'static {
         ctx: WriterContext,
         restored: Vec<Self::WriterState>,
     ) -> impl Future<Output = Result<Self::Writer, ConnectorError>> + Send;
-    /// A committer for one subtask.
+    /// A committer for one subtask (not used when the sink has a global committer).
     fn create_committer(&self, ctx: CommitterContext) -> Self::Committer;
+    /// Whether this sink commits through a global committer.
+    fn has_global_committer(&self) -> bool {
+        false
+    }
+    /// The global committer, hosted by the job master; called only when
+    /// [`Sink::has_global_committer`] is true.
+    fn create_global_committer(&self, _ctx: super::GlobalCommitterContext) -> Option<Self::GlobalCommitter> {
+        None
+    }
 }

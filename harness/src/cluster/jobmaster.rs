@@ -13,11 +13,14 @@
 
 use super::config::{FailoverStrategy, JobConfig};
 use super::downlink::{Downlink, DownlinkReport};
+use super::global::GlobalHost;
 use super::heartbeat::{self, Expected, Lost};
 use super::protocol::{MasterMsg, SubtaskState, ToMaster, ToTask, JOB_MASTER};
 use super::store::{CheckpointStore, CompletedCheckpoint};
 use super::tracker::AssignmentTracker;
-use crate::api::{Boundedness, EnumAction, EnumeratorContext, EnumeratorState, Source, Split, SplitEnumerator};
+use crate::api::{
+    Boundedness, EnumAction, EnumeratorContext, EnumeratorState, GlobalCommitterContext, Sink, Source, Split, SplitEnumerator,
+};
 use crate::error::RetryHint;
 use crate::history::{CheckpointId, EventKind, History};
 use crate::net::{Endpoint, Gateway, Inbox};
@@ -62,8 +65,9 @@ enum Internal {
     Stored(CheckpointId),
 }
 
-struct JobMaster<Src: Source> {
+struct JobMaster<Src: Source, Snk: Sink> {
     source: Src,
+    global: Option<GlobalHost<Snk>>,
     cfg: JobConfig,
     endpoint: Endpoint,
     history: History,
@@ -83,8 +87,9 @@ struct JobMaster<Src: Source> {
 }
 
 /// The init task of the job-master node.
-pub(crate) async fn run<Src: Source>(
+pub(crate) async fn run<Src: Source, Snk: Sink>(
     source: Src,
+    sink: Snk,
     cfg: JobConfig,
     gateway: Gateway,
     history: History,
@@ -110,8 +115,22 @@ pub(crate) async fn run<Src: Source>(
     let slots = (0..p)
         .map(|i| Slot { attempt: 0, no_more_splits: false, last_seq: 0, downlink: Downlink::start(endpoint.clone(), i, 0, reports.clone()), held: None })
         .collect();
-    let mut jm = JobMaster {
+    let global = if sink.has_global_committer() {
+        match sink.create_global_committer(GlobalCommitterContext { endpoint: endpoint.clone() }) {
+            Some(g) => Some(GlobalHost::new(g)),
+            None => {
+                let reason = "the sink says it has a global committer, but create_global_committer returned None";
+                history.record(JOB_MASTER, EventKind::JobFailed { reason: reason.into() });
+                *status.lock().unwrap() = JobStatus::Failed(reason.into());
+                return;
+            }
+        }
+    } else {
+        None
+    };
+    let mut jm: JobMaster<Src, Snk> = JobMaster {
         source,
+        global,
         cfg,
         endpoint,
         history,
@@ -136,7 +155,7 @@ pub(crate) async fn run<Src: Source>(
     jm.run(inbox, reports_rx, internal_rx, lost_rx).await;
 }
 
-impl<Src: Source> JobMaster<Src> {
+impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     fn record(&self, kind: EventKind) {
         self.history.record(JOB_MASTER, kind);
     }
@@ -193,7 +212,10 @@ impl<Src: Source> JobMaster<Src> {
                     }
                 }
                 Wake::Msg(m) => self.on_message(m).await,
-                Wake::Tick => self.on_tick(),
+                Wake::Tick => {
+                    self.on_tick();
+                    self.commit_global().await;
+                }
                 Wake::Discover => {
                     if let Err(e) = self.enumerator.discover(&mut self.ctx).await {
                         self.record(EventKind::ConnectorError { subtask: None, message: format!("discovery: {e}") });
@@ -224,9 +246,7 @@ impl<Src: Source> JobMaster<Src> {
                     if *c == checkpoint {
                         waiting.remove(&subtask);
                         if waiting.is_empty() {
-                            self.record(EventKind::JobFinished);
-                            *self.status.lock().unwrap() = JobStatus::Finished;
-                            self.done = true;
+                            self.finish().await;
                         }
                     }
                 }
@@ -260,7 +280,7 @@ impl<Src: Source> JobMaster<Src> {
                 self.enumerator.handle_source_event(subtask, event, &mut self.ctx);
                 self.apply_actions();
             }
-            MasterMsg::Ack { checkpoint, state } => self.on_ack(subtask, attempt, checkpoint, state),
+            MasterMsg::Ack { checkpoint, state } => self.on_ack(subtask, attempt, checkpoint, state).await,
             MasterMsg::Failed { reason, job } => {
                 if job {
                     self.fail_job(format!("subtask {subtask}: {reason}"));
@@ -386,7 +406,7 @@ impl<Src: Source> JobMaster<Src> {
         self.open_valves();
     }
 
-    fn on_ack(&mut self, subtask: usize, attempt: u64, c: CheckpointId, state: SubtaskState) {
+    async fn on_ack(&mut self, subtask: usize, attempt: u64, c: CheckpointId, state: SubtaskState) {
         let Some(p) = &mut self.pending else { return };
         if p.id != c || !p.triggered {
             return;
@@ -400,7 +420,15 @@ impl<Src: Source> JobMaster<Src> {
         let p = self.pending.take().expect("checked above");
         let final_checkpoint =
             self.source.boundedness() == Boundedness::Bounded && p.acks.values().all(|s| s.finished);
-        self.store.put(CompletedCheckpoint { id: c, enumerator: p.enumerator, subtasks: p.acks.into_values().collect() });
+        let subtasks: Vec<SubtaskState> = p.acks.into_values().collect();
+        let global = match &mut self.global {
+            Some(g) => match g.combine(c, &subtasks) {
+                Ok(bytes) => bytes,
+                Err(e) => return self.fail_job(e),
+            },
+            None => Vec::new(),
+        };
+        self.store.put(CompletedCheckpoint { id: c, enumerator: p.enumerator, subtasks, global });
         self.record(EventKind::CheckpointCompleted { checkpoint: c });
         self.tracker.complete(c);
         self.enumerator.notify_checkpoint_complete(c);
@@ -415,6 +443,35 @@ impl<Src: Source> JobMaster<Src> {
         if final_checkpoint {
             self.finishing = Some((c, (0..self.slots.len()).collect()));
         }
+        self.commit_global().await;
+    }
+
+    async fn commit_global(&mut self) {
+        let Some(g) = &mut self.global else { return };
+        if let Err(e) = g.commit(&self.history, JOB_MASTER).await {
+            self.fail_job(e);
+        }
+    }
+
+    /// Every subtask committed the final checkpoint: commit what the global committer still
+    /// holds, then the job is finished.
+    async fn finish(&mut self) {
+        if let Some(g) = &mut self.global {
+            while !g.is_idle() {
+                if let Err(e) = g.commit(&self.history, JOB_MASTER).await {
+                    return self.fail_job(e);
+                }
+                if !g.is_idle() {
+                    madsim::time::sleep(Duration::from_millis(20)).await;
+                }
+            }
+            if let Err(e) = g.end_of_input().await {
+                return self.fail_job(format!("global committer end of input: {e}"));
+            }
+        }
+        self.record(EventKind::JobFinished);
+        *self.status.lock().unwrap() = JobStatus::Finished;
+        self.done = true;
     }
 
     fn redeploy(&mut self, subtask: usize) {
@@ -459,6 +516,11 @@ impl<Src: Source> JobMaster<Src> {
                 self.record(EventKind::Failover { strategy: "global".into(), subtasks: all.clone(), checkpoint, cause });
                 self.tracker.reset();
                 self.ctx = EnumeratorContext::new(self.slots.len(), self.endpoint.clone());
+                if let Some(g) = &mut self.global {
+                    if let Err(e) = g.restore(latest.as_ref()).await {
+                        return self.fail_job(format!("global committer restore: {e}"));
+                    }
+                }
                 self.enumerator = match latest {
                     Some(cp) => match bincode::deserialize(&cp.enumerator) {
                         Ok(state) => self.source.restore_enumerator(&self.ctx, state),
@@ -470,6 +532,7 @@ impl<Src: Source> JobMaster<Src> {
                     self.redeploy(subtask);
                 }
                 self.start_enumerator().await;
+                self.commit_global().await;
                 return;
             }
         }

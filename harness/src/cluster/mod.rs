@@ -3,6 +3,7 @@
 
 mod config;
 mod downlink;
+mod global;
 mod heartbeat;
 pub(crate) mod jobmaster;
 mod protocol;

@@ -13,6 +13,9 @@ pub struct CompletedCheckpoint {
     pub enumerator: Vec<u8>,
     /// Per subtask, in subtask order.
     pub subtasks: Vec<SubtaskState>,
+    /// Global committables not yet committed (`Vec<(CheckpointId, GlobalCommittable)>`), when
+    /// the sink has a global committer.
+    pub global: Vec<u8>,
 }
 
 /// Where completed checkpoints are kept.

@@ -59,6 +59,9 @@ struct Subtask<Src: Source, Snk: Sink> {
     /// Committables not yet committed, with the checkpoint that prepared them and retry counts.
     pending: Vec<(CheckpointId, Snk::Committable, u32)>,
     last_completed: CheckpointId,
+    /// The sink commits through a global committer on the job master: committables are
+    /// handed over in acks and dropped here once their checkpoint completed.
+    global: bool,
     ended: bool,
     uplink: Uplink,
     control: mpsc::UnboundedReceiver<Control>,
@@ -133,7 +136,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             Ok(w) => w,
             Err(e) => return Err((e, uplink)),
         };
-        let committer = setup.sink.create_committer(CommitterContext { subtask: setup.subtask, endpoint: setup.endpoint });
+        let committer = setup.sink.create_committer(CommitterContext { subtask: setup.subtask, endpoint: setup.endpoint.clone() });
         let mut task: Subtask<Src, Snk> = Subtask {
             id: setup.subtask,
             attempt: setup.attempt,
@@ -144,6 +147,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             committer,
             pending: committables.into_iter().map(|(c, x)| (c, x, 0)).collect(),
             last_completed: restored_cp,
+            global: setup.sink.has_global_committer(),
             ended: false,
             uplink,
             control: setup.control,
@@ -292,7 +296,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         let (due, later): (Vec<_>, Vec<_>) =
             std::mem::take(&mut self.pending).into_iter().partition(|(c, _, _)| *c <= self.last_completed);
         self.pending = later;
-        if due.is_empty() {
+        if due.is_empty() || self.global {
+            // With a global committer, committables of a completed checkpoint already belong
+            // to the job master (they travelled in the acks and were combined there).
             return Ok(());
         }
         let requests: Vec<CommitRequest<Snk::Committable>> = due

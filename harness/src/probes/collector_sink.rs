@@ -1,7 +1,7 @@
 //! The collecting sink: buffers what arrives between two barriers, prepares it as one
 //! keyed batch, and commits it to the [`Collector`] (idempotent by key).
 
-use crate::api::{
+use crate::api::{NoGlobalCommitter, 
     CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext,
 };
 use crate::error::ConnectorError;
@@ -83,6 +83,7 @@ impl Sink for ProbeSink {
     type WriterState = ();
     type Writer = ProbeWriter;
     type Committer = ProbeCommitter;
+    type GlobalCommitter = NoGlobalCommitter<Self::Committable>;
     fn keeps_split_order(&self) -> bool {
         true
     }

@@ -21,6 +21,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("commit-already-committed", "a commit found its committable already committed"),
     ("recovered-committables-committed", "a restored subtask committed recovered committables before reading"),
     ("crash-between-prepare-and-commit", "a subtask's executor crashed after prepare_commit, before its commit"),
+    ("global-commit", "the job master's global committer committed a checkpoint"),
     ("job-finished", "a bounded job finished with its final checkpoint"),
     ("valve-held-events", "the coordinator held enumerator events back until the barrier was sent"),
 ];
@@ -93,6 +94,23 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             }
             EventKind::ValveReleased { .. } => {
                 marks.insert("valve-held-events");
+            }
+            EventKind::GlobalCommitOutcome { outcome, checkpoint } => {
+                marks.insert("global-commit");
+                if outcome != "RetryLater" {
+                    for p in prepared.values_mut() {
+                        p.retain(|c| c > checkpoint);
+                    }
+                }
+                match outcome.as_str() {
+                    "RetryLater" => {
+                        marks.insert("commit-retried");
+                    }
+                    "AlreadyCommitted" => {
+                        marks.insert("commit-already-committed");
+                    }
+                    _ => {}
+                }
             }
             EventKind::JobFinished => {
                 marks.insert("job-finished");

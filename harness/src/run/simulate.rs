@@ -135,11 +135,14 @@ async fn drive<T: Testbed>(
     let status: JobStatusCell = Arc::new(Mutex::new(JobStatus::Running));
     let store = CheckpointStore::default();
     {
-        let (gw, h, src, cfg, st) = (gateway.clone(), history.clone(), source.clone(), config.job.clone(), status.clone());
+        let (gw, h, src, snk, cfg, st) =
+            (gateway.clone(), history.clone(), source.clone(), sink.clone(), config.job.clone(), status.clone());
         let node = handle
             .create_node()
             .name(JOB_MASTER)
-            .init(move || jobmaster::run(src.clone(), cfg.clone(), gw.clone(), h.clone(), store.clone(), st.clone()))
+            .init(move || {
+                jobmaster::run(src.clone(), snk.clone(), cfg.clone(), gw.clone(), h.clone(), store.clone(), st.clone())
+            })
             .build();
         nodes.push(node.id());
     }

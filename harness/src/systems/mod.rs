@@ -10,11 +10,13 @@ mod collector;
 mod fs;
 mod log;
 mod log_client;
+mod table;
 
 pub use collector::{Collector, CollectorClient};
 pub use fs::{FileSystem, FsClient, FsError, FsRequest, FsResponse};
 pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle};
 pub use log_client::LogClient;
+pub use table::{SnapshotTable, TableClient, TableRequest, TableResponse};
 
 use crate::net::Inbox;
 use crate::record::RecordId;
