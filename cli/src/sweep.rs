@@ -19,11 +19,11 @@ pub fn run(args: Args) -> Result<bool, String> {
         return Err(format!("no target matches {:?}", args.target.unwrap_or_default()));
     }
     let dir = std::path::PathBuf::from("target/connsim-failures");
-    println!("{:<44} {:>6} {:>8} {:>10} {:>9}  verdict", "target", "seeds", "failures", "first fail", "wall s");
+    println!("{:<54} {:>6} {:>8} {:>10} {:>9}  verdict", "target", "seeds", "failures", "first fail", "wall s");
     let started = Instant::now();
     let mut ok = true;
     for t in &targets {
-        print!("{:<44} ", t.name);
+        print!("{:<54} ", t.name);
         let _ = std::io::stdout().flush();
         let t0 = Instant::now();
         let outcome = (t.run)(&seeds, jobs);

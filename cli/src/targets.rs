@@ -7,12 +7,15 @@ use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::{Outcome, Pipeline, Runner, Testbed};
 
+/// Runs a target over the given seeds with the given parallelism.
+pub type RunFn = Box<dyn Fn(&[u64], usize) -> Outcome>;
+
 /// One entry of the catalogue.
 pub struct Target {
     pub name: String,
     /// For a mutant: the check that must fail in some seed. `None`: a reference connector.
     pub expect_failed_check: Option<&'static str>,
-    pub run: Box<dyn Fn(&[u64], usize) -> Outcome>,
+    pub run: RunFn,
 }
 
 fn target<T: Testbed>(

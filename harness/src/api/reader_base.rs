@@ -268,15 +268,13 @@ where
         }
     }
 
-    fn available(&mut self) -> impl Future<Output = ()> + Send {
-        async move {
-            if self.stash.is_some() {
-                return;
-            }
-            match self.queue_rx.recv().await {
-                Some(batch) => self.stash = Some(batch),
-                None => std::future::pending().await,
-            }
+    async fn available(&mut self) {
+        if self.stash.is_some() {
+            return;
+        }
+        match self.queue_rx.recv().await {
+            Some(batch) => self.stash = Some(batch),
+            None => std::future::pending().await,
         }
     }
 

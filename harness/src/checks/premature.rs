@@ -10,12 +10,15 @@ use crate::history::{CheckpointId, EventKind};
 use crate::record::RecordId;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A subtask attempt.
+type Attempt = (usize, u64);
+
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
     const NAME: &str = "no-premature-visibility";
     let mut safe: BTreeSet<RecordId> = BTreeSet::new();
     let mut emitted: BTreeMap<(usize, u64), Vec<RecordId>> = BTreeMap::new();
-    let mut barriers: BTreeMap<CheckpointId, Vec<((usize, u64), usize)>> = BTreeMap::new();
+    let mut barriers: BTreeMap<CheckpointId, Vec<(Attempt, usize)>> = BTreeMap::new();
     // How much of each attempt's emitted prefix is already marked safe.
     let mut safe_upto: BTreeMap<(usize, u64), usize> = BTreeMap::new();
     let mut ever_visible: BTreeMap<RecordId, usize> = BTreeMap::new();

@@ -81,7 +81,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     let uplink = Uplink::start(setup.endpoint.clone(), setup.subtask, setup.attempt);
     let history = setup.history.clone();
     let node = setup.endpoint.addr().to_string();
-    let (subtask, attempt) = (setup.subtask, setup.attempt);
+    let subtask = setup.subtask;
     let err = match Subtask::<Src, Snk>::start(setup, uplink).await {
         Ok(mut task) => match task.run().await {
             Ok(()) => return,
@@ -91,7 +91,6 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     };
     let (e, uplink) = err;
     history.record(&node, EventKind::ConnectorError { subtask: Some(subtask), message: e.to_string() });
-    let _ = attempt;
     uplink.send(MasterMsg::Failed { reason: e.message.clone(), job: e.hint == RetryHint::FailJob });
     uplink.finish().await;
 }

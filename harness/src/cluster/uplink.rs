@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 
 pub(crate) struct Uplink {
     tx: Option<mpsc::UnboundedSender<MasterMsg>>,
-    task: madsim::task::JoinHandle<()>,
+    task: Option<madsim::task::JoinHandle<()>>,
 }
 
 impl Uplink {
@@ -25,7 +25,7 @@ impl Uplink {
                 }
             }
         });
-        Self { tx: Some(tx), task }
+        Self { tx: Some(tx), task: Some(task) }
     }
 
     pub fn send(&self, msg: MasterMsg) {
@@ -36,16 +36,18 @@ impl Uplink {
 
     /// Delivers everything queued, then stops.
     pub async fn finish(mut self) {
-        self.tx = None;
-        let task = std::mem::replace(&mut self.task, madsim::task::spawn(async {}));
-        let _ = task.await;
+        self.tx = None; // the task ends once the queue is drained
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
     }
 }
 
 impl Drop for Uplink {
+    /// A cancelled attempt's undelivered messages are dropped with it.
     fn drop(&mut self) {
-        if self.tx.is_some() {
-            self.task.abort();
+        if let Some(task) = &self.task {
+            task.abort();
         }
     }
 }

@@ -71,21 +71,13 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             EventKind::Emitted { subtask, attempt, .. } => {
                 read_since_restore.insert((*subtask, *attempt));
             }
-            EventKind::CommitAttempt { subtask, attempt, .. } => {
-                if restored.contains(&(*subtask, *attempt)) && !read_since_restore.contains(&(*subtask, *attempt)) {
-                    marks.insert("recovered-committables-committed");
-                }
+            EventKind::CommitAttempt { subtask, attempt, .. }
+                if restored.contains(&(*subtask, *attempt)) && !read_since_restore.contains(&(*subtask, *attempt)) =>
+            {
+                marks.insert("recovered-committables-committed");
             }
             EventKind::CommitOutcome { subtask, checkpoint, outcome, .. } => {
-                match outcome.as_str() {
-                    "RetryLater" => {
-                        marks.insert("commit-retried");
-                    }
-                    "AlreadyCommitted" => {
-                        marks.insert("commit-already-committed");
-                    }
-                    _ => {}
-                }
+                outcome_marks(outcome, &mut marks);
                 if outcome != "RetryLater" {
                     if let Some(p) = prepared.get_mut(subtask) {
                         p.retain(|c| c > checkpoint);
@@ -119,4 +111,16 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
         }
     }
     marks
+}
+
+fn outcome_marks(outcome: &str, marks: &mut BTreeSet<&'static str>) {
+    match outcome {
+        "RetryLater" => {
+            marks.insert("commit-retried");
+        }
+        "AlreadyCommitted" => {
+            marks.insert("commit-already-committed");
+        }
+        _ => {}
+    }
 }

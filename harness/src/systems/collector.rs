@@ -10,11 +10,18 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// Committed batches: which keys were committed, and their records in commit order.
+#[derive(Default)]
+struct Batches {
+    keys: BTreeMap<String, usize>,
+    records: Vec<Vec<RecordId>>,
+}
+
 /// Committed batches by key, in commit order.
 #[derive(Clone)]
 pub struct Collector {
     name: String,
-    batches: Arc<Mutex<(BTreeMap<String, usize>, Vec<Vec<RecordId>>)>>,
+    batches: Arc<Mutex<Batches>>,
     history: History,
 }
 
@@ -27,13 +34,13 @@ impl Collector {
     /// Commits `records` under `key`; returns false if the key was committed before.
     fn commit(&self, key: String, records: Vec<Record>) -> bool {
         let mut b = self.batches.lock().unwrap();
-        if b.0.contains_key(&key) {
+        if b.keys.contains_key(&key) {
             return false;
         }
         let ids: Vec<RecordId> = records.iter().map(|r| r.id).collect();
-        let n = b.1.len();
-        b.0.insert(key, n);
-        b.1.push(ids.clone());
+        let n = b.records.len();
+        b.keys.insert(key, n);
+        b.records.push(ids.clone());
         drop(b);
         self.history.record(&self.name, EventKind::Visible { location: self.name.clone(), ids });
         true
@@ -60,7 +67,7 @@ impl OutputReader for Collector {
         self.name.clone()
     }
     fn read_visible(&self) -> (Vec<RecordId>, Vec<String>) {
-        (self.batches.lock().unwrap().1.concat(), Vec::new())
+        (self.batches.lock().unwrap().records.concat(), Vec::new())
     }
 }
 
