@@ -114,6 +114,20 @@ pub struct GeneratorReader {
     turn: usize,
 }
 
+impl GeneratorReader {
+    /// A split reader over the generator's records (see [`GeneratorSource::data`]).
+    pub fn new(data: Arc<Vec<Vec<Record>>>) -> Self {
+        Self { data, splits: Vec::new(), turn: 0 }
+    }
+}
+
+impl GeneratorSource {
+    /// The generated records, per split (for building a reader of your own on them).
+    pub fn data(&self) -> Arc<Vec<Vec<Record>>> {
+        self.data.clone()
+    }
+}
+
 impl SplitReader for GeneratorReader {
     type Split = GenSplit;
     type Element = (u64, Record);
@@ -184,7 +198,7 @@ impl Source for GeneratorSource {
         let data = self.data.clone();
         let reader = SourceReaderBase::new(
             ctx,
-            move || GeneratorReader { data: data.clone(), splits: Vec::new(), turn: 0 },
+            move || GeneratorReader::new(data.clone()),
             GeneratorEmitter,
             FetcherMode::Single,
         );
