@@ -116,6 +116,11 @@ impl History {
         self.events.lock().unwrap().clone()
     }
 
+    /// Takes all events out (the run is over); later `record` calls start a new list.
+    pub fn take(&self) -> Vec<Event> {
+        std::mem::take(&mut *self.events.lock().unwrap())
+    }
+
     /// Number of records produced into source systems so far.
     pub fn produced(&self) -> usize {
         self.produced.load(std::sync::atomic::Ordering::Relaxed)

@@ -8,7 +8,7 @@ use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::api::DeliveryGuarantee;
 use crate::history::{CheckpointId, EventKind};
 use crate::record::RecordId;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashSet};
 
 /// A subtask attempt.
 type Attempt = (usize, u64);
@@ -16,7 +16,8 @@ type Attempt = (usize, u64);
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
     const NAME: &str = "no-premature-visibility";
-    let mut safe: BTreeSet<RecordId> = BTreeSet::new();
+    // Only asked "contains?", never iterated, so a hash set cannot affect the output's order.
+    let mut safe: HashSet<RecordId> = HashSet::new();
     let mut emitted: BTreeMap<(usize, u64), Vec<RecordId>> = BTreeMap::new();
     let mut barriers: BTreeMap<CheckpointId, Vec<(Attempt, usize)>> = BTreeMap::new();
     // How much of each attempt's emitted prefix is already marked safe.

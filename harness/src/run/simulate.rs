@@ -56,7 +56,7 @@ pub fn simulate<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64) -> RunRe
             (None, Some(msg))
         }
     };
-    let events = history.events();
+    let events = history.take();
     let hash = history::hash(&events);
     let output = output.lock().unwrap().clone();
     let (location, visible) = match &output {

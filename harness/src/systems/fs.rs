@@ -2,7 +2,7 @@
 //! atomic rename, list, delete. A crash of its node loses every unsynced byte.
 //!
 //! Files under the visible prefix whose name does not start with `.` are what a downstream
-//! reader sees; they hold records as JSON lines ([`Record::encode_line`]).
+//! reader sees; they hold records in the harness's line format ([`Record::encode_line`]).
 
 use super::{serve_requests, BoxFuture, ExternalSystem, OutputReader};
 use crate::error::ConnectorError;
@@ -133,7 +133,7 @@ impl FileSystem {
                 files.insert(to, file);
                 drop(files);
                 if became_visible {
-                    let ids = Record::decode_lines(&content).map(|rs| rs.iter().map(|r| r.id).collect());
+                    let ids = Record::decode_ids(&content);
                     self.history.record(
                         &self.name,
                         EventKind::Visible { location: self.location(), ids: ids.unwrap_or_default() },
@@ -185,8 +185,8 @@ impl OutputReader for FileSystem {
         let mut ids = Vec::new();
         let mut corrupt = Vec::new();
         for (path, f) in files.iter().filter(|(p, _)| self.is_visible(p)) {
-            match Record::decode_lines(&[f.synced.as_slice(), f.unsynced.as_slice()].concat()) {
-                Ok(records) => ids.extend(records.iter().map(|r| r.id)),
+            match Record::decode_ids(&[f.synced.as_slice(), f.unsynced.as_slice()].concat()) {
+                Ok(file_ids) => ids.extend(file_ids),
                 Err(e) => corrupt.push(format!("{path}: {e}")),
             }
         }
