@@ -167,6 +167,9 @@ async fn drive<T: Testbed>(
                 break;
             }
             madsim::time::sleep(wait).await;
+            if *status.lock().unwrap() != JobStatus::Running {
+                break; // the job already ended: there is nothing left to disturb
+            }
             let k = rng.gen_range(0..p);
             if down.lock().unwrap()[k] {
                 continue;
@@ -186,9 +189,8 @@ async fn drive<T: Testbed>(
             });
         }
     }
-    let now = crate::net::now();
-    if now < safety {
-        madsim::time::sleep(safety - now).await;
+    while crate::net::now() < safety && *status.lock().unwrap() == JobStatus::Running {
+        madsim::time::sleep(Duration::from_millis(20).min(safety - crate::net::now())).await;
     }
     gateway.heal();
 
@@ -200,7 +202,7 @@ async fn drive<T: Testbed>(
         if st != JobStatus::Running {
             break;
         }
-        if !bounded && output.read_visible().0.len() >= history.produced() {
+        if !bounded && all_visible(&history, output.as_ref()) {
             break;
         }
     }
@@ -210,4 +212,18 @@ async fn drive<T: Testbed>(
     }
     let status = status.lock().unwrap().clone();
     Ended { status, bounded, guarantee, ordered, liveness_ms: config.liveness_ms }
+}
+
+/// Whether every produced record is visible (counting first: sets are built only when the
+/// count says it is possible, and duplicates cannot end the wait early).
+fn all_visible(history: &History, output: &dyn OutputReader) -> bool {
+    let visible = output.read_visible().0;
+    if visible.len() < history.produced() {
+        return false;
+    }
+    let visible: std::collections::BTreeSet<_> = visible.into_iter().collect();
+    history.events().iter().all(|e| match &e.kind {
+        EventKind::Produced { id, .. } => visible.contains(id),
+        _ => true,
+    })
 }
