@@ -1,13 +1,13 @@
 //! The determinism self-check fails when connector code leaks state between runs — here a
 //! process-wide counter that shapes fetch timing, something the simulator cannot intercept.
 
-use connsim::api::{
-    Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, Source, SourceReaderBase, SplitReader,
-    SplitsChange,
-};
-use connsim::probes::{CollectorSetup, GenSplit, GeneratorEmitter, GeneratorReader, GeneratorSetup, GeneratorSource, GeneratorState};
+mod common;
+
+use common::WithReaderSetup;
+use connsim::api::{FetchedBatch, SplitReader, SplitsChange};
+use connsim::probes::{CollectorSetup, GenSplit, GeneratorReader, GeneratorSetup};
 use connsim::run::FaultConfig;
-use connsim::{ConnectorError, Pipeline, Record, Runner, SourceSetup, World};
+use connsim::{ConnectorError, Pipeline, Record, Runner};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -30,44 +30,16 @@ impl SplitReader for Leaky {
     }
 }
 
-#[derive(Clone)]
-struct LeakySource(GeneratorSource);
-
-impl Source for LeakySource {
-    type Split = GenSplit;
-    type EnumState = GeneratorState;
-    type Enumerator = <GeneratorSource as Source>::Enumerator;
-    type Reader = SourceReaderBase<Leaky, GeneratorEmitter>;
-    fn boundedness(&self) -> Boundedness {
-        Boundedness::Bounded
-    }
-    fn create_enumerator(&self, ctx: &EnumeratorContext<GenSplit>) -> Self::Enumerator {
-        self.0.create_enumerator(ctx)
-    }
-    fn restore_enumerator(&self, ctx: &EnumeratorContext<GenSplit>, s: GeneratorState) -> Self::Enumerator {
-        self.0.restore_enumerator(ctx, s)
-    }
-    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
-        let data = self.0.data();
-        SourceReaderBase::new(ctx, move || Leaky(GeneratorReader::new(data.clone())), GeneratorEmitter, FetcherMode::Single)
-    }
-}
-
-struct LeakySetup;
-
-impl SourceSetup for LeakySetup {
-    type Source = LeakySource;
-    fn name(&self) -> String {
-        "leaky".into()
-    }
-    fn build(&self, world: &mut World) -> LeakySource {
-        LeakySource(GeneratorSetup { splits: 4, records_per_split: 100, ..Default::default() }.build(world))
-    }
-}
-
 #[test]
 fn state_leaking_between_runs_is_reported_as_nondeterminism() {
-    let mut r = Runner::new(Pipeline(LeakySetup, CollectorSetup));
+    let mut r = Runner::new(Pipeline(
+        WithReaderSetup {
+            name: "leaky",
+            generator: GeneratorSetup { splits: 4, records_per_split: 100, ..Default::default() },
+            new_reader: |data| Leaky(GeneratorReader::new(data)),
+        },
+        CollectorSetup,
+    ));
     r.seeds(5).jobs(1).check_determinism(true).configure(|c| c.faults = FaultConfig::none());
     let out = r.run();
     assert!(out.failures().is_empty(), "the runs themselves are correct");
