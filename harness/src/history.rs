@@ -81,6 +81,14 @@ pub enum EventKind {
     FaultRule { description: String },
     /// The job finished (all input read and committed).
     JobFinished,
+    /// A subtask declined a checkpoint.
+    Declined { subtask: usize, attempt: u64, checkpoint: CheckpointId },
+    /// A subtask reached a phase a scenario aimed a crash at; its task executor crashes now.
+    CrashPoint { subtask: usize, phase: String, checkpoint: CheckpointId },
+    /// The job stopped at a savepoint (stop-with-savepoint); it may be resumed from it.
+    JobStopped { savepoint: CheckpointId },
+    /// A scenario step began (for the timeline).
+    Step { step: String },
     /// The job failed and will not recover.
     JobFailed { reason: String },
     /// Connector code returned an error.
@@ -92,6 +100,7 @@ pub enum EventKind {
 pub struct History {
     events: Arc<Mutex<Vec<Event>>>,
     produced: Arc<std::sync::atomic::AtomicUsize>,
+    last_completed: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl History {
@@ -105,8 +114,14 @@ impl History {
         let t_us = madsim::time::TimeHandle::try_current()
             .map(|t| t.elapsed().as_micros() as u64)
             .unwrap_or(0);
-        if matches!(kind, EventKind::Produced { .. }) {
-            self.produced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match &kind {
+            EventKind::Produced { .. } => {
+                self.produced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            EventKind::CheckpointCompleted { checkpoint } => {
+                self.last_completed.fetch_max(*checkpoint, std::sync::atomic::Ordering::Relaxed);
+            }
+            _ => {}
         }
         self.events.lock().unwrap().push(Event { t_us, node: node.to_string(), kind });
     }
@@ -124,6 +139,11 @@ impl History {
     /// Number of records produced into source systems so far.
     pub fn produced(&self) -> usize {
         self.produced.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The highest checkpoint id completed so far (0: none).
+    pub fn last_completed(&self) -> CheckpointId {
+        self.last_completed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Number of events so far.

@@ -27,7 +27,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     for (i, e) in f.events.iter().enumerate() {
         match &e.kind {
             EventKind::SplitsAssigned { splits, .. } => assignments.extend(splits.iter().map(|s| (i, s.clone()))),
-            EventKind::Failover { strategy, .. } if strategy == "global" => window_start = i,
+            EventKind::Failover { strategy, .. } if strategy != "region" => window_start = i,
             EventKind::SplitFinished { subtask, attempt, split } => {
                 finished_by.entry((*subtask, *attempt)).or_default().push(split.clone());
             }

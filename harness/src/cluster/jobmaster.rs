@@ -15,6 +15,8 @@ use super::config::{FailoverStrategy, JobConfig};
 use super::downlink::{Downlink, DownlinkReport};
 use super::global::GlobalHost;
 use super::heartbeat::{self, Expected, Lost};
+use super::hooks::{Hooks, JmCommand};
+use super::rescale;
 use super::protocol::{MasterMsg, SubtaskState, ToMaster, ToTask, JOB_MASTER};
 use super::store::{CheckpointStore, CompletedCheckpoint};
 use super::tracker::AssignmentTracker;
@@ -38,6 +40,8 @@ pub enum JobStatus {
     Finished,
     /// Failed for good.
     Failed(String),
+    /// Stopped at a savepoint (stop-with-savepoint); a new job can resume from it.
+    Stopped(CheckpointId),
 }
 
 /// Shared view of the job status (instrumentation for the runner, not part of the protocol).
@@ -59,6 +63,8 @@ struct Pending {
     acks: BTreeMap<usize, SubtaskState>,
     started: Duration,
     triggered: bool,
+    /// A savepoint that stops the job.
+    stop: bool,
 }
 
 enum Internal {
@@ -79,14 +85,18 @@ struct JobMaster<Src: Source, Snk: Sink> {
     expected: Expected,
     tracker: AssignmentTracker<Src::Split>,
     pending: Option<Pending>,
-    next_checkpoint: CheckpointId,
-    finishing: Option<(CheckpointId, BTreeSet<usize>)>,
+    /// The checkpoint whose completion ends the job, the subtasks that have not committed it
+    /// yet, and whether it is a savepoint that stops the job (rather than the end of input).
+    finishing: Option<(CheckpointId, BTreeSet<usize>, bool)>,
+    /// A stop-with-savepoint was asked for and not yet taken.
+    stop_requested: bool,
     reports: mpsc::UnboundedSender<DownlinkReport>,
     internal: mpsc::UnboundedSender<Internal>,
     done: bool,
 }
 
 /// The init task of the job-master node.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn run<Src: Source, Snk: Sink>(
     source: Src,
     sink: Snk,
@@ -95,12 +105,17 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     history: History,
     store: CheckpointStore,
     status: JobStatusCell,
+    hooks: Hooks,
 ) {
     let (endpoint, inbox) = gateway.bind(JOB_MASTER);
     let (reports, reports_rx) = mpsc::unbounded_channel();
     let (internal, internal_rx) = mpsc::unbounded_channel();
     let (lost_tx, lost_rx) = mpsc::unbounded_channel();
-    let p = cfg.parallelism;
+    let (commands_tx, commands_rx) = mpsc::unbounded_channel();
+    hooks.register_job_master(commands_tx);
+    let epoch = store.next_epoch();
+    let p = store.parallelism().unwrap_or(cfg.parallelism);
+    *status.lock().unwrap() = JobStatus::Running;
     let expected: Expected = Arc::new(Mutex::new(vec![None; p]));
     heartbeat::start(
         endpoint.clone(),
@@ -113,7 +128,9 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     let ctx = EnumeratorContext::new(p, endpoint.clone());
     let enumerator = source.create_enumerator(&ctx);
     let slots = (0..p)
-        .map(|i| Slot { attempt: 0, no_more_splits: false, last_seq: 0, downlink: Downlink::start(endpoint.clone(), i, 0, reports.clone()), held: None })
+        // Attempts start at `epoch << 32`, above every earlier incarnation's, so a task
+        // executor fences whatever an older job master still has in flight.
+        .map(|i| Slot { attempt: epoch << 32, no_more_splits: false, last_seq: 0, downlink: Downlink::start(endpoint.clone(), i, 0, reports.clone()), held: None })
         .collect();
     let global = if sink.has_global_committer() {
         match sink.create_global_committer(GlobalCommitterContext { endpoint: endpoint.clone() }) {
@@ -142,17 +159,28 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         expected,
         tracker: AssignmentTracker::new(),
         pending: None,
-        next_checkpoint: 1,
         finishing: None,
+        stop_requested: false,
         reports,
         internal,
         done: false,
     };
-    jm.start_enumerator().await;
-    for i in 0..p {
-        jm.redeploy(i);
+    match jm.store.latest() {
+        None => {
+            jm.start_enumerator().await;
+            for i in 0..p {
+                jm.redeploy(i);
+            }
+        }
+        Some(cp) => {
+            // A new incarnation (job-master failover, resume from a savepoint, rescale):
+            // everything restarts from the latest completed checkpoint.
+            let strategy = if cp.subtasks.len() != p { "rescale" } else { "jobmaster" };
+            let cause = format!("job master incarnation {epoch} started");
+            jm.restore_all(strategy, cause).await;
+        }
     }
-    jm.run(inbox, reports_rx, internal_rx, lost_rx).await;
+    jm.run(inbox, reports_rx, internal_rx, lost_rx, commands_rx).await;
 }
 
 impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
@@ -177,8 +205,10 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         mut reports: mpsc::UnboundedReceiver<DownlinkReport>,
         mut internal: mpsc::UnboundedReceiver<Internal>,
         mut lost: mpsc::UnboundedReceiver<Lost>,
+        mut commands: mpsc::UnboundedReceiver<JmCommand>,
     ) {
         enum Wake {
+            Command(JmCommand),
             Internal(Internal),
             Report(DownlinkReport),
             Lost(Lost),
@@ -199,11 +229,17 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 Some(i) = internal.recv() => Wake::Internal(i),
                 Some(r) = reports.recv() => Wake::Report(r),
                 Some(l) = lost.recv() => Wake::Lost(l),
+                Some(c) = commands.recv() => Wake::Command(c),
                 Some(m) = inbox.recv() => Wake::Msg(m),
                 _ = ticks.tick() => Wake::Tick,
                 _ = async { discovery.as_mut().unwrap().1.tick().await }, if discovery.is_some() => Wake::Discover,
             };
             match wake {
+                Wake::Command(JmCommand::TriggerCheckpoint) => self.trigger(),
+                Wake::Command(JmCommand::StopWithSavepoint) => {
+                    self.stop_requested = true;
+                    self.trigger();
+                }
                 Wake::Internal(Internal::Stored(c)) => self.send_barriers(c),
                 Wake::Report(r) => self.on_report(r).await,
                 Wake::Lost(l) => {
@@ -213,7 +249,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 }
                 Wake::Msg(m) => self.on_message(m).await,
                 Wake::Tick => {
-                    self.on_tick();
+                    self.on_tick().await;
                     self.commit_global().await;
                 }
                 Wake::Discover => {
@@ -242,7 +278,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 if self.slots[subtask].attempt != attempt {
                     return;
                 }
-                if let Some((c, waiting)) = &mut self.finishing {
+                if let Some((c, waiting, _)) = &mut self.finishing {
                     if *c == checkpoint {
                         waiting.remove(&subtask);
                         if waiting.is_empty() {
@@ -281,6 +317,11 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 self.apply_actions();
             }
             MasterMsg::Ack { checkpoint, state } => self.on_ack(subtask, attempt, checkpoint, state).await,
+            MasterMsg::Decline { checkpoint, reason } => {
+                if self.pending.as_ref().is_some_and(|p| p.id == checkpoint) {
+                    self.abort_pending(&format!("declined by subtask {subtask}: {reason}")).await;
+                }
+            }
             MasterMsg::Failed { reason, job } => {
                 if job {
                     self.fail_job(format!("subtask {subtask}: {reason}"));
@@ -344,19 +385,26 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
     }
 
-    fn on_tick(&mut self) {
+    async fn on_tick(&mut self) {
         let now = crate::net::now();
         if let Some(p) = &self.pending {
             if now - p.started >= Duration::from_millis(self.cfg.checkpoint_timeout_ms) {
-                self.abort_pending("timed out");
+                self.abort_pending("timed out").await;
             }
         }
+        self.trigger();
+    }
+
+    /// Triggers a checkpoint (a stopping savepoint when one was asked for), unless one is
+    /// pending, the job is finishing, or a subtask is not deployed.
+    fn trigger(&mut self) {
+        let now = crate::net::now();
         let all_deployed = self.expected.lock().unwrap().iter().all(Option::is_some);
-        if self.pending.is_some() || self.finishing.is_some() || !all_deployed {
+        if self.pending.is_some() || self.finishing.is_some() || !all_deployed || self.done {
             return;
         }
-        let c = self.next_checkpoint;
-        self.next_checkpoint += 1;
+        let c = self.store.next_checkpoint_id();
+        let stop = self.stop_requested;
         let state = self.enumerator.snapshot_state(c);
         self.record(EventKind::CheckpointTriggered { checkpoint: c, pending: state.pending_splits() });
         self.tracker.snapshot(c);
@@ -366,7 +414,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             }
         }
         let enumerator = bincode::serialize(&state).expect("enumerator state serializes");
-        self.pending = Some(Pending { id: c, enumerator, acks: BTreeMap::new(), started: now, triggered: false });
+        self.pending = Some(Pending { id: c, enumerator, acks: BTreeMap::new(), started: now, triggered: false, stop });
         // Writing the enumerator's state to checkpoint storage takes time; events wait meanwhile.
         let internal = self.internal.clone();
         madsim::task::spawn(async move {
@@ -389,21 +437,41 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     }
 
     fn send_barriers(&mut self, c: CheckpointId) {
-        match &mut self.pending {
-            Some(p) if p.id == c => p.triggered = true,
+        let stop = match &mut self.pending {
+            Some(p) if p.id == c => {
+                p.triggered = true;
+                p.stop
+            }
             _ => return,
-        }
+        };
         for slot in &self.slots {
-            slot.downlink.send(ToTask::Trigger { attempt: slot.attempt, checkpoint: c });
+            slot.downlink.send(ToTask::Trigger { attempt: slot.attempt, checkpoint: c, stop });
         }
         self.open_valves();
     }
 
-    fn abort_pending(&mut self, reason: &str) {
+    /// Aborts the pending checkpoint. A stopping savepoint whose barriers went out may have
+    /// stopped some sources already: then everything restarts from the last completed
+    /// checkpoint and the job keeps running (the stop failed).
+    async fn abort_pending(&mut self, reason: &str) {
+        let stopped_some = self.abort_quietly(reason);
+        if stopped_some {
+            self.restore_all("global", format!("stop-with-savepoint failed: {reason}")).await;
+        }
+    }
+
+    /// Aborts the pending checkpoint; true if it was a stopping savepoint whose barriers went out.
+    fn abort_quietly(&mut self, reason: &str) -> bool {
+        let mut stopped_some = false;
         if let Some(p) = self.pending.take() {
             self.record(EventKind::CheckpointAborted { checkpoint: p.id, reason: reason.to_string() });
+            stopped_some = p.stop && p.triggered;
+            if p.stop {
+                self.stop_requested = false;
+            }
         }
         self.open_valves();
+        stopped_some
     }
 
     async fn on_ack(&mut self, subtask: usize, attempt: u64, c: CheckpointId, state: SubtaskState) {
@@ -418,8 +486,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             return;
         }
         let p = self.pending.take().expect("checked above");
+        let stop = p.stop;
         let final_checkpoint =
-            self.source.boundedness() == Boundedness::Bounded && p.acks.values().all(|s| s.finished);
+            stop || (self.source.boundedness() == Boundedness::Bounded && p.acks.values().all(|s| s.finished));
         let subtasks: Vec<SubtaskState> = p.acks.into_values().collect();
         let global = match &mut self.global {
             Some(g) => match g.combine(c, &subtasks) {
@@ -428,7 +497,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             },
             None => Vec::new(),
         };
-        self.store.put(CompletedCheckpoint { id: c, enumerator: p.enumerator, subtasks, global });
+        self.store.put(CompletedCheckpoint { id: c, enumerator: p.enumerator, subtasks, global, savepoint: stop });
         self.record(EventKind::CheckpointCompleted { checkpoint: c });
         self.tracker.complete(c);
         self.enumerator.notify_checkpoint_complete(c);
@@ -441,7 +510,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             });
         }
         if final_checkpoint {
-            self.finishing = Some((c, (0..self.slots.len()).collect()));
+            self.finishing = Some((c, (0..self.slots.len()).collect(), stop));
         }
         self.commit_global().await;
     }
@@ -465,6 +534,14 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                     madsim::time::sleep(Duration::from_millis(20)).await;
                 }
             }
+        }
+        if let Some((c, _, true)) = self.finishing {
+            self.record(EventKind::JobStopped { savepoint: c });
+            *self.status.lock().unwrap() = JobStatus::Stopped(c);
+            self.done = true;
+            return;
+        }
+        if let Some(g) = &mut self.global {
             if let Err(e) = g.end_of_input().await {
                 return self.fail_job(format!("global committer end of input: {e}"));
             }
@@ -474,8 +551,23 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.done = true;
     }
 
+    /// The state subtask `subtask` restores from: the latest completed checkpoint's, dealt
+    /// out again when that checkpoint was taken with another parallelism.
+    fn restore_state(&self, subtask: usize) -> Result<Option<(CheckpointId, SubtaskState)>, String> {
+        let Some(cp) = self.store.latest() else { return Ok(None) };
+        if cp.subtasks.len() == self.slots.len() {
+            return Ok(Some((cp.id, cp.subtasks[subtask].clone())));
+        }
+        let states = rescale::redistribute::<Src, Snk>(&cp.subtasks, self.slots.len())?;
+        Ok(Some((cp.id, states[subtask].clone())))
+    }
+
     fn redeploy(&mut self, subtask: usize) {
-        let latest = self.store.latest();
+        let restore = match self.restore_state(subtask) {
+            Ok(r) => r,
+            Err(e) => return self.fail_job(e),
+        };
+        let p = self.slots.len();
         let slot = &mut self.slots[subtask];
         slot.attempt += 1;
         slot.no_more_splits = false;
@@ -483,60 +575,67 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         slot.held = None;
         slot.downlink = Downlink::start(self.endpoint.clone(), subtask, slot.attempt, self.reports.clone());
         self.expected.lock().unwrap()[subtask] = None;
-        let restore = latest.map(|cp| (cp.id, cp.subtasks[subtask].clone()));
-        slot.downlink.send(ToTask::Deploy { subtask, attempt: slot.attempt, restore });
+        slot.downlink.send(ToTask::Deploy { subtask, attempt: slot.attempt, parallelism: p, restore });
     }
 
     async fn failover(&mut self, failed: Vec<usize>, cause: String) {
         if self.done {
             return;
         }
-        self.abort_pending("failover");
+        // A failure while a stopping savepoint is under way may leave sources stopped that
+        // no region restart would resume: the whole job restarts instead.
+        let stopping = self.pending.as_ref().is_some_and(|p| p.stop) || matches!(self.finishing, Some((_, _, true)));
+        self.abort_quietly("failover");
         self.finishing = None;
+        if self.cfg.failover == FailoverStrategy::Global || stopping {
+            return self.restore_all("global", cause).await;
+        }
+        let checkpoint = self.store.latest().map_or(0, |c| c.id);
+        self.record(EventKind::Failover { strategy: "region".into(), subtasks: failed.clone(), checkpoint, cause });
+        for subtask in failed {
+            let returned = self.tracker.take_uncheckpointed(subtask);
+            self.ctx.registered.remove(&subtask);
+            if !returned.is_empty() {
+                self.record(EventKind::SplitsReturned { subtask, splits: returned.iter().map(Split::id).collect() });
+                self.enumerator.add_splits_back(returned, subtask, &mut self.ctx);
+            }
+            self.redeploy(subtask);
+        }
+        self.apply_actions();
+    }
+
+    /// Restarts everything — enumerator, global committer, every subtask — from the latest
+    /// completed checkpoint. `strategy` names why in the history: a global failover, a new
+    /// job-master incarnation, or a rescale.
+    async fn restore_all(&mut self, strategy: &str, cause: String) {
         let latest = self.store.latest();
         let checkpoint = latest.as_ref().map_or(0, |c| c.id);
-        match self.cfg.failover {
-            FailoverStrategy::Region => {
-                self.record(EventKind::Failover { strategy: "region".into(), subtasks: failed.clone(), checkpoint, cause });
-                for subtask in failed {
-                    let returned = self.tracker.take_uncheckpointed(subtask);
-                    self.ctx.registered.remove(&subtask);
-                    if !returned.is_empty() {
-                        self.record(EventKind::SplitsReturned {
-                            subtask,
-                            splits: returned.iter().map(Split::id).collect(),
-                        });
-                        self.enumerator.add_splits_back(returned, subtask, &mut self.ctx);
-                    }
-                    self.redeploy(subtask);
-                }
+        let all: Vec<usize> = (0..self.slots.len()).collect();
+        self.abort_quietly("failover");
+        self.finishing = None;
+        self.record(EventKind::Failover { strategy: strategy.into(), subtasks: all.clone(), checkpoint, cause });
+        self.tracker.reset();
+        self.ctx = EnumeratorContext::new(self.slots.len(), self.endpoint.clone());
+        if let Some(g) = &mut self.global {
+            if let Err(e) = g.restore(latest.as_ref()).await {
+                return self.fail_job(format!("global committer restore: {e}"));
             }
-            FailoverStrategy::Global => {
-                let all: Vec<usize> = (0..self.slots.len()).collect();
-                self.record(EventKind::Failover { strategy: "global".into(), subtasks: all.clone(), checkpoint, cause });
-                self.tracker.reset();
-                self.ctx = EnumeratorContext::new(self.slots.len(), self.endpoint.clone());
-                if let Some(g) = &mut self.global {
-                    if let Err(e) = g.restore(latest.as_ref()).await {
-                        return self.fail_job(format!("global committer restore: {e}"));
-                    }
-                }
-                self.enumerator = match latest {
-                    Some(cp) => match bincode::deserialize(&cp.enumerator) {
-                        Ok(state) => self.source.restore_enumerator(&self.ctx, state),
-                        Err(e) => return self.fail_job(format!("enumerator state did not deserialize: {e}")),
-                    },
-                    None => self.source.create_enumerator(&self.ctx),
-                };
-                for subtask in all {
-                    self.redeploy(subtask);
-                }
-                self.start_enumerator().await;
-                self.commit_global().await;
+        }
+        self.enumerator = match latest {
+            Some(cp) => match bincode::deserialize(&cp.enumerator) {
+                Ok(state) => self.source.restore_enumerator(&self.ctx, state),
+                Err(e) => return self.fail_job(format!("enumerator state did not deserialize: {e}")),
+            },
+            None => self.source.create_enumerator(&self.ctx),
+        };
+        for subtask in all {
+            self.redeploy(subtask);
+            if self.done {
                 return;
             }
         }
-        self.apply_actions();
+        self.start_enumerator().await;
+        self.commit_global().await;
     }
 
     fn fail_job(&mut self, reason: String) {

@@ -23,8 +23,8 @@ pub struct SubtaskState {
 #[allow(missing_docs)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum ToTask {
-    /// Start `attempt` of `subtask`, restored from a checkpoint when given. Idempotent.
-    Deploy { subtask: usize, attempt: u64, restore: Option<(CheckpointId, SubtaskState)> },
+    /// Start `attempt` of `subtask` (of `parallelism`), restored from a checkpoint when given. Idempotent.
+    Deploy { subtask: usize, attempt: u64, parallelism: usize, restore: Option<(CheckpointId, SubtaskState)> },
     /// Which attempt runs here? Answered with `Option<(subtask, attempt)>`.
     Ping,
     /// New splits (`Vec<Source::Split>`, serialized).
@@ -33,8 +33,8 @@ pub enum ToTask {
     NoMoreSplits { attempt: u64 },
     /// A connector-defined event for the reader.
     SourceEvent { attempt: u64, event: Vec<u8> },
-    /// Inject barrier `checkpoint` (one-way).
-    Trigger { attempt: u64, checkpoint: CheckpointId },
+    /// Inject barrier `checkpoint` (one-way); with `stop`, the source stops after it (stop-with-savepoint).
+    Trigger { attempt: u64, checkpoint: CheckpointId, stop: bool },
     /// Checkpoint completed (one-way, best effort).
     Notify { attempt: u64, checkpoint: CheckpointId },
     /// The final checkpoint completed: answer once everything up to it is committed.
@@ -82,6 +82,8 @@ pub enum MasterMsg {
     SourceEvent(Vec<u8>),
     /// The subtask's part of a checkpoint.
     Ack { checkpoint: CheckpointId, state: SubtaskState },
+    /// The subtask declines the checkpoint (it stays running; the checkpoint is aborted).
+    Decline { checkpoint: CheckpointId, reason: String },
     /// The subtask failed; `job` means the whole job must fail.
     Failed { reason: String, job: bool },
 }
@@ -94,6 +96,7 @@ impl MasterMsg {
             MasterMsg::SplitRequest => "SplitRequest",
             MasterMsg::SourceEvent(_) => "SourceEvent",
             MasterMsg::Ack { .. } => "Ack",
+            MasterMsg::Decline { .. } => "Decline",
             MasterMsg::Failed { .. } => "Failed",
         }
     }

@@ -12,6 +12,7 @@
 //! The barrier is in-band: it is handled between two polls, so every record emitted before
 //! it reached the writer before the writer prepared its committables.
 
+use super::hooks::{Hooks, Phase};
 use super::protocol::{MasterMsg, SubtaskState};
 use super::uplink::Uplink;
 use crate::api::{
@@ -31,7 +32,8 @@ pub(crate) enum Control {
     AddSplits(Vec<u8>),
     NoMoreSplits,
     SourceEvent(Vec<u8>),
-    Trigger(CheckpointId),
+    /// A barrier; `true`: stop the source after it (stop-with-savepoint).
+    Trigger(CheckpointId, bool),
     Notify(CheckpointId),
     NotifyFinal(CheckpointId, oneshot::Sender<()>),
 }
@@ -45,6 +47,7 @@ pub(crate) struct SubtaskSetup<Src, Snk> {
     pub restore: Option<(CheckpointId, SubtaskState)>,
     pub endpoint: Endpoint,
     pub history: History,
+    pub hooks: Hooks,
     pub control: mpsc::UnboundedReceiver<Control>,
 }
 
@@ -63,6 +66,9 @@ struct Subtask<Src: Source, Snk: Sink> {
     /// handed over in acks and dropped here once their checkpoint completed.
     global: bool,
     ended: bool,
+    /// Stopped at a savepoint barrier: the reader is not polled any more.
+    stopped: bool,
+    hooks: Hooks,
     uplink: Uplink,
     control: mpsc::UnboundedReceiver<Control>,
     requests: mpsc::UnboundedReceiver<ReaderRequest>,
@@ -74,6 +80,14 @@ fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 
 fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, ConnectorError> {
     bincode::deserialize(bytes).map_err(|e| ConnectorError::fail_job(format!("{what} did not deserialize: {e}")))
+}
+
+/// Stops here for good when a scenario aimed a crash at this phase: the supervisor kills the
+/// node as soon as it hears of the hit.
+async fn crash_point(hooks: &Hooks, subtask: usize, phase: Phase, c: CheckpointId) {
+    if hooks.at(subtask, phase, c) {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Runs one subtask attempt until it is cancelled; a connector error is reported to the job master.
@@ -148,6 +162,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             last_completed: restored_cp,
             global: setup.sink.has_global_committer(),
             ended: false,
+            stopped: false,
+            hooks: setup.hooks,
             uplink,
             control: setup.control,
             requests,
@@ -180,7 +196,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             while let Ok(ctl) = self.control.try_recv() {
                 self.on_control(ctl).await?;
             }
-            if !self.ended {
+            if !self.ended && !self.stopped {
                 let mut out = ReaderOutput::default();
                 let status = self.reader.poll_next(&mut out)?;
                 self.deliver(out).await?;
@@ -202,7 +218,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 biased;
                 ctl = self.control.recv() => Wake::Control(ctl),
                 req = self.requests.recv() => Wake::Request(req),
-                _ = self.reader.available(), if !self.ended => Wake::Available,
+                _ = self.reader.available(), if !self.ended && !self.stopped => Wake::Available,
                 _ = madsim::time::sleep(Duration::from_millis(20)), if retry => Wake::RetryCommits,
             };
             match wake {
@@ -248,7 +264,15 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             }
             Control::NoMoreSplits => self.reader.notify_no_more_splits(),
             Control::SourceEvent(event) => self.reader.handle_source_event(event),
-            Control::Trigger(c) => self.checkpoint(c).await?,
+            Control::Trigger(c, stop) => {
+                if self.hooks.declines(self.id) {
+                    self.record(EventKind::Declined { subtask: self.id, attempt: self.attempt, checkpoint: c });
+                    self.uplink.send(MasterMsg::Decline { checkpoint: c, reason: "declined by the scenario".into() });
+                } else {
+                    self.checkpoint(c).await?;
+                    self.stopped |= stop;
+                }
+            }
             Control::Notify(c) => self.completed(c).await?,
             Control::NotifyFinal(c, done) => {
                 self.completed(c).await?;
@@ -263,13 +287,16 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     }
 
     async fn checkpoint(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
+        crash_point(&self.hooks, self.id, Phase::BeforeBarrier, c).await;
         let splits = self.reader.snapshot_state(c);
         let ids = splits.iter().map(Split::id).collect();
         self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
+        crash_point(&self.hooks, self.id, Phase::AfterReaderSnapshot, c).await;
         if !self.ended {
             self.writer.flush(false).await?;
         }
         let committables = self.writer.prepare_commit(c).await?;
+        crash_point(&self.hooks, self.id, Phase::AfterPrepareCommit, c).await;
         self.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
         let writer_state = self.writer.snapshot_state(c);
         let pending: Vec<(CheckpointId, Snk::Committable)> =
@@ -280,7 +307,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             committables: encode(&pending),
             finished: self.ended,
         };
-        self.uplink.send(MasterMsg::Ack { checkpoint: c, state });
+        let delivered = self.uplink.send_confirmed(MasterMsg::Ack { checkpoint: c, state });
+        if self.hooks.crash_armed() {
+            // Only worth waiting for when a crash may be aimed at the moment after the ack.
+            let _ = delivered.await;
+            crash_point(&self.hooks, self.id, Phase::AfterAck, c).await;
+        }
         Ok(())
     }
 
@@ -312,6 +344,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             requests: n,
         });
         let outcomes = self.committer.commit(requests).await;
+        if outcomes.iter().any(|o| matches!(o, CommitOutcome::Committed)) {
+            crash_point(&self.hooks, self.id, Phase::InsideCommit, self.last_completed).await;
+        }
         if outcomes.len() != n {
             return Err(ConnectorError::fail_job(format!(
                 "committer returned {} outcomes for {n} requests; return exactly one per request",

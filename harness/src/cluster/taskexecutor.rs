@@ -1,6 +1,7 @@
 //! A task executor node: deploys subtask attempts and routes control messages to the one
 //! running, fencing messages addressed to any other attempt.
 
+use super::hooks::Hooks;
 use super::protocol::{task_executor, ToTask};
 use super::subtask::{self, Control, SubtaskSetup};
 use crate::api::{Sink, Source};
@@ -24,9 +25,9 @@ impl Running {
 /// The init task of task executor `index`: serves until the node is crashed.
 pub(crate) async fn run<Src: Source, Snk: Sink>(
     index: usize,
-    parallelism: usize,
     gateway: Gateway,
     history: History,
+    hooks: Hooks,
     source: Src,
     sink: Snk,
 ) {
@@ -42,7 +43,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             }
         };
         match req {
-            ToTask::Deploy { subtask, attempt, restore } => {
+            ToTask::Deploy { subtask, attempt, parallelism, restore } => {
                 let ok = match &current {
                     Some(r) if r.attempt == attempt => true,
                     Some(r) if r.attempt > attempt => false,
@@ -60,6 +61,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                             restore,
                             endpoint: endpoint.clone(),
                             history: history.clone(),
+                            hooks: hooks.clone(),
                             control: rx,
                         };
                         let task = madsim::task::spawn(subtask::run::<Src, Snk>(setup));
@@ -95,8 +97,8 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                     r.reply(&ok);
                 }
             }
-            ToTask::Trigger { attempt, checkpoint } => {
-                route(&current, attempt, Control::Trigger(checkpoint));
+            ToTask::Trigger { attempt, checkpoint, stop } => {
+                route(&current, attempt, Control::Trigger(checkpoint, stop));
             }
             ToTask::Notify { attempt, checkpoint } => {
                 route(&current, attempt, Control::Notify(checkpoint));

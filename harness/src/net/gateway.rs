@@ -146,6 +146,10 @@ impl Gateway {
         s.seq += 1;
         let seq = s.seq;
         drop(s);
+        if !extra.is_zero() {
+            let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
+            self.history.record("gateway", EventKind::Fault { fault: "delay".into(), from, to, kind });
+        }
         mailbox.push(at, seq, env);
     }
 }

@@ -24,6 +24,20 @@ pub const MARKS: &[(&str, &str)] = &[
     ("global-commit", "the job master's global committer committed a checkpoint"),
     ("job-finished", "a bounded job finished with its final checkpoint"),
     ("valve-held-events", "the coordinator held enumerator events back until the barrier was sent"),
+    ("crash:jobmaster", "the job master was crashed"),
+    ("crash:system", "an external system was crashed"),
+    ("failover:jobmaster", "a new job-master incarnation restored everything from the latest checkpoint"),
+    ("rescale", "the job was restored with another parallelism"),
+    ("savepoint-stop", "the job stopped at a savepoint (stop-with-savepoint)"),
+    ("checkpoint-declined", "a subtask declined a checkpoint"),
+    ("message-delayed", "the gateway delayed a message"),
+    ("response-lost", "a request took effect but its response was lost"),
+    ("partition", "a link dropped every message (a partition)"),
+    ("crash-at:before-barrier", "a crash aimed before the reader's snapshot was hit"),
+    ("crash-at:after-reader-snapshot", "a crash aimed after the reader's snapshot was hit"),
+    ("crash-at:after-prepare-commit", "a crash aimed after prepare_commit was hit"),
+    ("crash-at:after-ack", "a crash aimed after the ack, before the notification, was hit"),
+    ("crash-at:inside-commit", "a crash aimed after the external commit, before the committer recorded it, was hit"),
 ];
 
 /// The marks one history reached.
@@ -37,13 +51,37 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
         match &e.kind {
             EventKind::Crashed { node } => {
                 marks.insert("crash");
+                if node == crate::cluster::JOB_MASTER {
+                    marks.insert("crash:jobmaster");
+                } else if !node.starts_with("taskexecutor-") {
+                    marks.insert("crash:system");
+                }
                 let subtask = node.strip_prefix("taskexecutor-").and_then(|s| s.parse::<usize>().ok());
                 if subtask.is_some_and(|s| prepared.get(&s).is_some_and(|p| !p.is_empty())) {
                     marks.insert("crash-between-prepare-and-commit");
                 }
             }
             EventKind::Failover { strategy, .. } => {
-                marks.insert(if strategy == "global" { "failover:global" } else { "failover:region" });
+                marks.insert(match strategy.as_str() {
+                    "global" => "failover:global",
+                    "jobmaster" => "failover:jobmaster",
+                    "rescale" => "rescale",
+                    _ => "failover:region",
+                });
+            }
+            EventKind::CrashPoint { phase, .. } => {
+                if let Some(p) = crate::cluster::Phase::ALL.iter().find(|p| format!("{p:?}") == *phase) {
+                    marks.insert(p.mark());
+                }
+            }
+            EventKind::Declined { .. } => {
+                marks.insert("checkpoint-declined");
+            }
+            EventKind::JobStopped { .. } => {
+                marks.insert("savepoint-stop");
+            }
+            EventKind::FaultRule { description } if description.starts_with("add Drop { probability: 1.0 }") => {
+                marks.insert("partition");
             }
             EventKind::Deployed { subtask, attempt, checkpoint } => {
                 prepared.remove(subtask);
@@ -59,7 +97,11 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                 marks.insert("checkpoint-aborted");
             }
             EventKind::Fault { fault, kind, .. } => {
-                marks.insert("message-dropped");
+                marks.insert(match fault.as_str() {
+                    "delay" => "message-delayed",
+                    "lose-response" => "response-lost",
+                    _ => "message-dropped",
+                });
                 if fault == "drop" && kind == "Notify" {
                     marks.insert("notify-lost");
                 }

@@ -10,10 +10,12 @@
 //! ```
 
 mod config;
+mod control;
 mod env;
 pub mod marks;
 mod report;
 mod runner;
+mod script;
 mod simulate;
 mod testbed;
 
@@ -21,5 +23,7 @@ pub use config::{FaultConfig, RunConfig};
 pub use env::Env;
 pub use report::{RunReport, RunStats};
 pub use runner::{Outcome, Runner};
-pub use simulate::simulate;
-pub use testbed::{Pipeline, RecordMaker, SinkSetup, SourceSetup, Testbed, World};
+pub use control::{Control, Spread};
+pub use script::{RandomFaults, Script, ScriptFuture};
+pub use simulate::{simulate, simulate_script};
+pub use testbed::{Pipeline, Producer, RecordMaker, SinkSetup, SourceSetup, Testbed, World};

@@ -56,6 +56,8 @@ pub struct RunReport {
     pub testbed: String,
     /// The configuration that ran.
     pub config: RunConfig,
+    /// The scenario that ran (for blocks: the Rust code that builds them).
+    pub scenario: String,
     /// One verdict per check.
     pub verdicts: Vec<Verdict>,
     /// FNV-1a hash of the history (equal hashes: identical histories).
@@ -91,6 +93,10 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
                 | EventKind::SplitsReturned { .. }
                 | EventKind::JobFinished
                 | EventKind::JobFailed { .. }
+                | EventKind::JobStopped { .. }
+                | EventKind::CrashPoint { .. }
+                | EventKind::Declined { .. }
+                | EventKind::Step { .. }
         );
         if notable || bad.contains(&i) {
             let mark = if bad.contains(&i) { " <== first bad event" } else { "" };
@@ -130,7 +136,7 @@ impl RunReport {
         let failed = verdicts.iter().any(|v| !v.passed);
         let history = if failed { facts.events.clone() } else { Vec::new() };
         let marks = super::marks::reached(&facts.events).into_iter().map(String::from).collect();
-        Self { seed, testbed, config, verdicts, history_hash, stats, marks, timeline, replay: replay_line(seed), history }
+        Self { seed, testbed, config, scenario: String::new(), verdicts, history_hash, stats, marks, timeline, replay: replay_line(seed), history }
     }
 
     /// Whether every check passed.
@@ -154,6 +160,9 @@ impl fmt::Display for RunReport {
         let status = if self.passed() { "PASSED" } else { "FAILED" };
         writeln!(f, "connsim {status}: {} — seed {}", self.testbed, self.seed)?;
         writeln!(f, "config: {}", serde_json::to_string(&self.config).unwrap_or_default())?;
+        if !self.scenario.is_empty() {
+            writeln!(f, "scenario: {}", self.scenario)?;
+        }
         let s = &self.stats;
         writeln!(
             f,

@@ -33,13 +33,22 @@ pub struct World {
     pub(crate) systems: Vec<Arc<dyn ExternalSystem>>,
     pub(crate) output: Option<Arc<dyn OutputReader>>,
     pub(crate) workloads: Vec<Workload>,
+    pub(crate) producer: Option<Arc<dyn Producer>>,
     rng: ChaCha8Rng,
     records: RecordMaker,
 }
 
 impl World {
     pub(crate) fn new(history: History, rng: ChaCha8Rng) -> Self {
-        Self { history, systems: Vec::new(), output: None, workloads: Vec::new(), rng, records: RecordMaker::default() }
+        Self {
+            history,
+            systems: Vec::new(),
+            output: None,
+            workloads: Vec::new(),
+            producer: None,
+            rng,
+            records: RecordMaker::default(),
+        }
     }
     /// The run's history (external-system models record into it).
     pub fn history(&self) -> &History {
@@ -65,11 +74,29 @@ impl World {
     pub fn record_maker(&self) -> RecordMaker {
         self.records.clone()
     }
+    /// Registers how scenario blocks write more data into the source system while the job
+    /// runs. Only sources that keep reading new data (unbounded) should register one.
+    pub fn set_producer(&mut self, producer: Arc<dyn Producer>) {
+        self.producer = Some(producer);
+    }
     /// Runs `workload` (on the supervisor, in virtual time) while the job runs, e.g. an
     /// upstream producer that keeps appending. It should end within the safety phase.
     pub fn during_run(&mut self, workload: impl Future<Output = ()> + Send + 'static) {
         self.workloads.push(Box::pin(workload));
     }
+}
+
+/// Writes into a source system while the job runs, for scenario blocks that produce data or
+/// add splits. A source setup that can take more data registers one
+/// ([`World::set_producer`]); blocks that need one fail with a clear message otherwise.
+pub trait Producer: Send + Sync + 'static {
+    /// Appends each record to the split its hint picks (`hint % splits`), recording it as
+    /// produced in the history.
+    fn produce(&self, records: Vec<(Record, u64)>);
+    /// How many splits the source system has now.
+    fn splits(&self) -> u64;
+    /// Adds `n` splits (e.g. partitions); the source discovers them.
+    fn add_splits(&self, n: u64);
 }
 
 /// Sets up a source and the data it reads.

@@ -1,0 +1,141 @@
+//! Instrumentation points a scenario arms from outside the cluster: crash a task executor at
+//! a named phase of the checkpoint protocol, make a subtask decline its next checkpoint,
+//! and hand commands to whichever job-master incarnation is running.
+//!
+//! This is the test's hand on the cluster (as the supervisor that kills nodes is); no node
+//! reads another node's state through it.
+
+use crate::history::CheckpointId;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+/// A point in a subtask's part of the checkpoint protocol where a crash can be aimed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Phase {
+    /// The barrier arrived; the reader has not snapshotted yet.
+    BeforeBarrier,
+    /// The reader snapshotted (the barrier passed); the writer has not prepared yet.
+    AfterReaderSnapshot,
+    /// The writer prepared its committables; the ack is not sent yet.
+    AfterPrepareCommit,
+    /// The ack was sent; the notification of completion has not arrived yet.
+    AfterAck,
+    /// The committer's external commit took effect; the committer has not recorded it yet.
+    InsideCommit,
+}
+
+impl Phase {
+    /// Every phase, in protocol order.
+    pub const ALL: [Phase; 5] =
+        [Phase::BeforeBarrier, Phase::AfterReaderSnapshot, Phase::AfterPrepareCommit, Phase::AfterAck, Phase::InsideCommit];
+
+    /// The coverage-mark name for a crash at this phase.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Phase::BeforeBarrier => "crash-at:before-barrier",
+            Phase::AfterReaderSnapshot => "crash-at:after-reader-snapshot",
+            Phase::AfterPrepareCommit => "crash-at:after-prepare-commit",
+            Phase::AfterAck => "crash-at:after-ack",
+            Phase::InsideCommit => "crash-at:inside-commit",
+        }
+    }
+}
+
+/// A subtask reached an armed phase; the supervisor crashes its task executor.
+#[derive(Clone, Debug)]
+pub(crate) struct Hit {
+    pub subtask: usize,
+    pub phase: Phase,
+    pub checkpoint: CheckpointId,
+}
+
+/// Commands for the job master, from a scenario.
+#[derive(Debug)]
+pub(crate) enum JmCommand {
+    /// Trigger a checkpoint now (if none is pending).
+    TriggerCheckpoint,
+    /// Take a savepoint, stop the sources at it, commit it, and stop the job.
+    StopWithSavepoint,
+}
+
+#[derive(Default)]
+struct Armed {
+    /// (phase, subtasks it applies to; None: any).
+    crashes: Vec<(Phase, Option<BTreeSet<usize>>)>,
+    declines: BTreeSet<usize>,
+}
+
+/// The shared instrumentation of one run.
+#[derive(Clone)]
+pub(crate) struct Hooks {
+    any: Arc<AtomicBool>,
+    armed: Arc<Mutex<Armed>>,
+    hits: mpsc::UnboundedSender<Hit>,
+    jm: Arc<Mutex<Option<mpsc::UnboundedSender<JmCommand>>>>,
+}
+
+impl Hooks {
+    pub fn new() -> (Self, mpsc::UnboundedReceiver<Hit>) {
+        let (hits, rx) = mpsc::unbounded_channel();
+        let hooks = Self { any: Arc::default(), armed: Arc::default(), hits, jm: Arc::default() };
+        (hooks, rx)
+    }
+
+    /// Arms one crash at `phase` for the first of `subtasks` (None: any) that reaches it.
+    pub fn arm_crash(&self, phase: Phase, subtasks: Option<BTreeSet<usize>>) {
+        self.armed.lock().unwrap().crashes.push((phase, subtasks));
+        self.any.store(true, Ordering::Relaxed);
+    }
+
+    /// Makes `subtask` decline the next checkpoint it is asked for.
+    pub fn arm_decline(&self, subtask: usize) {
+        self.armed.lock().unwrap().declines.insert(subtask);
+        self.any.store(true, Ordering::Relaxed);
+    }
+
+    /// Disarms everything not yet hit.
+    pub fn disarm(&self) {
+        *self.armed.lock().unwrap() = Armed::default();
+        self.any.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether any crash is still armed.
+    pub fn crash_armed(&self) -> bool {
+        !self.armed.lock().unwrap().crashes.is_empty()
+    }
+
+    /// Called by a subtask at `phase`: true when it must crash here (the caller then waits
+    /// for the supervisor to kill its node).
+    pub fn at(&self, subtask: usize, phase: Phase, checkpoint: CheckpointId) -> bool {
+        if !self.any.load(Ordering::Relaxed) {
+            return false;
+        }
+        let mut armed = self.armed.lock().unwrap();
+        let found = armed
+            .crashes
+            .iter()
+            .position(|(p, who)| *p == phase && who.as_ref().is_none_or(|w| w.contains(&subtask)));
+        let Some(i) = found else { return false };
+        armed.crashes.remove(i);
+        let _ = self.hits.send(Hit { subtask, phase, checkpoint });
+        true
+    }
+
+    /// Called by a subtask when asked for a checkpoint: true when it must decline it.
+    pub fn declines(&self, subtask: usize) -> bool {
+        self.any.load(Ordering::Relaxed) && self.armed.lock().unwrap().declines.remove(&subtask)
+    }
+
+    /// The running job master registers where its commands go.
+    pub fn register_job_master(&self, tx: mpsc::UnboundedSender<JmCommand>) {
+        *self.jm.lock().unwrap() = Some(tx);
+    }
+
+    /// Hands a command to the running job master; false when none is running.
+    pub fn command(&self, cmd: JmCommand) -> bool {
+        self.jm.lock().unwrap().as_ref().is_some_and(|tx| tx.send(cmd).is_ok())
+    }
+}

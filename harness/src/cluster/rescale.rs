@@ -1,0 +1,47 @@
+//! Restoring with another parallelism: split states, writer states and committables of the
+//! old subtasks are pooled and dealt out round-robin to the new ones (as Flink redistributes
+//! operator list state). Every part is deserialized and serialized again, so a state that
+//! does not survive the round trip fails the job with a clear message.
+
+use super::protocol::SubtaskState;
+use crate::api::{Sink, Source};
+use crate::history::CheckpointId;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+fn deal<T: Serialize + DeserializeOwned>(parts: &[&[u8]], p: usize, what: &str) -> Result<Vec<Vec<u8>>, String> {
+    let mut buckets: Vec<Vec<T>> = (0..p).map(|_| Vec::new()).collect();
+    let mut i = 0;
+    for (subtask, bytes) in parts.iter().enumerate() {
+        let items: Vec<T> = if bytes.is_empty() {
+            Vec::new()
+        } else {
+            bincode::deserialize(bytes)
+                .map_err(|e| format!("rescale: {what} of old subtask {subtask} did not deserialize: {e}"))?
+        };
+        for item in items {
+            buckets[i % p].push(item);
+            i += 1;
+        }
+    }
+    Ok(buckets.iter().map(|b| bincode::serialize(b).expect("state serializes")).collect())
+}
+
+/// The states of `old.len()` subtasks, redistributed over `p` subtasks.
+pub(crate) fn redistribute<Src: Source, Snk: Sink>(old: &[SubtaskState], p: usize) -> Result<Vec<SubtaskState>, String> {
+    let splits = deal::<Src::Split>(&old.iter().map(|s| s.splits.as_slice()).collect::<Vec<_>>(), p, "split state")?;
+    let writer = deal::<Snk::WriterState>(&old.iter().map(|s| s.writer.as_slice()).collect::<Vec<_>>(), p, "writer state")?;
+    let committables = deal::<(CheckpointId, Snk::Committable)>(
+        &old.iter().map(|s| s.committables.as_slice()).collect::<Vec<_>>(),
+        p,
+        "committables",
+    )?;
+    Ok((0..p)
+        .map(|i| SubtaskState {
+            splits: splits[i].clone(),
+            writer: writer[i].clone(),
+            committables: committables[i].clone(),
+            finished: false,
+        })
+        .collect())
+}

@@ -1,0 +1,457 @@
+//! The scenario's hand on a running cluster: crash and restart nodes (task executors, the
+//! job master, external systems), aim crashes at protocol phases, install network faults,
+//! trigger checkpoints, take savepoints, rescale, produce data, wait.
+//!
+//! Every operation records what it did in the history, so the timeline shows the scenario
+//! next to the protocol. Operations that disturb the job do nothing once the job has ended
+//! (there is nothing left to disturb, and a finished job must stay finished).
+
+use super::config::RunConfig;
+use super::testbed::{Producer, RecordMaker};
+use crate::cluster::{task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER};
+use crate::history::{CheckpointId, EventKind, History};
+use crate::net::{FaultRule, Gateway, RuleId};
+use crate::systems::{ExternalSystem, OutputReader};
+use madsim::runtime::{Handle, NodeHandle};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Builds a task-executor node for subtask index `i`.
+pub(crate) type TeBuilder = Box<dyn Fn(usize) -> NodeHandle + Send + Sync>;
+
+/// How records are spread when a block produces them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Spread {
+    /// Evenly at random over every split.
+    Uniform,
+    /// Four in five to the first split, the rest at random (a hot key).
+    Skewed,
+}
+
+struct Nodes {
+    job_master: NodeHandle,
+    executors: Vec<NodeHandle>,
+    systems: BTreeMap<String, (NodeHandle, Arc<dyn ExternalSystem>)>,
+    down: BTreeSet<String>,
+}
+
+struct Inner {
+    handle: Handle,
+    gateway: Gateway,
+    history: History,
+    hooks: Hooks,
+    status: JobStatusCell,
+    store: CheckpointStore,
+    config: RunConfig,
+    rng: Mutex<ChaCha8Rng>,
+    nodes: Mutex<Nodes>,
+    build_te: TeBuilder,
+    producer: Option<Arc<dyn Producer>>,
+    records: RecordMaker,
+    output: Arc<dyn OutputReader>,
+    bounded: bool,
+    crash_restart_ms: Mutex<u64>,
+}
+
+/// A handle on the running cluster, for scenarios. Cheap to clone.
+#[derive(Clone)]
+pub struct Control {
+    inner: Arc<Inner>,
+}
+
+/// What a [`Control`] is made of; assembled by the per-seed driver.
+pub(crate) struct ControlParts {
+    pub handle: Handle,
+    pub gateway: Gateway,
+    pub history: History,
+    pub hooks: Hooks,
+    pub status: JobStatusCell,
+    pub store: CheckpointStore,
+    pub config: RunConfig,
+    pub rng: ChaCha8Rng,
+    pub job_master: NodeHandle,
+    pub executors: Vec<NodeHandle>,
+    pub systems: Vec<(NodeHandle, Arc<dyn ExternalSystem>)>,
+    pub build_te: TeBuilder,
+    pub producer: Option<Arc<dyn Producer>>,
+    pub records: RecordMaker,
+    pub output: Arc<dyn OutputReader>,
+    pub bounded: bool,
+}
+
+const SUPERVISOR: &str = "supervisor";
+
+impl Control {
+    pub(crate) fn new(parts: ControlParts, hits: tokio::sync::mpsc::UnboundedReceiver<Hit>) -> Self {
+        let systems = parts.systems.into_iter().map(|(n, s)| (s.name(), (n, s))).collect();
+        let inner = Inner {
+            handle: parts.handle,
+            gateway: parts.gateway,
+            history: parts.history,
+            hooks: parts.hooks,
+            status: parts.status,
+            store: parts.store,
+            config: parts.config,
+            rng: Mutex::new(parts.rng),
+            nodes: Mutex::new(Nodes {
+                job_master: parts.job_master,
+                executors: parts.executors,
+                systems,
+                down: BTreeSet::new(),
+            }),
+            build_te: parts.build_te,
+            producer: parts.producer,
+            records: parts.records,
+            output: parts.output,
+            bounded: parts.bounded,
+            crash_restart_ms: Mutex::new(0),
+        };
+        let control = Self { inner: Arc::new(inner) };
+        control.listen(hits);
+        control
+    }
+
+    /// Crashes the task executor of a subtask that reached an armed phase.
+    fn listen(&self, mut hits: tokio::sync::mpsc::UnboundedReceiver<Hit>) {
+        let me = self.clone();
+        madsim::task::spawn(async move {
+            while let Some(hit) = hits.recv().await {
+                me.record(EventKind::CrashPoint {
+                    subtask: hit.subtask,
+                    phase: format!("{:?}", hit.phase),
+                    checkpoint: hit.checkpoint,
+                });
+                let delay = *me.inner.crash_restart_ms.lock().unwrap();
+                me.crash_for(&task_executor(hit.subtask), delay);
+            }
+        });
+    }
+
+    fn record(&self, kind: EventKind) {
+        self.inner.history.record(SUPERVISOR, kind);
+    }
+
+    /// Notes a scenario step in the history (it shows in the report's timeline).
+    pub fn step(&self, step: impl Into<String>) {
+        self.record(EventKind::Step { step: step.into() });
+    }
+
+    /// The run's configuration.
+    pub fn config(&self) -> &RunConfig {
+        &self.inner.config
+    }
+
+    /// The run's history so far (read-only use).
+    pub fn history(&self) -> &History {
+        &self.inner.history
+    }
+
+    /// Virtual milliseconds since the run started.
+    pub fn now_ms(&self) -> u64 {
+        crate::net::now().as_millis() as u64
+    }
+
+    /// Waits `ms` of virtual time.
+    pub async fn sleep_ms(&self, ms: u64) {
+        madsim::time::sleep(Duration::from_millis(ms.max(1))).await;
+    }
+
+    /// A number from the scenario's random stream (seeded from the run's seed).
+    pub fn random(&self, below: u64) -> u64 {
+        self.inner.rng.lock().unwrap().gen_range(0..below.max(1))
+    }
+
+    /// The job's current parallelism (changed by [`Control::rescale`]).
+    pub fn parallelism(&self) -> usize {
+        self.inner.store.parallelism().unwrap_or(self.inner.config.job.parallelism)
+    }
+
+    /// Where the job stands.
+    pub fn status(&self) -> JobStatus {
+        self.inner.status.lock().unwrap().clone()
+    }
+
+    /// Whether the job finished or failed for good (a stopped job can still be resumed).
+    pub fn ended(&self) -> bool {
+        matches!(self.status(), JobStatus::Finished | JobStatus::Failed(_))
+    }
+
+    /// Names of the external systems.
+    pub fn systems(&self) -> Vec<String> {
+        self.inner.nodes.lock().unwrap().systems.keys().cloned().collect()
+    }
+
+    /// Whether a node is down now.
+    pub fn is_down(&self, node: &str) -> bool {
+        self.inner.nodes.lock().unwrap().down.contains(node)
+    }
+
+    fn node_handle(&self, node: &str) -> Option<NodeHandle> {
+        let nodes = self.inner.nodes.lock().unwrap();
+        if node == JOB_MASTER {
+            return Some(nodes.job_master.clone());
+        }
+        if let Some((n, _)) = nodes.systems.get(node) {
+            return Some(n.clone());
+        }
+        (0..nodes.executors.len()).find(|&i| task_executor(i) == node).map(|i| nodes.executors[i].clone())
+    }
+
+    /// Crashes a node (the job master, `taskexecutor-N` or an external system by name):
+    /// its tasks stop, messages to it are lost, and an external system loses what it keeps
+    /// only in memory. False if the node is unknown, already down, or the job has ended.
+    pub fn crash(&self, node: &str) -> bool {
+        if self.ended() || self.is_down(node) {
+            return false;
+        }
+        let Some(handle) = self.node_handle(node) else { return false };
+        self.inner.nodes.lock().unwrap().down.insert(node.to_string());
+        self.inner.gateway.node_down(node);
+        self.inner.handle.kill(handle.id());
+        let system = self.inner.nodes.lock().unwrap().systems.get(node).map(|(_, s)| s.clone());
+        if let Some(system) = system {
+            system.crash();
+        }
+        self.record(EventKind::Crashed { node: node.to_string() });
+        true
+    }
+
+    /// Restarts a crashed node (its init task runs again). False if it was not down.
+    pub fn restart(&self, node: &str) -> bool {
+        if !self.inner.nodes.lock().unwrap().down.remove(node) {
+            return false;
+        }
+        let Some(handle) = self.node_handle(node) else { return false };
+        self.inner.handle.restart(handle.id());
+        self.record(EventKind::Restarted { node: node.to_string() });
+        true
+    }
+
+    /// Crashes a node and restarts it `delay_ms` later (in the background).
+    pub fn crash_for(&self, node: &str, delay_ms: u64) -> bool {
+        if !self.crash(node) {
+            return false;
+        }
+        let (me, node) = (self.clone(), node.to_string());
+        madsim::task::spawn(async move {
+            madsim::time::sleep(Duration::from_millis(delay_ms.max(1))).await;
+            me.restart(&node);
+        });
+        true
+    }
+
+    /// Arms a crash of the task executor of the first of `subtasks` (None: any) that
+    /// reaches `phase`; it restarts `restart_ms` later.
+    pub fn arm_crash(&self, phase: Phase, subtasks: Option<BTreeSet<usize>>, restart_ms: u64) {
+        *self.inner.crash_restart_ms.lock().unwrap() = restart_ms;
+        self.inner.hooks.arm_crash(phase, subtasks);
+    }
+
+    /// Whether an armed crash has not been hit yet.
+    pub fn crash_armed(&self) -> bool {
+        self.inner.hooks.crash_armed()
+    }
+
+    /// Disarms every armed crash and decline not yet hit.
+    pub fn disarm(&self) {
+        self.inner.hooks.disarm();
+    }
+
+    /// Makes `subtask` decline the next checkpoint it is asked for.
+    pub fn decline_next(&self, subtask: usize) {
+        self.inner.hooks.arm_decline(subtask);
+    }
+
+    /// Installs a network fault rule; returns its id for [`Control::remove_rule`].
+    pub fn add_rule(&self, rule: FaultRule) -> RuleId {
+        self.inner.gateway.add_rule(rule)
+    }
+
+    /// Removes a fault rule.
+    pub fn remove_rule(&self, id: RuleId) {
+        self.inner.gateway.remove_rule(id);
+    }
+
+    /// Removes every network fault rule.
+    pub fn heal_network(&self) {
+        self.inner.gateway.heal();
+    }
+
+    /// Heals everything: removes fault rules and armed crashes, restarts every node that is
+    /// down, and resumes a job stopped at a savepoint.
+    pub fn heal_all(&self) {
+        self.disarm();
+        self.heal_network();
+        let down: Vec<String> = self.inner.nodes.lock().unwrap().down.iter().cloned().collect();
+        let p = self.parallelism();
+        for node in down {
+            let beyond = (p..self.inner.nodes.lock().unwrap().executors.len()).any(|i| task_executor(i) == node);
+            if !beyond {
+                self.restart(&node);
+            }
+        }
+    }
+
+    /// Asks the job master to trigger a checkpoint now. False if no job master runs.
+    pub fn trigger_checkpoint(&self) -> bool {
+        !self.is_down(JOB_MASTER) && self.inner.hooks.command(JmCommand::TriggerCheckpoint)
+    }
+
+    /// The highest completed checkpoint so far (0: none).
+    pub fn last_completed(&self) -> CheckpointId {
+        self.inner.history.last_completed()
+    }
+
+    /// Waits until a checkpoint newer than `after` completes; None after `timeout_ms` or
+    /// when the job ended.
+    pub async fn await_checkpoint(&self, after: CheckpointId, timeout_ms: u64) -> Option<CheckpointId> {
+        let deadline = self.now_ms() + timeout_ms;
+        loop {
+            let last = self.last_completed();
+            if last > after {
+                return Some(last);
+            }
+            if self.now_ms() >= deadline || self.ended() {
+                return None;
+            }
+            self.sleep_ms(5).await;
+        }
+    }
+
+    /// Stop-with-savepoint: the job master takes a savepoint that stops the sources, commits
+    /// it and stops the job; then every job node is shut down. The savepoint's id, or why it
+    /// failed (the job then keeps running).
+    pub async fn stop_with_savepoint(&self, timeout_ms: u64) -> Result<CheckpointId, String> {
+        if self.ended() {
+            return Err("the job already ended".into());
+        }
+        if !self.inner.hooks.command(JmCommand::StopWithSavepoint) || self.is_down(JOB_MASTER) {
+            return Err("no job master is running".into());
+        }
+        let deadline = self.now_ms() + timeout_ms;
+        loop {
+            match self.status() {
+                JobStatus::Stopped(c) => {
+                    self.shut_down_job();
+                    return Ok(c);
+                }
+                JobStatus::Running if self.now_ms() < deadline => self.sleep_ms(5).await,
+                JobStatus::Running => return Err(format!("no savepoint within {timeout_ms} ms")),
+                other => return Err(format!("the job ended instead: {other:?}")),
+            }
+        }
+    }
+
+    /// Kills the job master and every task executor (a cancelled or stopped job).
+    fn shut_down_job(&self) {
+        let mut names = vec![JOB_MASTER.to_string()];
+        names.extend((0..self.inner.nodes.lock().unwrap().executors.len()).map(task_executor));
+        for name in names {
+            if self.is_down(&name) {
+                continue;
+            }
+            let Some(handle) = self.node_handle(&name) else { continue };
+            self.inner.nodes.lock().unwrap().down.insert(name.clone());
+            self.inner.gateway.node_down(&name);
+            self.inner.handle.kill(handle.id());
+            self.record(EventKind::Crashed { node: name });
+        }
+    }
+
+    /// Starts the job again from its latest completed checkpoint or savepoint with
+    /// `parallelism` subtasks: split states, writer states and committables are dealt out
+    /// again. The job keeps its durable coordinates (checkpoint ids, the leader epoch).
+    pub fn resume(&self, parallelism: usize) {
+        let parallelism = parallelism.max(1);
+        self.inner.store.set_parallelism(parallelism);
+        let existing = self.inner.nodes.lock().unwrap().executors.len();
+        for i in existing..parallelism {
+            let node = (self.inner.build_te)(i);
+            self.inner.nodes.lock().unwrap().executors.push(node);
+            self.record(EventKind::Restarted { node: task_executor(i) });
+        }
+        for i in 0..parallelism.min(existing) {
+            self.restart(&task_executor(i));
+        }
+        self.restart(JOB_MASTER);
+    }
+
+    /// Rescales from the latest completed checkpoint: the running job is cancelled (every job
+    /// node goes down), then resumed with `parallelism` subtasks. False if the job ended.
+    pub fn rescale(&self, parallelism: usize) -> bool {
+        if self.ended() {
+            return false;
+        }
+        self.shut_down_job();
+        self.resume(parallelism);
+        true
+    }
+
+    /// Produces `n` records into the source system. Errors when the testbed registered no
+    /// producer (see [`crate::run::World::set_producer`]).
+    pub fn produce(&self, n: u64, spread: Spread) -> Result<(), String> {
+        let producer = self.producer()?;
+        let splits = producer.splits().max(1);
+        let mut rng = self.inner.rng.lock().unwrap();
+        let batch = (0..n)
+            .map(|_| {
+                let key = rng.gen_range(0..1_000u64);
+                let hint = match spread {
+                    Spread::Skewed if rng.gen_range(0..5) != 0 => 0,
+                    _ => rng.gen_range(0..splits),
+                };
+                (self.inner.records.make(key, format!("value-{key}").into_bytes()), hint)
+            })
+            .collect();
+        drop(rng);
+        producer.produce(batch);
+        Ok(())
+    }
+
+    /// Adds `n` splits to the source system.
+    pub fn add_splits(&self, n: u64) -> Result<(), String> {
+        self.producer()?.add_splits(n);
+        Ok(())
+    }
+
+    fn producer(&self) -> Result<Arc<dyn Producer>, String> {
+        self.inner.producer.clone().ok_or_else(|| {
+            "this block writes into the source system while the job runs, but the source setup registered no \
+             producer: use a source setup that calls World::set_producer (e.g. an unbounded log source)"
+                .to_string()
+        })
+    }
+
+    /// Whether every produced record is visible in the sink's output.
+    pub fn all_visible(&self) -> bool {
+        super::simulate::all_visible(&self.inner.history, self.inner.output.as_ref())
+    }
+
+    /// Waits until the job converged — a bounded job ended, an unbounded one shows every
+    /// produced record — or `timeout_ms` passed. True if it converged.
+    pub async fn drain(&self, timeout_ms: u64) -> bool {
+        let deadline = self.now_ms() + timeout_ms;
+        while self.now_ms() < deadline {
+            if self.ended() || (!self.inner.bounded && self.all_visible()) {
+                return true;
+            }
+            self.sleep_ms(20).await;
+        }
+        false
+    }
+
+    /// Kills every node at the end of the run, so no server loop outlives it.
+    pub(crate) fn kill_all(&self) {
+        let nodes = self.inner.nodes.lock().unwrap();
+        self.inner.handle.kill(nodes.job_master.id());
+        for n in &nodes.executors {
+            self.inner.handle.kill(n.id());
+        }
+        for (n, _) in nodes.systems.values() {
+            self.inner.handle.kill(n.id());
+        }
+    }
+}
