@@ -97,8 +97,9 @@ impl SinkWriter for FileWriter {
 
     async fn prepare_commit(&mut self, _checkpoint: CheckpointId) -> Result<Vec<FileCommittable>, ConnectorError> {
         self.write_buffer().await?;
-        let Some((tmp, _)) = self.file.take() else { return Ok(vec![]) };
-        call(&self.client, FsRequest::Sync { path: tmp.clone() }).await?.map_err(refused)?;
+        let Some((tmp, len)) = self.file.take() else { return Ok(vec![]) };
+        // The length check catches appends the file system lost in a crash.
+        call(&self.client, FsRequest::Sync { path: tmp.clone(), len }).await?.map_err(refused)?;
         let dst = format!("{}{}", self.dir, self.name());
         self.part += 1;
         Ok(vec![FileCommittable { tmp, dst }])

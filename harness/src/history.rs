@@ -84,9 +84,11 @@ pub enum EventKind {
     /// A subtask declined a checkpoint.
     Declined { subtask: usize, attempt: u64, checkpoint: CheckpointId },
     /// A subtask reached a phase a scenario aimed a crash at; its task executor crashes now.
-    CrashPoint { subtask: usize, phase: String, checkpoint: CheckpointId },
+    CrashPoint { node: String, subtask: Option<usize>, phase: String, checkpoint: CheckpointId },
     /// The job stopped at a savepoint (stop-with-savepoint); it may be resumed from it.
     JobStopped { savepoint: CheckpointId },
+    /// A node was shut down in order (the job was stopped or cancelled), not crashed.
+    NodeStopped { node: String },
     /// A scenario step began (for the timeline).
     Step { step: String },
     /// The job failed and will not recover.

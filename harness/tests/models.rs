@@ -32,7 +32,7 @@ fn rec(id: u64) -> Record {
 }
 
 #[test]
-fn the_file_system_loses_unsynced_bytes_on_crash_and_appends_are_idempotent() {
+fn the_file_system_loses_unsynced_bytes_on_crash_sync_reports_it_and_appends_are_idempotent() {
     sim(|gw, history| async move {
         let fs = FileSystem::new("fs", "out/", history);
         let client = FsClient::new(host(&gw, Arc::new(fs.clone())).await, "fs");
@@ -43,11 +43,14 @@ fn the_file_system_loses_unsynced_bytes_on_crash_and_appends_are_idempotent() {
         ok(client.request(FsRequest::Append { path: "f".into(), at: 0, bytes: b"abc".to_vec() }).await);
         let wrong = client.request(FsRequest::Append { path: "f".into(), at: 1, bytes: b"x".to_vec() }).await;
         assert!(matches!(wrong, Ok(Err(FsError::WrongOffset { len: 3 }))), "{wrong:?}");
-        ok(client.request(FsRequest::Sync { path: "f".into() }).await);
+        ok(client.request(FsRequest::Sync { path: "f".into(), len: 3 }).await);
         ok(client.request(FsRequest::Append { path: "f".into(), at: 3, bytes: b"def".to_vec() }).await);
         fs.crash();
         let read = client.request(FsRequest::Read { path: "f".into() }).await;
         assert!(matches!(&read, Ok(Ok(FsResponse::Data(d))) if d == b"abc"), "{read:?}");
+        // A writer that syncs what it believes it wrote learns the crash lost bytes.
+        let lost = client.request(FsRequest::Sync { path: "f".into(), len: 6 }).await;
+        assert!(matches!(lost, Ok(Err(FsError::WrongOffset { len: 3 }))), "{lost:?}");
         // Rename is atomic and refuses an existing target.
         ok(client.request(FsRequest::Create { path: "g".into() }).await);
         let clash = client.request(FsRequest::Rename { from: "g".into(), to: "f".into() }).await;

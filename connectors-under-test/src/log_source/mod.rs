@@ -8,7 +8,7 @@ pub use enumerator::{LogEnumState, LogEnumerator};
 pub use reader::{LogEmitter, LogReader, LogSplitReader};
 
 use connsim::api::{Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, Split, SplitId};
-use connsim::run::{SourceSetup, World};
+use connsim::run::{Producer, SourceSetup, World};
 use connsim::systems::PartitionedLog;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -71,6 +71,28 @@ impl Source for LogSource {
             LogEmitter,
             FetcherMode::Single,
         )
+    }
+}
+
+/// Lets scenario blocks produce into the topic and add partitions while an unbounded job runs.
+struct LogProducer {
+    log: PartitionedLog,
+    topic: String,
+}
+
+impl Producer for LogProducer {
+    fn produce(&self, records: Vec<(connsim::record::Record, u64)>) {
+        let partitions = u64::from(self.log.partitions(&self.topic).max(1));
+        for (record, hint) in records {
+            self.log.append(&self.topic, (hint % partitions) as u32, vec![record]);
+        }
+    }
+    fn splits(&self) -> u64 {
+        u64::from(self.log.partitions(&self.topic))
+    }
+    fn add_splits(&self, n: u64) {
+        let now = self.log.partitions(&self.topic);
+        self.log.create_topic(&self.topic, now + n as u32);
     }
 }
 
@@ -142,6 +164,9 @@ impl SourceSetup for LogSourceSetup {
                     }
                 }
             });
+        }
+        if self.boundedness == Boundedness::Unbounded {
+            world.set_producer(Arc::new(LogProducer { log: log.clone(), topic: "input".into() }));
         }
         world.add_system(Arc::new(log));
         LogSource {

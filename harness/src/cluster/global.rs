@@ -9,6 +9,7 @@ use super::protocol::SubtaskState;
 use super::store::CompletedCheckpoint;
 use crate::api::{CommitOutcome, CommitRequest, GlobalCommitter, Sink};
 use crate::error::ConnectorError;
+use super::hooks::{Hooks, Phase};
 use crate::history::{CheckpointId, EventKind, History};
 
 type Global<Snk> = <<Snk as Sink>::GlobalCommitter as GlobalCommitter>::GlobalCommittable;
@@ -63,7 +64,7 @@ impl<Snk: Sink> GlobalHost<Snk> {
     }
 
     /// Commits in checkpoint order; `Err` means the job must fail.
-    pub async fn commit(&mut self, history: &History, node: &str) -> Result<(), String> {
+    pub async fn commit(&mut self, history: &History, node: &str, hooks: &Hooks) -> Result<(), String> {
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -74,6 +75,12 @@ impl<Snk: Sink> GlobalHost<Snk> {
             .collect();
         let n = requests.len();
         let outcomes = self.committer.commit(requests).await;
+        if outcomes.iter().any(|o| matches!(o, CommitOutcome::Committed)) {
+            let c = self.pending.last().map_or(0, |(c, _, _)| *c);
+            if hooks.at_job_master(Phase::InsideCommit, c) {
+                std::future::pending::<()>().await; // a scenario crashes the job master here
+            }
+        }
         if outcomes.len() != n {
             return Err(format!(
                 "global committer returned {} outcomes for {n} requests; return exactly one per request",

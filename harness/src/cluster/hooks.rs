@@ -44,10 +44,12 @@ impl Phase {
     }
 }
 
-/// A subtask reached an armed phase; the supervisor crashes its task executor.
+/// A subtask (or the job master's global committer) reached an armed phase; the supervisor
+/// crashes its node.
 #[derive(Clone, Debug)]
 pub(crate) struct Hit {
-    pub subtask: usize,
+    pub node: String,
+    pub subtask: Option<usize>,
     pub phase: Phase,
     pub checkpoint: CheckpointId,
 }
@@ -59,6 +61,8 @@ pub(crate) enum JmCommand {
     TriggerCheckpoint,
     /// Take a savepoint, stop the sources at it, commit it, and stop the job.
     StopWithSavepoint,
+    /// Give up a stop-with-savepoint under way; the job keeps running.
+    CancelStop,
 }
 
 #[derive(Default)]
@@ -120,7 +124,22 @@ impl Hooks {
             .position(|(p, who)| *p == phase && who.as_ref().is_none_or(|w| w.contains(&subtask)));
         let Some(i) = found else { return false };
         armed.crashes.remove(i);
-        let _ = self.hits.send(Hit { subtask, phase, checkpoint });
+        let node = super::protocol::task_executor(subtask);
+        let _ = self.hits.send(Hit { node, subtask: Some(subtask), phase, checkpoint });
+        true
+    }
+
+    /// Called by the job master's global committer at `phase`: true when it must crash here.
+    /// Only crashes armed for any worker apply (the sink's committer lives on the job master).
+    pub fn at_job_master(&self, phase: Phase, checkpoint: CheckpointId) -> bool {
+        if !self.any.load(Ordering::Relaxed) {
+            return false;
+        }
+        let mut armed = self.armed.lock().unwrap();
+        let Some(i) = armed.crashes.iter().position(|(p, who)| *p == phase && who.is_none()) else { return false };
+        armed.crashes.remove(i);
+        let node = super::protocol::JOB_MASTER.to_string();
+        let _ = self.hits.send(Hit { node, subtask: None, phase, checkpoint });
         true
     }
 

@@ -90,6 +90,7 @@ struct JobMaster<Src: Source, Snk: Sink> {
     finishing: Option<(CheckpointId, BTreeSet<usize>, bool)>,
     /// A stop-with-savepoint was asked for and not yet taken.
     stop_requested: bool,
+    hooks: Hooks,
     reports: mpsc::UnboundedSender<DownlinkReport>,
     internal: mpsc::UnboundedSender<Internal>,
     done: bool,
@@ -161,6 +162,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         pending: None,
         finishing: None,
         stop_requested: false,
+        hooks: hooks.clone(),
         reports,
         internal,
         done: false,
@@ -240,6 +242,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                     self.stop_requested = true;
                     self.trigger();
                 }
+                Wake::Command(JmCommand::CancelStop) => self.cancel_stop().await,
                 Wake::Internal(Internal::Stored(c)) => self.send_barriers(c),
                 Wake::Report(r) => self.on_report(r).await,
                 Wake::Lost(l) => {
@@ -450,6 +453,17 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.open_valves();
     }
 
+    /// Gives up a stop-with-savepoint: if its barriers went out, sources may have stopped, so
+    /// everything restarts from the last completed checkpoint (as when the savepoint fails).
+    async fn cancel_stop(&mut self) {
+        self.stop_requested = false;
+        let stopping = self.pending.as_ref().is_some_and(|p| p.stop) || matches!(self.finishing, Some((_, _, true)));
+        if stopping {
+            self.abort_quietly("stop-with-savepoint cancelled");
+            self.restore_all("global", "stop-with-savepoint cancelled".into()).await;
+        }
+    }
+
     /// Aborts the pending checkpoint. A stopping savepoint whose barriers went out may have
     /// stopped some sources already: then everything restarts from the last completed
     /// checkpoint and the job keeps running (the stop failed).
@@ -517,7 +531,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
 
     async fn commit_global(&mut self) {
         let Some(g) = &mut self.global else { return };
-        if let Err(e) = g.commit(&self.history, JOB_MASTER).await {
+        if let Err(e) = g.commit(&self.history, JOB_MASTER, &self.hooks).await {
             self.fail_job(e);
         }
     }
@@ -527,7 +541,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     async fn finish(&mut self) {
         if let Some(g) = &mut self.global {
             while !g.is_idle() {
-                if let Err(e) = g.commit(&self.history, JOB_MASTER).await {
+                if let Err(e) = g.commit(&self.history, JOB_MASTER, &self.hooks).await {
                     return self.fail_job(e);
                 }
                 if !g.is_idle() {

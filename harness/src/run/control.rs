@@ -54,6 +54,7 @@ struct Inner {
     output: Arc<dyn OutputReader>,
     bounded: bool,
     crash_restart_ms: Mutex<u64>,
+    workloads: Vec<madsim::task::JoinHandle<()>>,
 }
 
 /// A handle on the running cluster, for scenarios. Cheap to clone.
@@ -80,6 +81,7 @@ pub(crate) struct ControlParts {
     pub records: RecordMaker,
     pub output: Arc<dyn OutputReader>,
     pub bounded: bool,
+    pub workloads: Vec<madsim::task::JoinHandle<()>>,
 }
 
 const SUPERVISOR: &str = "supervisor";
@@ -108,6 +110,7 @@ impl Control {
             output: parts.output,
             bounded: parts.bounded,
             crash_restart_ms: Mutex::new(0),
+            workloads: parts.workloads,
         };
         let control = Self { inner: Arc::new(inner) };
         control.listen(hits);
@@ -120,12 +123,13 @@ impl Control {
         madsim::task::spawn(async move {
             while let Some(hit) = hits.recv().await {
                 me.record(EventKind::CrashPoint {
+                    node: hit.node.clone(),
                     subtask: hit.subtask,
                     phase: format!("{:?}", hit.phase),
                     checkpoint: hit.checkpoint,
                 });
                 let delay = *me.inner.crash_restart_ms.lock().unwrap();
-                me.crash_for(&task_executor(hit.subtask), delay);
+                me.crash_for(&hit.node, delay);
             }
         });
     }
@@ -207,7 +211,10 @@ impl Control {
         if self.ended() || self.is_down(node) {
             return false;
         }
-        let Some(handle) = self.node_handle(node) else { return false };
+        let Some(handle) = self.node_handle(node) else {
+            self.step(format!("crash skipped: there is no node named {node:?} (systems: {:?})", self.systems()));
+            return false;
+        };
         self.inner.nodes.lock().unwrap().down.insert(node.to_string());
         self.inner.gateway.node_down(node);
         self.inner.handle.kill(handle.id());
@@ -281,17 +288,28 @@ impl Control {
     }
 
     /// Heals everything: removes fault rules and armed crashes, restarts every node that is
-    /// down, and resumes a job stopped at a savepoint.
-    pub fn heal_all(&self) {
+    /// down (the job master last, once the others are up), and so also resumes a job stopped
+    /// at a savepoint.
+    pub async fn heal_all(&self) {
         self.disarm();
         self.heal_network();
+        if matches!(self.status(), JobStatus::Stopped(_)) {
+            // A savepoint completed after its block gave up waiting: resume from it.
+            self.step("the job is stopped at a savepoint: resuming it");
+            self.shut_down_job();
+            self.resume(self.parallelism()).await;
+        }
         let down: Vec<String> = self.inner.nodes.lock().unwrap().down.iter().cloned().collect();
         let p = self.parallelism();
-        for node in down {
-            let beyond = (p..self.inner.nodes.lock().unwrap().executors.len()).any(|i| task_executor(i) == node);
+        for node in down.iter().filter(|n| *n != JOB_MASTER) {
+            let beyond = (p..self.inner.nodes.lock().unwrap().executors.len()).any(|i| task_executor(i) == *node);
             if !beyond {
-                self.restart(&node);
+                self.restart(node);
             }
+        }
+        if self.is_down(JOB_MASTER) {
+            self.sleep_ms(1).await;
+            self.restart(JOB_MASTER);
         }
     }
 
@@ -332,20 +350,26 @@ impl Control {
             return Err("no job master is running".into());
         }
         let deadline = self.now_ms() + timeout_ms;
-        loop {
-            match self.status() {
-                JobStatus::Stopped(c) => {
-                    self.shut_down_job();
-                    return Ok(c);
-                }
-                JobStatus::Running if self.now_ms() < deadline => self.sleep_ms(5).await,
-                JobStatus::Running => return Err(format!("no savepoint within {timeout_ms} ms")),
-                other => return Err(format!("the job ended instead: {other:?}")),
+        while self.now_ms() < deadline && self.status() == JobStatus::Running {
+            self.sleep_ms(5).await;
+        }
+        if self.status() == JobStatus::Running {
+            // Give up: the job master cancels the stop and keeps the job running; a stop that
+            // completes meanwhile still counts.
+            self.inner.hooks.command(JmCommand::CancelStop);
+            self.sleep_ms(20).await;
+        }
+        match self.status() {
+            JobStatus::Stopped(c) => {
+                self.shut_down_job();
+                Ok(c)
             }
+            JobStatus::Running => Err(format!("no savepoint within {timeout_ms} ms; the stop was cancelled")),
+            other => Err(format!("the job ended instead: {other:?}")),
         }
     }
 
-    /// Kills the job master and every task executor (a cancelled or stopped job).
+    /// Stops the job master and every task executor (a cancelled or stopped job).
     fn shut_down_job(&self) {
         let mut names = vec![JOB_MASTER.to_string()];
         names.extend((0..self.inner.nodes.lock().unwrap().executors.len()).map(task_executor));
@@ -357,14 +381,14 @@ impl Control {
             self.inner.nodes.lock().unwrap().down.insert(name.clone());
             self.inner.gateway.node_down(&name);
             self.inner.handle.kill(handle.id());
-            self.record(EventKind::Crashed { node: name });
+            self.record(EventKind::NodeStopped { node: name });
         }
     }
 
     /// Starts the job again from its latest completed checkpoint or savepoint with
     /// `parallelism` subtasks: split states, writer states and committables are dealt out
     /// again. The job keeps its durable coordinates (checkpoint ids, the leader epoch).
-    pub fn resume(&self, parallelism: usize) {
+    pub async fn resume(&self, parallelism: usize) {
         let parallelism = parallelism.max(1);
         self.inner.store.set_parallelism(parallelism);
         let existing = self.inner.nodes.lock().unwrap().executors.len();
@@ -376,17 +400,18 @@ impl Control {
         for i in 0..parallelism.min(existing) {
             self.restart(&task_executor(i));
         }
+        self.sleep_ms(1).await; // the task executors come up before the job master deploys
         self.restart(JOB_MASTER);
     }
 
     /// Rescales from the latest completed checkpoint: the running job is cancelled (every job
     /// node goes down), then resumed with `parallelism` subtasks. False if the job ended.
-    pub fn rescale(&self, parallelism: usize) -> bool {
+    pub async fn rescale(&self, parallelism: usize) -> bool {
         if self.ended() {
             return false;
         }
         self.shut_down_job();
-        self.resume(parallelism);
+        self.resume(parallelism).await;
         true
     }
 
@@ -430,12 +455,24 @@ impl Control {
         super::simulate::all_visible(&self.inner.history, self.inner.output.as_ref())
     }
 
-    /// Waits until the job converged — a bounded job ended, an unbounded one shows every
-    /// produced record — or `timeout_ms` passed. True if it converged.
+    /// Whether the testbed's during-run workloads (upstream producers) have all finished.
+    pub fn workloads_done(&self) -> bool {
+        self.inner.workloads.iter().all(|w| w.is_finished())
+    }
+
+    /// Waits until the job converged — a bounded job ended; an unbounded one shows every
+    /// produced record and nothing is producing any more — or `timeout_ms` passed. True if
+    /// it converged.
     pub async fn drain(&self, timeout_ms: u64) -> bool {
         let deadline = self.now_ms() + timeout_ms;
         while self.now_ms() < deadline {
-            if self.ended() || (!self.inner.bounded && self.all_visible()) {
+            if matches!(self.status(), JobStatus::Stopped(_)) {
+                // A stopped job cannot converge; it stopped at a savepoint nobody resumed.
+                self.step("the job is stopped at a savepoint: resuming it");
+                self.shut_down_job();
+                self.resume(self.parallelism()).await;
+            }
+            if self.ended() || (!self.inner.bounded && self.workloads_done() && self.all_visible()) {
                 return true;
             }
             self.sleep_ms(20).await;

@@ -97,6 +97,7 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
                 | EventKind::CrashPoint { .. }
                 | EventKind::Declined { .. }
                 | EventKind::Step { .. }
+                | EventKind::NodeStopped { .. }
         );
         if notable || bad.contains(&i) {
             let mark = if bad.contains(&i) { " <== first bad event" } else { "" };

@@ -4,7 +4,8 @@
 use super::config::RunConfig;
 use super::env::Env;
 use super::report::RunReport;
-use super::simulate::simulate;
+use super::script::{RandomFaults, Script};
+use super::simulate::simulate_script;
 use super::testbed::Testbed;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,6 +19,7 @@ thread_local! {
 /// Runs a testbed over many seeds.
 pub struct Runner<T> {
     testbed: Arc<T>,
+    script: Arc<dyn Script>,
     config: RunConfig,
     seeds: u64,
     first_seed: u64,
@@ -36,13 +38,28 @@ impl<T: Testbed> Runner<T> {
     /// A runner with the default configuration and 20 seeds; the environment (see
     /// [`Env`]) can override seeds, parallelism and determinism checking.
     pub fn new(testbed: T) -> Self {
-        Self { testbed: Arc::new(testbed), config: RunConfig::default(), seeds: 20, first_seed: 1, env: Env::from_env() }
+        Self {
+            testbed: Arc::new(testbed),
+            script: Arc::new(RandomFaults),
+            config: RunConfig::default(), seeds: 20, first_seed: 1, env: Env::from_env() }
     }
 
     /// Sets the configuration.
     pub fn config(&mut self, config: RunConfig) -> &mut Self {
         self.config = config;
         self
+    }
+
+    /// Sets what every seed does to the cluster (default: [`RandomFaults`], the
+    /// configuration's fault profile). The scenarios crate's scenarios are scripts.
+    pub fn script(&mut self, script: Arc<dyn Script>) -> &mut Self {
+        self.script = script;
+        self
+    }
+
+    /// The configuration every seed runs with.
+    pub fn run_config(&self) -> &RunConfig {
+        &self.config
     }
 
     /// Changes the configuration in place.
@@ -83,9 +100,20 @@ impl<T: Testbed> Runner<T> {
         }
     }
 
+    /// The testbed's name.
+    pub fn testbed_name(&self) -> String {
+        self.testbed.name()
+    }
+
     /// Runs one seed on a fresh thread.
     pub fn run_seed(&self, seed: u64) -> RunReport {
-        let (testbed, config) = (self.testbed.clone(), self.config.clone());
+        self.run_with(seed, &self.config, self.script.clone())
+    }
+
+    /// Runs one seed of this runner's testbed with another configuration and script, on a
+    /// fresh thread (replaying a saved case, shrinking a generated scenario).
+    pub fn run_with(&self, seed: u64, config: &RunConfig, script: Arc<dyn Script>) -> RunReport {
+        let (testbed, config) = (self.testbed.clone(), config.clone());
         let test = TEST_NAME.with(|n| n.borrow().clone()).or_else(|| std::thread::current().name().map(String::from));
         // A fresh OS thread per seed (outside the simulation): std HashMap order is only
         // reproducible on a new thread.
@@ -94,7 +122,7 @@ impl<T: Testbed> Runner<T> {
             .stack_size(64 << 20)
             .spawn(move || {
                 TEST_NAME.with(|n| *n.borrow_mut() = test.filter(|t| t != "main"));
-                simulate(&*testbed, &config, seed)
+                simulate_script(&*testbed, &config, seed, &*script)
             })
             .expect("spawn a seed thread")
             .join()
@@ -150,6 +178,11 @@ impl<T: Testbed> Runner<T> {
 }
 
 impl Outcome {
+    /// An outcome made of these reports.
+    pub fn of(reports: Vec<RunReport>) -> Self {
+        Self { reports, nondeterministic: Vec::new() }
+    }
+
     /// Reports of failed seeds.
     pub fn failures(&self) -> Vec<&RunReport> {
         self.reports.iter().filter(|r| !r.passed()).collect()

@@ -147,6 +147,8 @@ async fn drive<T: Testbed>(
         })
     };
     let executors: Vec<_> = (0..config.job.parallelism).map(&build_te).collect();
+    // Let the task executors and systems come up before the job master deploys to them.
+    madsim::time::sleep(std::time::Duration::from_millis(1)).await;
     let status: JobStatusCell = Arc::new(Mutex::new(JobStatus::Running));
     let store = CheckpointStore::default();
     let job_master = {
@@ -177,9 +179,7 @@ async fn drive<T: Testbed>(
             })
             .build()
     };
-    for workload in std::mem::take(&mut world.workloads) {
-        madsim::task::spawn(workload);
-    }
+    let workloads = std::mem::take(&mut world.workloads).into_iter().map(madsim::task::spawn).collect();
     let control = Control::new(
         ControlParts {
             handle: handle.clone(),
@@ -198,6 +198,7 @@ async fn drive<T: Testbed>(
             records: world.record_maker(),
             output: output.clone(),
             bounded,
+            workloads,
         },
         hits,
     );
@@ -205,7 +206,7 @@ async fn drive<T: Testbed>(
     // Safety phase: whatever the script does.
     script.drive(&control).await;
     // Liveness phase: everything healed; the job must converge.
-    control.heal_all();
+    control.heal_all().await;
     control.drain(config.liveness_ms).await;
     *virtual_ms.lock().unwrap() = crate::net::now().as_millis() as u64;
     control.kill_all();

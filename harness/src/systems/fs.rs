@@ -23,8 +23,10 @@ pub enum FsRequest {
     /// Appends bytes (unsynced until `Sync`) at offset `at`, which must be the file's length.
     /// Retrying an append that already took effect succeeds without writing twice.
     Append { path: String, at: u64, bytes: Vec<u8> },
-    /// Makes the file's bytes durable.
-    Sync { path: String },
+    /// Makes the file's bytes durable, if it holds `len` bytes; otherwise fails with
+    /// `WrongOffset` (bytes the writer appended were lost in a crash, as a failed fsync
+    /// reports).
+    Sync { path: String, len: u64 },
     /// Atomically renames; fails if `to` exists.
     Rename { from: String, to: String },
     /// Paths starting with `prefix`.
@@ -113,7 +115,10 @@ impl FileSystem {
                 }
                 None => FsResponse::Error(FsError::NotFound(path)),
             },
-            FsRequest::Sync { path } => match files.get_mut(&path) {
+            FsRequest::Sync { path, len } => match files.get_mut(&path) {
+                Some(f) if (f.synced.len() + f.unsynced.len()) as u64 != len => {
+                    FsResponse::Error(FsError::WrongOffset { len: (f.synced.len() + f.unsynced.len()) as u64 })
+                }
                 Some(f) => {
                     let bytes = std::mem::take(&mut f.unsynced);
                     f.synced.extend_from_slice(&bytes);

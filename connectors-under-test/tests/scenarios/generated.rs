@@ -1,0 +1,119 @@
+//! Generated scenarios: the reference connectors survive them; the mutants' failures are
+//! found and shrink to a minimal scenario that, pasted as Rust, fails the same way.
+//!
+//! `CONNSIM_SEEDS=500 cargo test --release -p connectors-under-test --test scenarios generated`
+//! runs 500 generated seeds per pipeline and strategy (see the README).
+
+use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
+use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
+use connsim::cluster::FailoverStrategy::{self, Global, Region};
+use connsim::run::{Pipeline, Runner, SinkSetup, SourceSetup};
+use connsim_scenarios::generate::{self, Generator};
+use connsim_scenarios::prelude::*;
+
+/// Generated seeds per pipeline and strategy in the default `cargo test`.
+const SEEDS: u64 = 15;
+
+fn seeds() -> u64 {
+    std::env::var("CONNSIM_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(SEEDS)
+}
+
+fn clean<A: SourceSetup, B: SinkSetup>(
+    source: A,
+    sink: B,
+    failover: FailoverStrategy,
+    g: &Generator,
+) -> std::collections::BTreeMap<String, usize> {
+    let mut runner = Runner::new(Pipeline(source, sink));
+    runner.configure(|c| c.job.failover = failover);
+    let n = seeds();
+    let search = generate::search(&runner, g, 1..=n);
+    if let Some(found) = &search.found {
+        panic!(
+            "a generated scenario failed {} at seed {}; shrunk:\n{}\n{}",
+            found.check,
+            found.seed,
+            found.minimal.to_rust(),
+            found.report
+        );
+    }
+    assert_eq!(search.seeds as u64, n);
+    let outcome = connsim::run::Outcome::of(search.reports);
+    println!("{failover:?}: {}", outcome.summary());
+    outcome.coverage()
+}
+
+/// The lifecycle paths generated scenarios must reach on every pipeline.
+const LIFECYCLE: [&str; 5] = ["failover:jobmaster", "savepoint-stop", "rescale", "crash:system", "crash:jobmaster"];
+
+fn bounded() -> Generator {
+    Generator { systems: vec!["log".into(), "fs".into(), "sink-log".into(), "table".into()], ..Generator::default() }
+}
+
+#[test]
+fn reference_pipelines_pass_generated_scenarios() {
+    for failover in [Region, Global] {
+        // Unbounded sources keep the job running for the whole scenario (every block meets a
+        // live job); the bounded one also covers the final checkpoint.
+        let source = || LogSourceSetup::unbounded(8, 2000, 1);
+        let covered = [
+            clean(source(), FileSinkSetup, failover, &bounded()),
+            clean(source(), TxnLogSinkSetup { partitions: 4 }, failover, &bounded()),
+            clean(source(), TableSinkSetup, failover, &bounded()),
+            clean(LogSourceSetup::bounded(8, 5000), TxnLogSinkSetup { partitions: 4 }, failover, &bounded()),
+        ];
+        for cov in covered {
+            let missing: Vec<_> = LIFECYCLE.iter().filter(|m| !cov.contains_key(**m)).collect();
+            assert!(missing.is_empty(), "generated scenarios never reached {missing:?}: {cov:?}");
+        }
+    }
+}
+
+#[test]
+fn reference_pipelines_pass_swarm_scenarios_with_producers() {
+    let g = Generator { producer: true, swarm: true, ..bounded() };
+    for failover in [Region, Global] {
+        clean(LogSourceSetup::unbounded(8, 1000, 0), TxnLogSinkSetup { partitions: 4 }, failover, &g);
+        clean(LogSourceSetup::unbounded(8, 1000, 0), FileSinkSetup, failover, &g);
+    }
+}
+
+#[test]
+fn the_same_seed_generates_the_same_scenario() {
+    let g = Generator { swarm: true, producer: true, ..bounded() };
+    for seed in 1..20 {
+        assert_eq!(generate::scenario_for(&g, seed), generate::scenario_for(&g, seed));
+    }
+    assert_ne!(generate::scenario_for(&g, 1), generate::scenario_for(&g, 2));
+}
+
+#[test]
+fn premature_commit_is_found_and_shrinks_to_at_most_four_blocks() {
+    let runner = Runner::new(Pipeline(LogSourceSetup::bounded(8, 2000), PrematureCommitSetup));
+    let search = generate::search(&runner, &bounded(), 1..=50);
+    let found = search.found.expect("the premature-commit mutant survived 50 generated seeds");
+    println!(
+        "seed {}: {} blocks shrank to {} in {} runs ({:.1}s); failed {}\n{}",
+        found.seed,
+        found.original.size(),
+        found.minimal.size(),
+        found.shrink_runs,
+        found.shrink_secs,
+        found.check,
+        found.minimal.to_rust()
+    );
+    assert!(found.minimal.size() <= 4, "shrunk to {} blocks:\n{}", found.minimal.size(), found.minimal.to_rust());
+    assert!(found.minimal.size() <= found.original.size());
+    assert!(found.report.failed_checks().contains(&found.check.as_str()));
+}
+
+#[test]
+fn ignoring_splits_back_is_found_and_shrinks_to_a_crash() {
+    let runner = Runner::new(Pipeline(IgnoresSplitsBackSetup(LogSourceSetup::bounded(8, 2000)), FileSinkSetup));
+    let g = Generator { lifecycle: false, ..bounded() };
+    let search = generate::search(&runner, &g, 1..=50);
+    let found = search.found.expect("the ignores-splits-back mutant survived 50 generated seeds");
+    println!("seed {}: shrank to\n{}", found.seed, found.minimal.to_rust());
+    assert!(found.minimal.size() <= 4, "shrunk to {} blocks:\n{}", found.minimal.size(), found.minimal.to_rust());
+    assert!(found.report.failed_checks().contains(&found.check.as_str()));
+}

@@ -1,0 +1,10 @@
+//! Scenario blocks against the reference connectors: pinned scenarios with report
+//! snapshots, generated scenarios, shrinking and saved cases.
+//!
+//! `CONNSIM_SEEDS` raises the seed count (e.g. 200 in release, see the README).
+
+mod pinned;
+mod reference;
+mod debug_tmp;
+mod generated;
+mod saved;

@@ -1,0 +1,104 @@
+//! Pinned scenarios: together they use every block kind. Each runs against the reference
+//! pipelines under both failover strategies; seed 1 of each is pinned as a report snapshot
+//! under `snapshots/`, so a behaviour change shows in review as a timeline diff.
+
+use connsim_scenarios::prelude::*;
+
+/// Checkpoint blocks: trigger, decline, time out, lose notifications.
+pub fn checkpoints() -> Scenario {
+    Scenario::new("checkpoints")
+        .then(checkpoint())
+        .then(decline_checkpoint(Worker::Nth(1)))
+        .then(checkpoint_timeout())
+        .then(lose_notify(Worker::All))
+        .then(lose_notify(Worker::Nth(2)))
+        .then(checkpoint())
+        .requires("checkpoint-declined")
+        .requires("checkpoint-aborted")
+        .requires("notify-lost")
+}
+
+/// A task executor crashed at every phase of the two-phase commit.
+pub fn crash_at_every_phase() -> Scenario {
+    let mut s = Scenario::new("crash at every phase");
+    for phase in Phase::ALL {
+        s = s.then(crash(Worker::Any).at(phase).restart_after(30)).then(wait(20));
+        s = s.requires(phase.mark());
+    }
+    s
+}
+
+/// The job master and the external systems crash.
+pub fn master_and_systems() -> Scenario {
+    Scenario::new("job master and external systems crash")
+        .then(checkpoint())
+        .then(crash(job_master()).restart_after(80))
+        .then(wait(150))
+        .then(crash(system("log")).restart_after(40))
+        .then(crash(system("fs")).restart_after(40))
+        .then(crash(system("sink-log")).restart_after(40))
+        .then(crash(system("table")).restart_after(40))
+        .then(checkpoint())
+        .then(crash(job_master()).restart_after(10))
+        .requires("crash:jobmaster")
+        .requires("failover:jobmaster")
+        .requires("crash:system")
+}
+
+/// Network faults by kind and link, held for a window or during another block.
+pub fn network() -> Scenario {
+    Scenario::new("network faults")
+        .then(drop_messages(0.2, None, 200))
+        .then(delay_messages(60, Some("Ack"), 200))
+        .then(lose_responses(0.5, system("log"), 200))
+        .then(partition(Worker::Nth(1), job_master(), 300))
+        .then(during(
+            Fault::Drop { probability: 0.3, kind: Some("Notify".into()), from: None, to: None },
+            checkpoint().then(wait(100)),
+        ))
+        .then(heal())
+        .requires("message-dropped")
+        .requires("message-delayed")
+        .requires("response-lost")
+        .requires("partition")
+}
+
+/// Stop-with-savepoint, resume, and rescale from checkpoints and savepoints.
+pub fn savepoints_and_rescaling() -> Scenario {
+    Scenario::new("savepoints and rescaling")
+        .then(checkpoint())
+        .then(stop_with_savepoint())
+        .then(wait(50))
+        .then(savepoint_and_rescale(2))
+        .then(wait(100))
+        .then(rescale(4))
+        .then(wait(100))
+        .then(rescale(1))
+        .requires("savepoint-stop")
+        .requires("rescale")
+}
+
+/// Combinators: phases, one_of, repeat, time_limit.
+pub fn combinators() -> Scenario {
+    Scenario::new("combinators")
+        .then(phases(
+            one_of(vec![crash(Worker::Any).into(), partition(Worker::Any, job_master(), 200)])
+                .then(checkpoint())
+                .repeat(2),
+            3_000,
+        ))
+        .then(wait(500).time_limit(50))
+        .then(drain(5_000))
+}
+
+/// Workload blocks against an unbounded source: steady, burst, skewed, new splits.
+pub fn workload() -> Scenario {
+    Scenario::new("workload")
+        .then(produce(400))
+        .then(burst(300))
+        .then(crash(Worker::Any))
+        .then(skewed(300))
+        .then(add_splits(2))
+        .then(produce(200))
+        .then(drain(10_000))
+}

@@ -1,0 +1,74 @@
+//! Every pinned scenario against the reference pipelines, both failover strategies.
+
+use crate::pinned;
+use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
+use connsim::cluster::FailoverStrategy::{self, Global, Region};
+use connsim::run::{Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
+use connsim_scenarios::Scenario;
+
+/// Seeds per (scenario, pipeline, strategy) in the default `cargo test`.
+const SEEDS: u64 = 20;
+
+fn run<A: SourceSetup, B: SinkSetup>(scenario: &Scenario, source: A, sink: B, failover: FailoverStrategy) -> RunReport {
+    let mut runner = Runner::new(Pipeline(source, sink));
+    runner.seeds(SEEDS).configure(|c| c.job.failover = failover);
+    let outcome = scenario.run(&mut runner);
+    outcome.assert_ok();
+    println!("{} ({failover:?}): {}", scenario.name, outcome.outcome.summary());
+    outcome.outcome.reports[0].clone()
+}
+
+/// The scenario on every reference pipeline; returns the log → txn-log report of seed 1
+/// under region failover, for the snapshot.
+fn everywhere(scenario: Scenario, bounded: bool) -> RunReport {
+    let source = || if bounded { LogSourceSetup::bounded(8, 5000) } else { LogSourceSetup::unbounded(8, 2000, 0) };
+    let mut pinned = None;
+    for failover in [Region, Global] {
+        run(&scenario, source(), FileSinkSetup, failover);
+        run(&scenario, source(), TableSinkSetup, failover);
+        let r = run(&scenario, source(), TxnLogSinkSetup { partitions: 4 }, failover);
+        pinned.get_or_insert(r);
+    }
+    pinned.expect("ran")
+}
+
+fn snapshot(name: &str, report: RunReport) {
+    insta::with_settings!({ snapshot_path => "../../../snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!(name, report.to_string());
+    });
+}
+
+#[test]
+fn checkpoints() {
+    snapshot("checkpoints", everywhere(pinned::checkpoints(), true));
+}
+
+#[test]
+fn crash_at_every_phase() {
+    snapshot("crash_at_every_phase", everywhere(pinned::crash_at_every_phase(), true));
+}
+
+#[test]
+fn master_and_systems() {
+    snapshot("master_and_systems", everywhere(pinned::master_and_systems(), true));
+}
+
+#[test]
+fn network() {
+    snapshot("network", everywhere(pinned::network(), true));
+}
+
+#[test]
+fn savepoints_and_rescaling() {
+    snapshot("savepoints_and_rescaling", everywhere(pinned::savepoints_and_rescaling(), true));
+}
+
+#[test]
+fn combinators() {
+    snapshot("combinators", everywhere(pinned::combinators(), true));
+}
+
+#[test]
+fn workload() {
+    snapshot("workload", everywhere(pinned::workload(), false));
+}

@@ -1,0 +1,449 @@
+//! Blocks: one step applied to a running cluster, as a value. Blocks serialize (a saved
+//! failure carries its scenario), print as `Debug`, and print as the Rust code that builds
+//! them ([`Block::to_rust`]), so a shrunk failure can be pasted into a test.
+
+use connsim::cluster::Phase;
+use connsim::run::Spread;
+use serde::{Deserialize, Serialize};
+
+/// Which task executor(s) a block aims at. `Nth` counts modulo the job's current parallelism,
+/// so a block stays meaningful after a rescale or while shrinking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Worker {
+    /// One, picked by the run's seed.
+    Any,
+    /// Subtask `n`'s task executor.
+    Nth(usize),
+    /// Every task executor.
+    All,
+}
+
+/// What a block aims at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Target {
+    /// The job master.
+    JobMaster,
+    /// Task executor(s).
+    Worker(Worker),
+    /// An external system, by node name (e.g. `"log"`, `"fs"`).
+    System(String),
+}
+
+impl From<Worker> for Target {
+    fn from(w: Worker) -> Self {
+        Target::Worker(w)
+    }
+}
+
+/// A network fault, matched by message kind and link (node-name prefixes; `None`: any).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Fault {
+    /// Drop messages with this probability.
+    Drop {
+        /// Chance per message.
+        probability: f64,
+        /// Message-kind prefix.
+        kind: Option<String>,
+        /// Sender.
+        from: Option<Target>,
+        /// Receiver.
+        to: Option<Target>,
+    },
+    /// Delay messages by this long.
+    Delay {
+        /// Extra latency.
+        ms: u64,
+        /// Message-kind prefix.
+        kind: Option<String>,
+        /// Sender.
+        from: Option<Target>,
+        /// Receiver.
+        to: Option<Target>,
+    },
+    /// The request takes effect, its response is lost (the caller times out).
+    LoseResponses {
+        /// Chance per response.
+        probability: f64,
+        /// Message-kind prefix.
+        kind: Option<String>,
+        /// Caller.
+        from: Option<Target>,
+        /// Callee.
+        to: Option<Target>,
+    },
+    /// Nothing gets through between `a` and `b`, in either direction.
+    Partition {
+        /// One side.
+        a: Target,
+        /// The other side.
+        b: Target,
+    },
+}
+
+/// One step of a scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Block {
+    /// Produce `n` records into the source system, spread over `over_ms` (0: at once).
+    Produce {
+        /// How many.
+        n: u64,
+        /// Over which splits.
+        spread: Spread,
+        /// Over how long.
+        over_ms: u64,
+    },
+    /// Add `n` splits (partitions) to the source system.
+    AddSplits {
+        /// How many.
+        n: u64,
+    },
+    /// Trigger a checkpoint and wait until it completes (or a second passes).
+    Checkpoint,
+    /// The worker declines the next checkpoint; it is aborted.
+    DeclineCheckpoint {
+        /// Who declines.
+        worker: Worker,
+    },
+    /// The next checkpoint's acks are held back past the timeout; it is aborted.
+    CheckpointTimeout,
+    /// The next checkpoint completes, but its notification to the worker(s) is lost.
+    LoseNotify {
+        /// Who misses it.
+        worker: Worker,
+    },
+    /// Crash a node, optionally when a subtask reaches a protocol phase; it restarts
+    /// `restart_after_ms` later.
+    Crash {
+        /// What crashes.
+        target: Target,
+        /// Crash when a subtask on the target reaches this phase (workers only).
+        at: Option<Phase>,
+        /// Restart delay.
+        restart_after_ms: u64,
+    },
+    /// A network fault held for `for_ms`.
+    Fault {
+        /// The fault.
+        fault: Fault,
+        /// How long.
+        for_ms: u64,
+    },
+    /// Remove every fault, restart every node that is down.
+    Heal,
+    /// Stop with a savepoint, then resume from it (with another parallelism if given).
+    StopWithSavepoint {
+        /// Parallelism to resume with (`None`: unchanged).
+        resume_with: Option<usize>,
+    },
+    /// Cancel the job and restore it from the latest checkpoint with another parallelism.
+    Rescale {
+        /// The new parallelism.
+        parallelism: usize,
+    },
+    /// Let `ms` of virtual time pass.
+    Wait {
+        /// How long.
+        ms: u64,
+    },
+    /// Wait until the job converged (bounded: ended; unbounded: everything produced visible).
+    Drain {
+        /// Give up after this long.
+        timeout_ms: u64,
+    },
+    /// Blocks one after another.
+    Seq(Vec<Block>),
+    /// A block `n` times.
+    Repeat {
+        /// How often.
+        n: u32,
+        /// What.
+        block: Box<Block>,
+    },
+    /// A fault held for as long as `body` runs.
+    During {
+        /// The fault.
+        fault: Fault,
+        /// What runs meanwhile.
+        body: Box<Block>,
+    },
+    /// A safety phase with faults, then everything healed and a liveness phase in which the
+    /// job must converge (TigerBeetle's VOPR shape).
+    Phases {
+        /// The faulty part.
+        safety: Box<Block>,
+        /// How long the job gets to converge afterwards.
+        liveness_ms: u64,
+    },
+    /// One of these, picked by the run's seed.
+    OneOf(Vec<Block>),
+    /// `block`, cut off after `ms` (its held faults stay until the next heal).
+    TimeLimit {
+        /// The limit.
+        ms: u64,
+        /// What.
+        block: Box<Block>,
+    },
+}
+
+impl Block {
+    /// This block, then `next`.
+    pub fn then(self, next: impl Into<Block>) -> Block {
+        match self {
+            Block::Seq(mut v) => {
+                v.push(next.into());
+                Block::Seq(v)
+            }
+            b => Block::Seq(vec![b, next.into()]),
+        }
+    }
+
+    /// This block `n` times.
+    pub fn repeat(self, n: u32) -> Block {
+        Block::Repeat { n, block: Box::new(self) }
+    }
+
+    /// This block, cut off after `ms`.
+    pub fn time_limit(self, ms: u64) -> Block {
+        Block::TimeLimit { ms, block: Box::new(self) }
+    }
+
+    /// How many leaf blocks this block contains (combinators count their parts).
+    pub fn size(&self) -> usize {
+        match self {
+            Block::Seq(v) | Block::OneOf(v) => v.iter().map(Block::size).sum(),
+            Block::Repeat { block, .. } | Block::TimeLimit { block, .. } => block.size(),
+            Block::During { body, .. } => 1 + body.size(),
+            Block::Phases { safety, .. } => safety.size(),
+            _ => 1,
+        }
+    }
+
+    /// The block kind's name (for coverage of the block library).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Block::Produce { .. } => "produce",
+            Block::AddSplits { .. } => "add_splits",
+            Block::Checkpoint => "checkpoint",
+            Block::DeclineCheckpoint { .. } => "decline_checkpoint",
+            Block::CheckpointTimeout => "checkpoint_timeout",
+            Block::LoseNotify { .. } => "lose_notify",
+            Block::Crash { .. } => "crash",
+            Block::Fault { .. } => "fault",
+            Block::Heal => "heal",
+            Block::StopWithSavepoint { .. } => "stop_with_savepoint",
+            Block::Rescale { .. } => "rescale",
+            Block::Wait { .. } => "wait",
+            Block::Drain { .. } => "drain",
+            Block::Seq(_) => "then",
+            Block::Repeat { .. } => "repeat",
+            Block::During { .. } => "during",
+            Block::Phases { .. } => "phases",
+            Block::OneOf(_) => "one_of",
+            Block::TimeLimit { .. } => "time_limit",
+        }
+    }
+
+    /// Every block kind this block uses, itself included.
+    pub fn kinds(&self, out: &mut std::collections::BTreeSet<&'static str>) {
+        out.insert(self.kind());
+        match self {
+            Block::Seq(v) | Block::OneOf(v) => v.iter().for_each(|b| b.kinds(out)),
+            Block::Repeat { block, .. } | Block::TimeLimit { block, .. } => block.kinds(out),
+            Block::During { body, .. } => body.kinds(out),
+            Block::Phases { safety, .. } => safety.kinds(out),
+            _ => {}
+        }
+    }
+
+    /// Checks the block can run; the error says what to change.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            Block::Crash { target, at: Some(phase), .. } if !matches!(target, Target::Worker(_)) => Err(format!(
+                "crash({target:?}).at({phase:?}): protocol phases belong to subtasks; aim the crash at a \
+                 Worker, or drop .at(..) to crash the node at a random moment"
+            )),
+            Block::StopWithSavepoint { resume_with: Some(0) } | Block::Rescale { parallelism: 0 } => {
+                Err("a job needs at least one subtask: use a parallelism of 1 or more".into())
+            }
+            Block::Fault { fault, .. } | Block::During { fault, .. } => validate_fault(fault).and_then(|_| match self {
+                Block::During { body, .. } => body.validate(),
+                _ => Ok(()),
+            }),
+            Block::Seq(v) | Block::OneOf(v) => v.iter().try_for_each(Block::validate),
+            Block::Repeat { block, .. } | Block::TimeLimit { block, .. } => block.validate(),
+            Block::Phases { safety, .. } => safety.validate(),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn validate_fault(fault: &Fault) -> Result<(), String> {
+    match fault {
+        Fault::Drop { probability: p, .. } | Fault::LoseResponses { probability: p, .. } if !(0.0..=1.0).contains(p) => {
+            Err(format!("fault probability {p} is not between 0.0 and 1.0"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A crash being built: [`crash`], then optionally [`Crash::at`] and [`Crash::restart_after`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Crash {
+    target: Target,
+    at: Option<Phase>,
+    restart_after_ms: u64,
+}
+
+impl Crash {
+    /// Crash when a subtask on the target worker reaches `phase`.
+    pub fn at(mut self, phase: Phase) -> Self {
+        self.at = Some(phase);
+        self
+    }
+    /// Restart after `ms` (default 50).
+    pub fn restart_after(mut self, ms: u64) -> Self {
+        self.restart_after_ms = ms;
+        self
+    }
+}
+
+impl From<Crash> for Block {
+    fn from(c: Crash) -> Block {
+        Block::Crash { target: c.target, at: c.at, restart_after_ms: c.restart_after_ms }
+    }
+}
+
+/// Crash `target` (a [`Worker`], [`Target::JobMaster`] or [`Target::System`]); it restarts 50 ms later.
+pub fn crash(target: impl Into<Target>) -> Crash {
+    Crash { target: target.into(), at: None, restart_after_ms: 50 }
+}
+
+/// The job master, as a target.
+pub fn job_master() -> Target {
+    Target::JobMaster
+}
+
+/// An external system by node name, as a target.
+pub fn system(name: &str) -> Target {
+    Target::System(name.to_string())
+}
+
+/// Produce `n` records, evenly over the splits, over 200 ms.
+pub fn produce(n: u64) -> Block {
+    Block::Produce { n, spread: Spread::Uniform, over_ms: 200 }
+}
+
+/// Produce `n` records at once.
+pub fn burst(n: u64) -> Block {
+    Block::Produce { n, spread: Spread::Uniform, over_ms: 0 }
+}
+
+/// Produce `n` records, most into one split (a hot key), over 200 ms.
+pub fn skewed(n: u64) -> Block {
+    Block::Produce { n, spread: Spread::Skewed, over_ms: 200 }
+}
+
+/// Add `n` splits to the source system.
+pub fn add_splits(n: u64) -> Block {
+    Block::AddSplits { n }
+}
+
+/// Trigger a checkpoint and wait for it.
+pub fn checkpoint() -> Block {
+    Block::Checkpoint
+}
+
+/// The worker declines the next checkpoint.
+pub fn decline_checkpoint(worker: Worker) -> Block {
+    Block::DeclineCheckpoint { worker }
+}
+
+/// The next checkpoint times out and is aborted.
+pub fn checkpoint_timeout() -> Block {
+    Block::CheckpointTimeout
+}
+
+/// The next completed checkpoint's notification to the worker(s) is lost.
+pub fn lose_notify(worker: Worker) -> Block {
+    Block::LoseNotify { worker }
+}
+
+/// Drop messages of `kind` (prefix; `None`: all) with `probability`, on every link, for `for_ms`.
+pub fn drop_messages(probability: f64, kind: Option<&str>, for_ms: u64) -> Block {
+    Block::Fault { fault: Fault::Drop { probability, kind: kind.map(String::from), from: None, to: None }, for_ms }
+}
+
+/// Delay messages of `kind` by `ms`, for `for_ms`.
+pub fn delay_messages(ms: u64, kind: Option<&str>, for_ms: u64) -> Block {
+    Block::Fault { fault: Fault::Delay { ms, kind: kind.map(String::from), from: None, to: None }, for_ms }
+}
+
+/// Lose the responses to requests sent to `to`, with `probability`, for `for_ms`.
+pub fn lose_responses(probability: f64, to: Target, for_ms: u64) -> Block {
+    Block::Fault { fault: Fault::LoseResponses { probability, kind: None, from: None, to: Some(to) }, for_ms }
+}
+
+/// Partition `a` from `b` for `for_ms`, then heal that link.
+pub fn partition(a: impl Into<Target>, b: impl Into<Target>, for_ms: u64) -> Block {
+    Block::Fault { fault: Fault::Partition { a: a.into(), b: b.into() }, for_ms }
+}
+
+/// Heal everything.
+pub fn heal() -> Block {
+    Block::Heal
+}
+
+/// Stop with a savepoint and resume with the same parallelism.
+pub fn stop_with_savepoint() -> Block {
+    Block::StopWithSavepoint { resume_with: None }
+}
+
+/// Stop with a savepoint and resume with `parallelism`.
+pub fn savepoint_and_rescale(parallelism: usize) -> Block {
+    Block::StopWithSavepoint { resume_with: Some(parallelism) }
+}
+
+/// Restore from the latest checkpoint with `parallelism`.
+pub fn rescale(parallelism: usize) -> Block {
+    Block::Rescale { parallelism }
+}
+
+/// Let `ms` of virtual time pass.
+pub fn wait(ms: u64) -> Block {
+    Block::Wait { ms }
+}
+
+/// Wait until the job converged, at most `timeout_ms`.
+pub fn drain(timeout_ms: u64) -> Block {
+    Block::Drain { timeout_ms }
+}
+
+/// `fault` held while `body` runs.
+pub fn during(fault: Fault, body: impl Into<Block>) -> Block {
+    Block::During { fault, body: Box::new(body.into()) }
+}
+
+/// A safety phase, then heal and a liveness phase of `liveness_ms`.
+pub fn phases(safety: impl Into<Block>, liveness_ms: u64) -> Block {
+    Block::Phases { safety: Box::new(safety.into()), liveness_ms }
+}
+
+/// One of `blocks`, picked by the run's seed.
+pub fn one_of(blocks: Vec<Block>) -> Block {
+    Block::OneOf(blocks)
+}
+
+impl Crash {
+    /// This crash, then `next`.
+    pub fn then(self, next: impl Into<Block>) -> Block {
+        Block::from(self).then(next)
+    }
+    /// This crash `n` times.
+    pub fn repeat(self, n: u32) -> Block {
+        Block::from(self).repeat(n)
+    }
+    /// This crash, cut off after `ms`.
+    pub fn time_limit(self, ms: u64) -> Block {
+        Block::from(self).time_limit(ms)
+    }
+}

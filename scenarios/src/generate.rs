@@ -1,0 +1,239 @@
+//! Generated scenarios: proptest strategies over block sequences and their parameters, a
+//! search that runs one generated scenario per seed, and shrinking with the seed held fixed
+//! until the shortest script that still fails the same way is left.
+//!
+//! Swarm mode (as in swarm testing): each seed first draws which block kinds may appear and
+//! how often, and how hard the network faults are, so seeds explore very different mixes.
+
+use crate::block::{self, Block, Fault, Target, Worker};
+use crate::scenario::Scenario;
+use connsim::cluster::Phase;
+use connsim::run::{RunConfig, RunReport, Runner, Spread, Testbed};
+use proptest::prelude::*;
+use proptest::strategy::{BoxedStrategy, Union, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What the generator may use.
+#[derive(Clone, Debug)]
+pub struct Generator {
+    /// Most blocks in one scenario.
+    pub max_blocks: usize,
+    /// Whether the source can take more data while running (produce and add-splits blocks).
+    pub producer: bool,
+    /// External systems crashes may aim at.
+    pub systems: Vec<String>,
+    /// Savepoints and rescaling.
+    pub lifecycle: bool,
+    /// Swarm mode: the seed also picks the block mix and fault rates.
+    pub swarm: bool,
+}
+
+impl Default for Generator {
+    fn default() -> Self {
+        Self { max_blocks: 8, producer: false, systems: Vec::new(), lifecycle: true, swarm: false }
+    }
+}
+
+/// The block kinds the generator draws from, in order (weights in swarm mode follow it).
+const LEAVES: usize = 13;
+
+fn worker() -> BoxedStrategy<Worker> {
+    prop_oneof![Just(Worker::Any), (0..4usize).prop_map(Worker::Nth), Just(Worker::All)].boxed()
+}
+
+fn phase() -> BoxedStrategy<Phase> {
+    proptest::sample::select(Phase::ALL.to_vec()).boxed()
+}
+
+fn kind() -> BoxedStrategy<Option<String>> {
+    let kinds = ["Ack", "Notify", "Trigger", "AddSplits", "Deploy", "Register", "log.", "fs.", "table."];
+    prop_oneof![Just(None), proptest::sample::select(kinds.to_vec()).prop_map(|k| Some(k.to_string()))].boxed()
+}
+
+fn fault(max_p: f64) -> BoxedStrategy<Fault> {
+    let p = 0.01..max_p.max(0.02);
+    prop_oneof![
+        (p.clone(), kind()).prop_map(|(probability, kind)| Fault::Drop { probability, kind, from: None, to: None }),
+        (1..300u64, kind()).prop_map(|(ms, kind)| Fault::Delay { ms, kind, from: None, to: None }),
+        p.prop_map(|probability| Fault::LoseResponses { probability, kind: None, from: None, to: None }),
+        worker().prop_map(|w| Fault::Partition { a: Target::Worker(w), b: Target::JobMaster }),
+    ]
+    .boxed()
+}
+
+/// One strategy per leaf kind; `None` where the generator's settings rule it out.
+fn leaves(g: &Generator, max_p: f64) -> Vec<Option<BoxedStrategy<Block>>> {
+    let systems = g.systems.clone();
+    vec![
+        Some(Just(Block::Checkpoint).boxed()),
+        Some(
+            (worker(), proptest::option::of(phase()), 1..200u64)
+                .prop_map(|(w, at, restart_after_ms)| Block::Crash { target: Target::Worker(w), at, restart_after_ms })
+                .boxed(),
+        ),
+        Some((1..200u64).prop_map(|ms| block::crash(Target::JobMaster).restart_after(ms).into()).boxed()),
+        (!systems.is_empty()).then(|| {
+            (proptest::sample::select(systems), 1..200u64)
+                .prop_map(|(s, ms)| block::crash(Target::System(s)).restart_after(ms).into())
+                .boxed()
+        }),
+        Some(worker().prop_map(block::lose_notify).boxed()),
+        Some(worker().prop_map(block::decline_checkpoint).boxed()),
+        Some(Just(block::checkpoint_timeout()).boxed()),
+        Some((fault(max_p), 10..500u64).prop_map(|(fault, for_ms)| Block::Fault { fault, for_ms }).boxed()),
+        g.lifecycle.then(|| {
+            prop_oneof![Just(block::stop_with_savepoint()), (1..=4usize).prop_map(block::savepoint_and_rescale)].boxed()
+        }),
+        g.lifecycle.then(|| (1..=4usize).prop_map(block::rescale).boxed()),
+        Some((10..300u64).prop_map(block::wait).boxed()),
+        g.producer.then(|| {
+            (1..400u64, prop_oneof![Just(Spread::Uniform), Just(Spread::Skewed)], prop_oneof![Just(0u64), Just(200u64)])
+                .prop_map(|(n, spread, over_ms)| Block::Produce { n, spread, over_ms })
+                .boxed()
+        }),
+        g.producer.then(|| (1..3u64).prop_map(block::add_splits).boxed()),
+    ]
+}
+
+/// Leaves, and now and then a fault held during a few of them.
+fn with_combinators(leaf: BoxedStrategy<Block>, max_p: f64) -> BoxedStrategy<Block> {
+    let during = (fault(max_p), proptest::collection::vec(leaf.clone(), 1..3))
+        .prop_map(|(fault, body)| Block::During { fault, body: Box::new(Block::Seq(body)) });
+    let repeat = (leaf.clone(), 2..4u32).prop_map(|(b, n)| b.repeat(n));
+    prop_oneof![8 => leaf, 1 => during, 1 => repeat].boxed()
+}
+
+fn weighted(g: &Generator, weights: &[u32], max_p: f64) -> BoxedStrategy<Block> {
+    let mut arms: Vec<(u32, BoxedStrategy<Block>)> = leaves(g, max_p)
+        .into_iter()
+        .zip(weights.iter().copied())
+        .filter_map(|(s, w)| s.filter(|_| w > 0).map(|s| (w, s)))
+        .collect();
+    if arms.is_empty() {
+        arms = leaves(g, max_p).into_iter().flatten().map(|s| (1, s)).collect();
+    }
+    with_combinators(Union::new_weighted(arms).boxed(), max_p)
+}
+
+/// Scenarios the generator may produce.
+pub fn scenarios(g: &Generator) -> BoxedStrategy<Scenario> {
+    let g = g.clone();
+    let max = g.max_blocks.max(1);
+    if g.swarm {
+        (proptest::collection::vec(0..4u32, LEAVES), 0.02..0.5f64)
+            .prop_flat_map(move |(weights, max_p)| proptest::collection::vec(weighted(&g, &weights, max_p), 1..=max))
+            .prop_map(|blocks| Scenario { name: "generated".into(), blocks, requires: Vec::new() })
+            .boxed()
+    } else {
+        proptest::collection::vec(weighted(&g, &[1; LEAVES], 0.2), 1..=max)
+            .prop_map(|blocks| Scenario { name: "generated".into(), blocks, requires: Vec::new() })
+            .boxed()
+    }
+}
+
+fn rng_for(seed: u64) -> TestRng {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..16].copy_from_slice(b"connsim!");
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+}
+
+/// The scenario the generator makes for `seed` (the same one every time).
+pub fn scenario_for(g: &Generator, seed: u64) -> Scenario {
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng_for(seed));
+    scenarios(g).new_tree(&mut runner).expect("scenario strategies never reject").current()
+}
+
+/// A failure a search found, and what shrinking made of it.
+pub struct Found {
+    /// The seed (held fixed while shrinking).
+    pub seed: u64,
+    /// The scenario as generated.
+    pub original: Scenario,
+    /// The shortest scenario found that still fails the same check.
+    pub minimal: Scenario,
+    /// The check the failure is about.
+    pub check: String,
+    /// The minimal scenario's report.
+    pub report: RunReport,
+    /// Simulations run while shrinking.
+    pub shrink_runs: usize,
+    /// Wall time spent shrinking.
+    pub shrink_secs: f64,
+}
+
+/// The result of a generated search.
+pub struct Search {
+    /// Seeds that ran.
+    pub seeds: usize,
+    /// The first failure, shrunk.
+    pub found: Option<Found>,
+    /// Every report (one per seed, before shrinking).
+    pub reports: Vec<RunReport>,
+}
+
+/// Runs the generated scenario of each seed; at the first failure, shrinks it with the
+/// seed held fixed and stops. Runs seeds one after another, each on a fresh thread.
+pub fn search<T: Testbed>(runner: &Runner<T>, g: &Generator, seeds: impl IntoIterator<Item = u64>) -> Search {
+    let config = runner.run_config().clone();
+    let mut reports = Vec::new();
+    for seed in seeds {
+        let scenario = scenario_for(g, seed);
+        let report = runner.run_with(seed, &config, Arc::new(scenario.clone()));
+        let failed = !report.passed();
+        let check = report.failed_checks().first().map(|c| c.to_string());
+        reports.push(report);
+        if let (true, Some(check)) = (failed, check) {
+            let found = shrink(runner, &config, g, seed, scenario, check);
+            return Search { seeds: reports.len(), found: Some(found), reports };
+        }
+    }
+    Search { seeds: reports.len(), found: None, reports }
+}
+
+/// Shrinks a failing generated scenario, seed fixed: proptest removes and simplifies blocks
+/// and keeps a candidate only if `check` still fails.
+pub fn shrink<T: Testbed>(
+    runner: &Runner<T>,
+    config: &RunConfig,
+    g: &Generator,
+    seed: u64,
+    original: Scenario,
+    check: String,
+) -> Found {
+    let started = Instant::now();
+    let runs = RefCell::new(0usize);
+    let mut proptest = TestRunner::new_with_rng(
+        Config { cases: 1, failure_persistence: None, max_shrink_iters: 2_000, ..Config::default() },
+        rng_for(seed),
+    );
+    let result = proptest.run(&scenarios(g), |scenario| {
+        *runs.borrow_mut() += 1;
+        let report = runner.run_with(seed, config, Arc::new(scenario));
+        if report.failed_checks().contains(&check.as_str()) {
+            Err(TestCaseError::fail(check.clone()))
+        } else {
+            Ok(())
+        }
+    });
+    let minimal = match result {
+        Err(TestError::Fail(_, minimal)) => minimal,
+        // The same seed generates the same scenario, so it fails again; if it somehow does
+        // not, the original is the best known.
+        _ => original.clone(),
+    };
+    let minimal = Scenario { name: format!("shrunk from seed {seed}"), ..minimal };
+    let report = runner.run_with(seed, config, Arc::new(minimal.clone()));
+    Found {
+        seed,
+        original,
+        minimal,
+        check,
+        report,
+        shrink_runs: runs.into_inner(),
+        shrink_secs: started.elapsed().as_secs_f64(),
+    }
+}

@@ -1,0 +1,222 @@
+//! Running blocks against a cluster, through the harness's [`Control`].
+
+use crate::block::{Block, Fault, Target, Worker};
+use connsim::cluster::{task_executor, JOB_MASTER};
+use connsim::net::{FaultRule, RuleId};
+use connsim::run::Control;
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::pin::Pin;
+
+/// How long a block waits for a checkpoint before moving on (faults may hold it up).
+const CHECKPOINT_WAIT_MS: u64 = 1_000;
+/// How long a crash aimed at a phase waits for a subtask to get there.
+const PHASE_WAIT_MS: u64 = 1_500;
+/// How long a savepoint may take before the stop counts as failed.
+const SAVEPOINT_WAIT_MS: u64 = 3_000;
+
+fn workers(control: &Control, w: Worker) -> Vec<usize> {
+    let p = control.parallelism();
+    match w {
+        Worker::Any => vec![control.random(p as u64) as usize],
+        Worker::Nth(n) => vec![n % p],
+        Worker::All => (0..p).collect(),
+    }
+}
+
+/// Node names a target stands for, for crashes.
+fn nodes(control: &Control, t: &Target) -> Vec<String> {
+    match t {
+        Target::JobMaster => vec![JOB_MASTER.to_string()],
+        Target::Worker(w) => workers(control, *w).into_iter().map(task_executor).collect(),
+        Target::System(s) => vec![s.clone()],
+    }
+}
+
+/// A node-name prefix a target stands for, for fault rules.
+fn prefix(control: &Control, t: &Target) -> String {
+    match t {
+        Target::JobMaster => JOB_MASTER.to_string(),
+        Target::Worker(Worker::All) => "taskexecutor-".to_string(),
+        Target::Worker(w) => task_executor(workers(control, *w)[0]),
+        Target::System(s) => s.clone(),
+    }
+}
+
+fn rules(control: &Control, fault: &Fault) -> Vec<FaultRule> {
+    let link = |mut r: FaultRule, kind: &Option<String>, from: &Option<Target>, to: &Option<Target>| {
+        if let Some(k) = kind {
+            r = r.kind(k);
+        }
+        if let Some(f) = from {
+            r = r.from(&prefix(control, f));
+        }
+        if let Some(t) = to {
+            r = r.to(&prefix(control, t));
+        }
+        r
+    };
+    match fault {
+        Fault::Drop { probability, kind, from, to } => vec![link(FaultRule::drop(*probability), kind, from, to)],
+        Fault::Delay { ms, kind, from, to } => vec![link(FaultRule::delay(*ms), kind, from, to)],
+        Fault::LoseResponses { probability, kind, from, to } => {
+            vec![link(FaultRule::lose_response(*probability), kind, from, to)]
+        }
+        Fault::Partition { a, b } => {
+            let (a, b) = (prefix(control, a), prefix(control, b));
+            vec![FaultRule::partition(&a, &b), FaultRule::partition(&b, &a)]
+        }
+    }
+}
+
+fn install(control: &Control, fault: &Fault) -> Vec<RuleId> {
+    rules(control, fault).into_iter().map(|r| control.add_rule(r)).collect()
+}
+
+fn remove(control: &Control, ids: Vec<RuleId>) {
+    for id in ids {
+        control.remove_rule(id);
+    }
+}
+
+/// Triggers a checkpoint and waits for one newer than what was complete before.
+async fn checkpoint(control: &Control) -> bool {
+    let before = control.last_completed();
+    control.trigger_checkpoint();
+    control.await_checkpoint(before, CHECKPOINT_WAIT_MS).await.is_some()
+}
+
+impl Block {
+    /// Runs the block against the cluster.
+    pub fn run<'a>(&'a self, control: &'a Control) -> Pin<Box<dyn Future<Output = ()> + 'a>> {
+        Box::pin(async move {
+            if !matches!(self, Block::Seq(_) | Block::Repeat { .. }) {
+                control.step(self.to_rust());
+            }
+            match self {
+                Block::Produce { n, spread, over_ms } => {
+                    let rounds = (over_ms / 10).clamp(1, (*n).max(1));
+                    for round in 0..rounds {
+                        let share = n / rounds + u64::from(round < n % rounds);
+                        if let Err(e) = control.produce(share, *spread) {
+                            control.step(format!("produce skipped: {e}"));
+                            return;
+                        }
+                        if rounds > 1 {
+                            control.sleep_ms(over_ms / rounds).await;
+                        }
+                    }
+                }
+                Block::AddSplits { n } => {
+                    if let Err(e) = control.add_splits(*n) {
+                        control.step(format!("add_splits skipped: {e}"));
+                    }
+                }
+                Block::Checkpoint => {
+                    checkpoint(control).await;
+                }
+                Block::DeclineCheckpoint { worker } => {
+                    for k in workers(control, *worker) {
+                        control.decline_next(k);
+                    }
+                    checkpoint(control).await;
+                    control.disarm();
+                }
+                Block::CheckpointTimeout => {
+                    let hold = control.config().job.checkpoint_timeout_ms + 100;
+                    let ids = install(
+                        control,
+                        &Fault::Delay { ms: hold, kind: Some("Ack".into()), from: None, to: None },
+                    );
+                    control.trigger_checkpoint();
+                    control.sleep_ms(hold).await;
+                    remove(control, ids);
+                }
+                Block::LoseNotify { worker } => {
+                    let mut ids = Vec::new();
+                    for k in workers(control, *worker) {
+                        let to = Some(Target::Worker(Worker::Nth(k)));
+                        let f = Fault::Drop { probability: 1.0, kind: Some("Notify".into()), from: None, to };
+                        ids.extend(install(control, &f));
+                    }
+                    checkpoint(control).await;
+                    remove(control, ids);
+                }
+                Block::Crash { target, at: None, restart_after_ms } => {
+                    for node in nodes(control, target) {
+                        control.crash_for(&node, *restart_after_ms);
+                    }
+                }
+                Block::Crash { target, at: Some(phase), restart_after_ms } => {
+                    let Target::Worker(w) = target else {
+                        control.step(format!("crash skipped: {}", self.validate().unwrap_err()));
+                        return;
+                    };
+                    let who = match w {
+                        Worker::Any => None,
+                        w => Some(workers(control, *w).into_iter().collect::<BTreeSet<_>>()),
+                    };
+                    control.arm_crash(*phase, who, *restart_after_ms);
+                    let deadline = control.now_ms() + PHASE_WAIT_MS;
+                    while control.crash_armed() && control.now_ms() < deadline && !control.ended() {
+                        control.sleep_ms(10).await;
+                    }
+                    if control.crash_armed() {
+                        control.step(format!("no subtask reached {phase:?} within {PHASE_WAIT_MS} ms"));
+                        control.disarm();
+                    }
+                }
+                Block::Fault { fault, for_ms } => {
+                    let ids = install(control, fault);
+                    control.sleep_ms(*for_ms).await;
+                    remove(control, ids);
+                }
+                Block::Heal => control.heal_all().await,
+                Block::StopWithSavepoint { resume_with } => match control.stop_with_savepoint(SAVEPOINT_WAIT_MS).await {
+                    Ok(savepoint) => {
+                        control.step(format!("savepoint {savepoint} taken; the job stopped"));
+                        control.sleep_ms(20).await;
+                        control.resume(resume_with.unwrap_or(control.parallelism())).await;
+                    }
+                    Err(e) => control.step(format!("stop-with-savepoint failed, the job keeps running: {e}")),
+                },
+                Block::Rescale { parallelism } => {
+                    control.rescale(*parallelism).await;
+                }
+                Block::Wait { ms } => control.sleep_ms(*ms).await,
+                Block::Drain { timeout_ms } => {
+                    control.drain(*timeout_ms).await;
+                }
+                Block::Seq(blocks) => {
+                    for b in blocks {
+                        b.run(control).await;
+                    }
+                }
+                Block::Repeat { n, block } => {
+                    for _ in 0..*n {
+                        block.run(control).await;
+                    }
+                }
+                Block::During { fault, body } => {
+                    let ids = install(control, fault);
+                    body.run(control).await;
+                    remove(control, ids);
+                }
+                Block::Phases { safety, liveness_ms } => {
+                    safety.run(control).await;
+                    control.heal_all().await;
+                    control.drain(*liveness_ms).await;
+                }
+                Block::OneOf(blocks) => {
+                    if !blocks.is_empty() {
+                        let i = control.random(blocks.len() as u64) as usize;
+                        blocks[i].run(control).await;
+                    }
+                }
+                Block::TimeLimit { ms, block } => {
+                    let _ = madsim::time::timeout(std::time::Duration::from_millis(*ms), block.run(control)).await;
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! Blocks printed as the Rust code that builds them, so a shrunk failure can be pasted into
+//! a test as it is (with `use connsim_scenarios::prelude::*;`).
+
+use crate::block::{Block, Fault, Target, Worker};
+use connsim::run::Spread;
+
+fn worker(w: &Worker) -> String {
+    match w {
+        Worker::Any => "Worker::Any".into(),
+        Worker::Nth(n) => format!("Worker::Nth({n})"),
+        Worker::All => "Worker::All".into(),
+    }
+}
+
+fn target(t: &Target) -> String {
+    match t {
+        Target::JobMaster => "job_master()".into(),
+        Target::Worker(w) => worker(w),
+        Target::System(s) => format!("system({s:?})"),
+    }
+}
+
+/// A target where the type must be `Target` exactly (inside struct literals).
+fn target_value(t: &Target) -> String {
+    match t {
+        Target::Worker(w) => format!("Target::Worker({})", worker(w)),
+        other => target(other),
+    }
+}
+
+fn opt_str(s: &Option<String>) -> String {
+    match s {
+        Some(s) => format!("Some({s:?}.into())"),
+        None => "None".into(),
+    }
+}
+
+fn opt_target(t: &Option<Target>) -> String {
+    match t {
+        Some(t) => format!("Some({})", target_value(t)),
+        None => "None".into(),
+    }
+}
+
+fn spread(s: &Spread) -> &'static str {
+    match s {
+        Spread::Uniform => "Spread::Uniform",
+        Spread::Skewed => "Spread::Skewed",
+    }
+}
+
+/// A fault as a Rust expression.
+pub fn fault(f: &Fault) -> String {
+    match f {
+        Fault::Drop { probability, kind, from, to } => format!(
+            "Fault::Drop {{ probability: {probability:?}, kind: {}, from: {}, to: {} }}",
+            opt_str(kind),
+            opt_target(from),
+            opt_target(to)
+        ),
+        Fault::Delay { ms, kind, from, to } => {
+            format!("Fault::Delay {{ ms: {ms}, kind: {}, from: {}, to: {} }}", opt_str(kind), opt_target(from), opt_target(to))
+        }
+        Fault::LoseResponses { probability, kind, from, to } => format!(
+            "Fault::LoseResponses {{ probability: {probability:?}, kind: {}, from: {}, to: {} }}",
+            opt_str(kind),
+            opt_target(from),
+            opt_target(to)
+        ),
+        Fault::Partition { a, b } => format!("Fault::Partition {{ a: {}, b: {} }}", target_value(a), target_value(b)),
+    }
+}
+
+fn kind_arg(kind: &Option<String>) -> String {
+    match kind {
+        Some(k) => format!("Some({k:?})"),
+        None => "None".into(),
+    }
+}
+
+impl Block {
+    /// The Rust expression that builds this block.
+    pub fn to_rust(&self) -> String {
+        match self {
+            Block::Produce { n, spread: Spread::Uniform, over_ms: 200 } => format!("produce({n})"),
+            Block::Produce { n, spread: Spread::Uniform, over_ms: 0 } => format!("burst({n})"),
+            Block::Produce { n, spread: Spread::Skewed, over_ms: 200 } => format!("skewed({n})"),
+            Block::Produce { n, spread: s, over_ms } => {
+                format!("Block::Produce {{ n: {n}, spread: {}, over_ms: {over_ms} }}", spread(s))
+            }
+            Block::AddSplits { n } => format!("add_splits({n})"),
+            Block::Checkpoint => "checkpoint()".into(),
+            Block::DeclineCheckpoint { worker: w } => format!("decline_checkpoint({})", worker(w)),
+            Block::CheckpointTimeout => "checkpoint_timeout()".into(),
+            Block::LoseNotify { worker: w } => format!("lose_notify({})", worker(w)),
+            Block::Crash { target: t, at, restart_after_ms } => {
+                let mut s = format!("crash({})", target(t));
+                if let Some(p) = at {
+                    s.push_str(&format!(".at(Phase::{p:?})"));
+                }
+                if *restart_after_ms != 50 {
+                    s.push_str(&format!(".restart_after({restart_after_ms})"));
+                }
+                s
+            }
+            Block::Fault { fault: Fault::Drop { probability, kind, from: None, to: None }, for_ms } => {
+                format!("drop_messages({probability:?}, {}, {for_ms})", kind_arg(kind))
+            }
+            Block::Fault { fault: Fault::Delay { ms, kind, from: None, to: None }, for_ms } => {
+                format!("delay_messages({ms}, {}, {for_ms})", kind_arg(kind))
+            }
+            Block::Fault { fault: Fault::LoseResponses { probability, kind: None, from: None, to: Some(to) }, for_ms } => {
+                format!("lose_responses({probability:?}, {}, {for_ms})", target_value(to))
+            }
+            Block::Fault { fault: Fault::Partition { a, b }, for_ms } => {
+                format!("partition({}, {}, {for_ms})", target(a), target(b))
+            }
+            Block::Fault { fault: f, for_ms } => format!("Block::Fault {{ fault: {}, for_ms: {for_ms} }}", fault(f)),
+            Block::Heal => "heal()".into(),
+            Block::StopWithSavepoint { resume_with: None } => "stop_with_savepoint()".into(),
+            Block::StopWithSavepoint { resume_with: Some(p) } => format!("savepoint_and_rescale({p})"),
+            Block::Rescale { parallelism } => format!("rescale({parallelism})"),
+            Block::Wait { ms } => format!("wait({ms})"),
+            Block::Drain { timeout_ms } => format!("drain({timeout_ms})"),
+            Block::Seq(v) => match v.split_first() {
+                None => "Block::Seq(vec![])".into(),
+                Some((first, rest)) if rest.is_empty() => format!("Block::Seq(vec![{}])", first.to_rust()),
+                Some((first, rest)) => {
+                    let mut s = first.to_rust();
+                    for b in rest {
+                        s.push_str(&format!(".then({})", b.to_rust()));
+                    }
+                    s
+                }
+            },
+            Block::Repeat { n, block } => format!("{}.repeat({n})", block.to_rust()),
+            Block::During { fault: f, body } => format!("during({}, {})", fault(f), body.to_rust()),
+            Block::Phases { safety, liveness_ms } => format!("phases({}, {liveness_ms})", safety.to_rust()),
+            Block::OneOf(v) => {
+                format!("one_of(vec![{}])", v.iter().map(Block::to_rust).collect::<Vec<_>>().join(", "))
+            }
+            Block::TimeLimit { ms, block } => format!("{}.time_limit({ms})", block.to_rust()),
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! A scenario: a named list of blocks, the coverage marks it must reach, and how to run it
+//! over many seeds with saved failures rerun first.
+
+use crate::block::Block;
+use crate::replay::{self, CaseFile};
+use connsim::run::{marks::MARKS, Outcome, RunReport, Runner, Script, ScriptFuture, Testbed};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A named sequence of blocks. After the last block, the harness heals everything and the
+/// job must converge (the liveness phase), so every scenario ends with a checked outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// The name reports and saved cases carry.
+    pub name: String,
+    /// The blocks, run in order.
+    pub blocks: Vec<Block>,
+    /// Coverage marks at least one seed must reach (see `connsim::run::marks::MARKS`).
+    #[serde(default)]
+    pub requires: Vec<String>,
+}
+
+impl Scenario {
+    /// An empty scenario.
+    pub fn new(name: &str) -> Self {
+        Self { name: name.to_string(), blocks: Vec::new(), requires: Vec::new() }
+    }
+
+    /// Appends a block. Panics with what to change if the block cannot run.
+    pub fn then(mut self, block: impl Into<Block>) -> Self {
+        let block = block.into();
+        if let Err(e) = block.validate() {
+            panic!("scenario {:?}: {e}", self.name);
+        }
+        self.blocks.push(block);
+        self
+    }
+
+    /// Requires that at least one seed reaches coverage mark `mark`: a scenario aimed at a
+    /// fault path fails if that path was never hit. Panics on a mark connsim does not know.
+    pub fn requires(mut self, mark: &str) -> Self {
+        if !MARKS.iter().any(|(m, _)| *m == mark) {
+            let known: Vec<&str> = MARKS.iter().map(|(m, _)| *m).collect();
+            panic!("scenario {:?}: unknown coverage mark {mark:?}; known marks: {}", self.name, known.join(", "));
+        }
+        self.requires.push(mark.to_string());
+        self
+    }
+
+    /// Leaf blocks in the scenario (combinators count their parts).
+    pub fn size(&self) -> usize {
+        self.blocks.iter().map(Block::size).sum()
+    }
+
+    /// Every block kind the scenario uses.
+    pub fn kinds(&self) -> std::collections::BTreeSet<&'static str> {
+        let mut out = std::collections::BTreeSet::new();
+        self.blocks.iter().for_each(|b| b.kinds(&mut out));
+        out
+    }
+
+    /// Checks every block can run; the error names the block and what to change.
+    pub fn validate(&self) -> Result<(), String> {
+        for (i, b) in self.blocks.iter().enumerate() {
+            b.validate().map_err(|e| format!("scenario {:?}, block {i} ({}): {e}", self.name, b.to_rust()))?;
+        }
+        for m in &self.requires {
+            if !MARKS.iter().any(|(k, _)| k == m) {
+                return Err(format!("scenario {:?} requires unknown coverage mark {m:?}", self.name));
+            }
+        }
+        Ok(())
+    }
+
+    /// The Rust code that builds this scenario (paste it into a test with
+    /// `use connsim_scenarios::prelude::*;`).
+    pub fn to_rust(&self) -> String {
+        let mut s = format!("Scenario::new({:?})", self.name);
+        for b in &self.blocks {
+            s.push_str(&format!("\n    .then({})", b.to_rust()));
+        }
+        for m in &self.requires {
+            s.push_str(&format!("\n    .requires({m:?})"));
+        }
+        s
+    }
+
+    /// Runs the scenario over the runner's seeds (its testbed and configuration). Cases saved
+    /// under [`Scenario::run_saving`]'s directory rerun first; `CONNSIM_REPLAY=<file>` runs
+    /// only that saved case.
+    pub fn run<T: Testbed>(&self, runner: &mut Runner<T>) -> ScenarioOutcome {
+        self.run_inner(runner, None)
+    }
+
+    /// As [`Scenario::run`], and every failing seed is saved as a case file in `dir` (commit
+    /// it, like proptest-regressions); saved cases of this scenario and testbed in `dir` rerun
+    /// before the seeds.
+    pub fn run_saving<T: Testbed>(&self, runner: &mut Runner<T>, dir: impl Into<PathBuf>) -> ScenarioOutcome {
+        self.run_inner(runner, Some(dir.into()))
+    }
+
+    fn run_inner<T: Testbed>(&self, runner: &mut Runner<T>, dir: Option<PathBuf>) -> ScenarioOutcome {
+        if let Err(e) = self.validate() {
+            panic!("{e}");
+        }
+        let testbed = runner.testbed_name();
+        if let Some(path) = replay::env_file() {
+            let case = CaseFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            let report = case.replay(runner);
+            return ScenarioOutcome { scenario: case.scenario.clone(), outcome: Outcome::of(vec![report]), saved: Vec::new(), rerun: 1 };
+        }
+        let mut reports = Vec::new();
+        let mut rerun = 0;
+        if let Some(dir) = &dir {
+            for case in CaseFile::load_dir(dir).unwrap_or_else(|e| panic!("{e}")) {
+                if case.scenario.name == self.name && case.testbed == testbed {
+                    rerun += 1;
+                    reports.push(case.replay(runner));
+                }
+            }
+        }
+        runner.script(Arc::new(self.clone()));
+        let mut outcome = runner.run();
+        let mut saved = Vec::new();
+        if let Some(dir) = &dir {
+            for r in outcome.failures() {
+                match CaseFile::from_report(self, r).save(dir) {
+                    Ok(path) => saved.push(path),
+                    Err(e) => eprintln!("{e}"),
+                }
+            }
+        }
+        reports.append(&mut outcome.reports);
+        outcome.reports = reports;
+        ScenarioOutcome { scenario: self.clone(), outcome, saved, rerun }
+    }
+}
+
+impl Script for Scenario {
+    fn describe(&self) -> String {
+        self.to_rust()
+    }
+    fn drive<'a>(&'a self, control: &'a connsim::run::Control) -> ScriptFuture<'a> {
+        Box::pin(async move {
+            for b in &self.blocks {
+                b.run(control).await;
+            }
+        })
+    }
+}
+
+/// What running a scenario gave.
+pub struct ScenarioOutcome {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The reports (saved cases first, then the seeds).
+    pub outcome: Outcome,
+    /// Case files written for failing seeds.
+    pub saved: Vec<PathBuf>,
+    /// How many saved cases reran.
+    pub rerun: usize,
+}
+
+impl ScenarioOutcome {
+    /// Panics with the first failure's report unless every seed passed, the runs were
+    /// deterministic, and every mark the scenario requires was reached.
+    pub fn assert_ok(&self) {
+        self.outcome.assert_ok();
+        self.assert_reached();
+    }
+
+    /// Panics unless every mark the scenario requires was reached by some seed.
+    pub fn assert_reached(&self) {
+        let marks: Vec<&str> = self.scenario.requires.iter().map(String::as_str).collect();
+        self.outcome.assert_reached(&marks);
+    }
+
+    /// Reports of failed seeds.
+    pub fn failures(&self) -> Vec<&RunReport> {
+        self.outcome.failures()
+    }
+}
