@@ -3,10 +3,14 @@
 //! ```text
 //! connsim sweep [--seeds N] [--jobs N] [--target SUBSTRING] [--shard K/N]
 //! connsim bench [--seeds N]
+//! connsim generate [--seeds N]
+//! connsim replay FILE
 //! ```
 
 mod args;
 mod bench;
+mod generate;
+mod replay;
 mod sweep;
 mod targets;
 
@@ -25,6 +29,11 @@ fn main() -> ExitCode {
     let result = match argv.first().map(String::as_str) {
         Some("sweep") => args::Args::parse(&argv[1..]).and_then(sweep::run),
         Some("bench") => args::Args::parse(&argv[1..]).and_then(bench::run),
+        Some("generate") => args::Args::parse(&argv[1..]).and_then(generate::run),
+        Some("replay") => match argv.get(1..) {
+            Some([file]) => replay::run(file),
+            _ => Err("replay needs exactly one case file".into()),
+        },
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(true)

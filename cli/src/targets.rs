@@ -5,14 +5,21 @@ use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetu
 use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
-use connsim::{Outcome, Pipeline, Runner, Testbed};
+use connsim::{Outcome, Pipeline, RunReport, Runner, Testbed};
+use connsim_scenarios::CaseFile;
 
 /// Runs a target over the given seeds with the given parallelism.
 pub type RunFn = Box<dyn Fn(&[u64], usize) -> Outcome>;
 
+/// Replays a saved case against the target's testbed.
+pub type ReplayFn = Box<dyn Fn(&CaseFile) -> RunReport>;
+
 /// One entry of the catalogue.
 pub struct Target {
     pub name: String,
+    /// The testbed's name (what case files record).
+    pub testbed: String,
+    pub replay: ReplayFn,
     /// For a mutant: the check that must fail in some seed. `None`: a reference connector.
     pub expect_failed_check: Option<&'static str>,
     pub run: RunFn,
@@ -24,8 +31,12 @@ fn target<T: Testbed>(
     expect: Option<&'static str>,
     make: impl Fn() -> T + 'static,
 ) -> Target {
+    let make = std::rc::Rc::new(make);
+    let again = make.clone();
     Target {
         name: format!("{name} [{failover:?}]"),
+        testbed: make().name(),
+        replay: Box::new(move |case| case.replay(&Runner::new(again()))),
         expect_failed_check: expect,
         run: Box::new(move |seeds, jobs| {
             let mut outcome = Outcome { reports: Vec::new(), nondeterministic: Vec::new() };

@@ -104,7 +104,7 @@ pub enum Block {
         /// Who declines.
         worker: Worker,
     },
-    /// The next checkpoint's acks are held back past the timeout; it is aborted.
+    /// One worker's next snapshot is slow, past the checkpoint timeout; the checkpoint is aborted.
     CheckpointTimeout,
     /// The next checkpoint completes, but its notification to the worker(s) is lost.
     LoseNotify {

@@ -5,6 +5,5 @@
 
 mod pinned;
 mod reference;
-mod debug_tmp;
 mod generated;
 mod saved;

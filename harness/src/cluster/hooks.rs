@@ -70,6 +70,8 @@ struct Armed {
     /// (phase, subtasks it applies to; None: any).
     crashes: Vec<(Phase, Option<BTreeSet<usize>>)>,
     declines: BTreeSet<usize>,
+    /// Subtask → how long its next snapshot takes.
+    slow: std::collections::BTreeMap<usize, u64>,
 }
 
 /// The shared instrumentation of one run.
@@ -98,6 +100,21 @@ impl Hooks {
     pub fn arm_decline(&self, subtask: usize) {
         self.armed.lock().unwrap().declines.insert(subtask);
         self.any.store(true, Ordering::Relaxed);
+    }
+
+    /// Makes `subtask`'s next snapshot take `ms` (a slow state upload), so the checkpoint
+    /// can time out.
+    pub fn arm_slow_snapshot(&self, subtask: usize, ms: u64) {
+        self.armed.lock().unwrap().slow.insert(subtask, ms);
+        self.any.store(true, Ordering::Relaxed);
+    }
+
+    /// Called by a subtask before it acknowledges a checkpoint: how long to stall first.
+    pub fn snapshot_stall(&self, subtask: usize) -> Option<u64> {
+        if !self.any.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.armed.lock().unwrap().slow.remove(&subtask)
     }
 
     /// Disarms everything not yet hit.

@@ -307,6 +307,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             committables: encode(&pending),
             finished: self.ended,
         };
+        if let Some(ms) = self.hooks.snapshot_stall(self.id) {
+            madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this snapshot slow
+        }
         let delivered = self.uplink.send_confirmed(MasterMsg::Ack { checkpoint: c, state });
         if self.hooks.crash_armed() {
             // Only worth waiting for when a crash may be aimed at the moment after the ack.

@@ -272,6 +272,11 @@ impl Control {
         self.inner.hooks.arm_decline(subtask);
     }
 
+    /// Makes `subtask`'s next snapshot take `ms` before it is acknowledged.
+    pub fn slow_snapshot(&self, subtask: usize, ms: u64) {
+        self.inner.hooks.arm_slow_snapshot(subtask, ms);
+    }
+
     /// Installs a network fault rule; returns its id for [`Control::remove_rule`].
     pub fn add_rule(&self, rule: FaultRule) -> RuleId {
         self.inner.gateway.add_rule(rule)

@@ -1,0 +1,108 @@
+//! Blocks as values: they serialize, print as the Rust that builds them, and refuse bad input
+//! with a message that says what to change.
+
+use connsim_scenarios::generate::{self, Generator};
+use connsim_scenarios::prelude::*;
+
+fn every_kind() -> Scenario {
+    Scenario::new("every kind")
+        .then(produce(10))
+        .then(burst(5))
+        .then(skewed(7))
+        .then(add_splits(1))
+        .then(checkpoint())
+        .then(decline_checkpoint(Worker::Nth(1)))
+        .then(checkpoint_timeout())
+        .then(lose_notify(Worker::All))
+        .then(crash(Worker::Any).at(Phase::AfterPrepareCommit).restart_after(30))
+        .then(crash(job_master()))
+        .then(crash(system("log")))
+        .then(drop_messages(0.5, Some("Notify"), 100))
+        .then(delay_messages(20, None, 100))
+        .then(lose_responses(0.25, system("fs"), 100))
+        .then(partition(Worker::Nth(0), job_master(), 50))
+        .then(heal())
+        .then(stop_with_savepoint())
+        .then(savepoint_and_rescale(2))
+        .then(rescale(1))
+        .then(wait(10))
+        .then(drain(1000))
+        .then(checkpoint().then(wait(5)).repeat(2))
+        .then(during(Fault::Delay { ms: 5, kind: None, from: None, to: Some(Target::JobMaster) }, wait(10)))
+        .then(phases(crash(Worker::All), 500))
+        .then(one_of(vec![wait(1), checkpoint()]))
+        .then(wait(100).time_limit(10))
+}
+
+#[test]
+fn scenarios_survive_a_serde_round_trip() {
+    let s = every_kind();
+    let json = serde_json::to_string(&s).unwrap();
+    assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), s);
+}
+
+#[test]
+fn every_block_kind_prints_as_the_rust_that_builds_it() {
+    let expected = r#"Scenario::new("every kind")
+    .then(produce(10))
+    .then(burst(5))
+    .then(skewed(7))
+    .then(add_splits(1))
+    .then(checkpoint())
+    .then(decline_checkpoint(Worker::Nth(1)))
+    .then(checkpoint_timeout())
+    .then(lose_notify(Worker::All))
+    .then(crash(Worker::Any).at(Phase::AfterPrepareCommit).restart_after(30))
+    .then(crash(job_master()))
+    .then(crash(system("log")))
+    .then(drop_messages(0.5, Some("Notify"), 100))
+    .then(delay_messages(20, None, 100))
+    .then(lose_responses(0.25, system("fs"), 100))
+    .then(partition(Worker::Nth(0), job_master(), 50))
+    .then(heal())
+    .then(stop_with_savepoint())
+    .then(savepoint_and_rescale(2))
+    .then(rescale(1))
+    .then(wait(10))
+    .then(drain(1000))
+    .then(checkpoint().then(wait(5)).repeat(2))
+    .then(during(Fault::Delay { ms: 5, kind: None, from: None, to: Some(job_master()) }, wait(10)))
+    .then(phases(crash(Worker::All), 500))
+    .then(one_of(vec![wait(1), checkpoint()]))
+    .then(wait(100).time_limit(10))"#;
+    assert_eq!(every_kind().to_rust(), expected);
+    let kinds = every_kind().kinds();
+    for k in ["produce", "crash", "fault", "during", "phases", "one_of", "time_limit", "repeat", "rescale"] {
+        assert!(kinds.contains(k), "{k} missing from {kinds:?}");
+    }
+}
+
+#[test]
+fn bad_blocks_are_refused_with_what_to_change() {
+    let phase_on_master = Block::from(crash(job_master()).at(Phase::AfterAck));
+    let err = phase_on_master.validate().unwrap_err();
+    assert!(err.contains("aim the crash at a Worker"), "{err}");
+    let err = rescale(0).validate().unwrap_err();
+    assert!(err.contains("at least one subtask"), "{err}");
+    let err = drop_messages(1.5, None, 10).validate().unwrap_err();
+    assert!(err.contains("not between 0.0 and 1.0"), "{err}");
+    let caught = std::panic::catch_unwind(|| Scenario::new("x").then(crash(job_master()).at(Phase::AfterAck)));
+    let msg = caught.unwrap_err().downcast::<String>().unwrap();
+    assert!(msg.contains("scenario \"x\"") && msg.contains("Worker"), "{msg}");
+    let caught = std::panic::catch_unwind(|| Scenario::new("y").requires("no-such-mark"));
+    let msg = caught.unwrap_err().downcast::<String>().unwrap();
+    assert!(msg.contains("unknown coverage mark") && msg.contains("crash-at:inside-commit"), "{msg}");
+}
+
+#[test]
+fn generated_scenarios_are_valid_print_and_round_trip() {
+    let g = Generator { producer: true, swarm: true, systems: vec!["log".into()], ..Generator::default() };
+    for seed in 1..200 {
+        let s = generate::scenario_for(&g, seed);
+        s.validate().unwrap();
+        assert!((1..=g.max_blocks).contains(&s.blocks.len()));
+        assert!(s.to_rust().starts_with("Scenario::new(\"generated\")"));
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), s);
+    }
+}
