@@ -356,6 +356,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 outcomes.len()
             )));
         }
+        // Committables to retry go back before the newer ones, so commits stay in checkpoint
+        // order (a sink that keeps split order relies on it).
+        let mut retry = Vec::new();
+        let mut failed = None;
         for ((c, x, retries), outcome) in due.into_iter().zip(outcomes) {
             self.record(EventKind::CommitOutcome {
                 subtask: self.id,
@@ -365,12 +369,17 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             });
             match outcome {
                 CommitOutcome::Committed | CommitOutcome::AlreadyCommitted | CommitOutcome::FailedKnown(_) => {}
-                CommitOutcome::RetryLater => self.pending.push((c, x, retries + 1)),
+                CommitOutcome::RetryLater => retry.push((c, x, retries + 1)),
                 CommitOutcome::FailedUnknown(reason) => {
-                    return Err(ConnectorError::fail_job(format!("commit failed for an unknown reason: {reason}")))
+                    failed.get_or_insert(reason);
                 }
             }
         }
-        Ok(())
+        retry.append(&mut self.pending);
+        self.pending = retry;
+        match failed {
+            Some(reason) => Err(ConnectorError::fail_job(format!("commit failed for an unknown reason: {reason}"))),
+            None => Ok(()),
+        }
     }
 }
