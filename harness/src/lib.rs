@@ -23,6 +23,13 @@
 //!
 //! Replace the generator with your source, or the collector with your sink, to test one
 //! connector against a trusted partner. Environment variables are listed in [`run::Env`].
+//!
+//! What a run does to the cluster is a [`run::Script`]: by default [`run::RandomFaults`]
+//! (the configuration's fault profile); the `connsim-scenarios` crate builds scripts from
+//! composable blocks. Scripts act through [`run::Control`]: crash and restart nodes (task
+//! executors, the job master, external systems), aim crashes at protocol phases
+//! ([`cluster::Phase`]), install network faults, trigger checkpoints, stop with a savepoint,
+//! rescale, produce data.
 #![deny(missing_docs)]
 
 #[cfg(not(madsim))]

@@ -218,6 +218,29 @@ impl Block {
         }
     }
 
+    /// Every block kind's name, as [`Block::kind`] gives it.
+    pub const KINDS: [&'static str; 19] = [
+        "produce",
+        "add_splits",
+        "checkpoint",
+        "decline_checkpoint",
+        "checkpoint_timeout",
+        "lose_notify",
+        "crash",
+        "fault",
+        "heal",
+        "stop_with_savepoint",
+        "rescale",
+        "wait",
+        "drain",
+        "then",
+        "repeat",
+        "during",
+        "phases",
+        "one_of",
+        "time_limit",
+    ];
+
     /// The block kind's name (for coverage of the block library).
     pub fn kind(&self) -> &'static str {
         match self {

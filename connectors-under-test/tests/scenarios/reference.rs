@@ -39,6 +39,30 @@ fn snapshot(name: &str, report: RunReport) {
 }
 
 #[test]
+fn the_pinned_scenarios_use_every_block_kind_fault_and_phase() {
+    use connsim_scenarios::Block;
+    let all = [
+        pinned::checkpoints(),
+        pinned::crash_at_every_phase(),
+        pinned::master_and_systems(),
+        pinned::network(),
+        pinned::savepoints_and_rescaling(),
+        pinned::combinators(),
+        pinned::workload(),
+    ];
+    let used: std::collections::BTreeSet<&str> = all.iter().flat_map(Scenario::kinds).collect();
+    let missing: Vec<_> = Block::KINDS.iter().filter(|k| !used.contains(**k)).collect();
+    assert!(missing.is_empty(), "block kinds in no pinned scenario: {missing:?}");
+    let text: String = all.iter().map(Scenario::to_rust).collect();
+    for needle in ["drop_messages", "delay_messages", "lose_responses", "partition(", "job_master()", "system(", "burst(", "skewed("] {
+        assert!(text.contains(needle), "no pinned scenario uses {needle}");
+    }
+    for phase in connsim::cluster::Phase::ALL {
+        assert!(text.contains(&format!("Phase::{phase:?}")), "no pinned scenario crashes at {phase:?}");
+    }
+}
+
+#[test]
 fn checkpoints() {
     snapshot("checkpoints", everywhere(pinned::checkpoints(), true));
 }

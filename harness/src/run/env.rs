@@ -7,6 +7,7 @@
 //! | `CONNSIM_JOBS` | how many seeds run in parallel (default: available cores) |
 //! | `CONNSIM_CHECK_DETERMINISM` | `1`: run every seed twice and compare history hashes |
 //! | `CONNSIM_DUMP_DIR` | write the history of every failing seed there, as JSON lines |
+//! | `CONNSIM_REPLAY` | run only this saved case file (read by the `connsim-scenarios` crate) |
 
 use std::path::PathBuf;
 

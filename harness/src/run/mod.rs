@@ -3,7 +3,8 @@
 //! ```text
 //!  Runner ──one fresh thread per seed──▶ simulate(seed) ──▶ madsim runtime (seeded)
 //!                                          │ builds World: external systems, data, connectors
-//!                                          │ starts nodes, injects faults (safety phase)
+//!                                          │ starts nodes, runs the Script through Control
+//!                                          │ (RandomFaults by default; scenario blocks)
 //!                                          │ heals, waits for convergence (liveness phase)
 //!                                          ▼
 //!                                       checks ──▶ RunReport (verdicts, timeline, replay line)
