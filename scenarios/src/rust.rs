@@ -124,7 +124,7 @@ impl Block {
             Block::Drain { timeout_ms } => format!("drain({timeout_ms})"),
             Block::Seq(v) => match v.split_first() {
                 None => "Block::Seq(vec![])".into(),
-                Some((first, rest)) if rest.is_empty() => format!("Block::Seq(vec![{}])", first.to_rust()),
+                Some((first, [])) => format!("Block::Seq(vec![{}])", first.to_rust()),
                 Some((first, rest)) => {
                     let mut s = first.to_rust();
                     for b in rest {
