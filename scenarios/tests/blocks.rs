@@ -106,3 +106,24 @@ fn generated_scenarios_are_valid_print_and_round_trip() {
         assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), s);
     }
 }
+
+#[test]
+fn a_scenario_fails_when_the_fault_path_it_requires_was_never_reached() {
+    use connsim::probes::{CollectorSetup, GeneratorSetup};
+    use connsim::run::{Pipeline, Runner};
+    let mut runner =
+        Runner::new(Pipeline(GeneratorSetup { splits: 4, records_per_split: 200, ..Default::default() }, CollectorSetup));
+    runner.seeds(2);
+    // Waiting never crashes anything, so the required mark cannot be reached.
+    let idle = Scenario::new("aims at a crash but never crashes").then(wait(50)).requires("crash-at:inside-commit");
+    let outcome = idle.run(&mut runner);
+    outcome.outcome.assert_ok(); // every seed passed its checks...
+    let missed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| outcome.assert_ok()));
+    let msg = missed.unwrap_err().downcast::<String>().unwrap();
+    assert!(msg.contains("never reached") && msg.contains("crash-at:inside-commit"), "{msg}"); // ...but the aim was missed
+    // The same requirement is met once the scenario aims the crash.
+    let aimed = Scenario::new("aims and hits")
+        .then(crash(Worker::Any).at(Phase::InsideCommit))
+        .requires("crash-at:inside-commit");
+    aimed.run(&mut runner).assert_ok();
+}
