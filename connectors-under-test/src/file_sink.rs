@@ -39,10 +39,10 @@ pub struct FileWriter {
     ctx: WriterContext,
     client: FsClient,
     dir: String,
-    buffer: Vec<u8>,
-    buffered: usize,
+    pub(crate) buffer: Vec<u8>,
+    pub(crate) buffered: usize,
     /// The open in-progress file and its length.
-    file: Option<(String, u64)>,
+    pub(crate) file: Option<(String, u64)>,
     part: u64,
 }
 

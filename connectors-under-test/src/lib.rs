@@ -3,7 +3,9 @@
 
 #![deny(missing_docs)]
 
+pub mod contexts;
 pub mod file_sink;
+pub mod log_sink;
 pub mod log_source;
 pub mod mutants;
 pub mod retry;
@@ -11,6 +13,7 @@ pub mod table_sink;
 pub mod txn_log_sink;
 
 pub use file_sink::{FileSink, FileSinkSetup};
+pub use log_sink::{BarrierMode, LogSink, LogSinkSetup};
 pub use log_source::{LogSource, LogSourceSetup};
 pub use table_sink::{TableSink, TableSinkSetup};
 pub use txn_log_sink::{TxnLogSink, TxnLogSinkSetup};

@@ -8,9 +8,11 @@ use connsim::run::FaultConfig;
 use connsim::{Pipeline, Runner, SourceSetup, World};
 
 #[derive(Clone, Copy)]
+#[allow(clippy::enum_variant_names)]
 enum Bug {
     AssignAfterNoMoreSplits,
     AssignToMissingSubtask,
+    AssignToUnregistered,
 }
 
 /// Hands every split to the first reader that registers, after (or instead of) doing it right.
@@ -33,6 +35,8 @@ impl SplitEnumerator for Broken {
                 ctx.assign_splits(subtask, splits);
             }
             Bug::AssignToMissingSubtask => ctx.assign_splits(ctx.parallelism(), splits),
+            // The first reader to register triggers an assignment to the next one, which has not.
+            Bug::AssignToUnregistered => ctx.assign_splits((subtask + 1) % ctx.parallelism(), splits),
         }
     }
     fn snapshot_state(&mut self, _: CheckpointId) -> GeneratorState {
@@ -92,4 +96,10 @@ fn assigning_after_no_more_splits_fails_the_job_with_a_clear_error() {
 fn assigning_to_a_subtask_that_does_not_exist_fails_the_job_with_a_clear_error() {
     let summary = liveness_summary(Bug::AssignToMissingSubtask);
     assert!(summary.contains("addressed subtask 4, but parallelism is 4"), "{summary}");
+}
+
+#[test]
+fn assigning_to_a_reader_that_has_not_registered_fails_the_job_with_a_clear_error() {
+    let summary = liveness_summary(Bug::AssignToUnregistered);
+    assert!(summary.contains("which is not registered") && summary.contains("add_reader"), "{summary}");
 }

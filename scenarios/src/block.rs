@@ -111,6 +111,14 @@ pub enum Block {
         /// Who misses it.
         worker: Worker,
     },
+    /// The worker's next start is slow: its reader registers `ms` late (its splits wait in
+    /// the enumerator meanwhile).
+    SlowStart {
+        /// Whose start.
+        worker: Worker,
+        /// How late.
+        ms: u64,
+    },
     /// Crash a node, optionally when a subtask reaches a protocol phase; it restarts
     /// `restart_after_ms` later.
     Crash {
@@ -219,7 +227,7 @@ impl Block {
     }
 
     /// Every block kind's name, as [`Block::kind`] gives it.
-    pub const KINDS: [&'static str; 19] = [
+    pub const KINDS: [&'static str; 20] = [
         "produce",
         "add_splits",
         "checkpoint",
@@ -227,6 +235,7 @@ impl Block {
         "checkpoint_timeout",
         "lose_notify",
         "crash",
+        "slow_start",
         "fault",
         "heal",
         "stop_with_savepoint",
@@ -251,6 +260,7 @@ impl Block {
             Block::CheckpointTimeout => "checkpoint_timeout",
             Block::LoseNotify { .. } => "lose_notify",
             Block::Crash { .. } => "crash",
+            Block::SlowStart { .. } => "slow_start",
             Block::Fault { .. } => "fault",
             Block::Heal => "heal",
             Block::StopWithSavepoint { .. } => "stop_with_savepoint",
@@ -334,6 +344,11 @@ impl From<Crash> for Block {
     fn from(c: Crash) -> Block {
         Block::Crash { target: c.target, at: c.at, restart_after_ms: c.restart_after_ms }
     }
+}
+
+/// The worker's next start registers its reader `ms` late.
+pub fn slow_start(worker: Worker, ms: u64) -> Block {
+    Block::SlowStart { worker, ms }
 }
 
 /// Crash `target` (a [`Worker`], [`Target::JobMaster`] or [`Target::System`]); it restarts 50 ms later.

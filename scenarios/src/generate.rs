@@ -38,7 +38,7 @@ impl Default for Generator {
 }
 
 /// The block kinds the generator draws from, in order (weights in swarm mode follow it).
-const LEAVES: usize = 13;
+const LEAVES: usize = 14;
 
 fn worker() -> BoxedStrategy<Worker> {
     prop_oneof![Just(Worker::Any), (0..4usize).prop_map(Worker::Nth), Just(Worker::All)].boxed()
@@ -81,6 +81,7 @@ fn leaves(g: &Generator, max_p: f64) -> Vec<Option<BoxedStrategy<Block>>> {
                 .boxed()
         }),
         Some(worker().prop_map(block::lose_notify).boxed()),
+        Some((worker(), 10..200u64).prop_map(|(w, ms)| block::slow_start(w, ms)).boxed()),
         Some(worker().prop_map(block::decline_checkpoint).boxed()),
         Some(Just(block::checkpoint_timeout()).boxed()),
         Some((fault(max_p), 10..500u64).prop_map(|(fault, for_ms)| Block::Fault { fault, for_ms }).boxed()),
@@ -225,6 +226,8 @@ pub fn shrink<T: Testbed>(
         // not, the original is the best known.
         _ => original.clone(),
     };
+    // Proptest cannot look inside combinators; finish by removing and unwrapping blocks.
+    let minimal = minimize(runner, seed, minimal, &check);
     let minimal = Scenario { name: format!("shrunk from seed {seed}"), ..minimal };
     let report = runner.run_with(seed, config, Arc::new(minimal.clone()));
     Found {
@@ -235,5 +238,47 @@ pub fn shrink<T: Testbed>(
         report,
         shrink_runs: runs.into_inner(),
         shrink_secs: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// Simpler stand-ins for one block: its inner blocks, spliced in its place.
+fn simplifications(b: &Block) -> Vec<Vec<Block>> {
+    let flat = |b: &Block| match b {
+        Block::Seq(v) => v.clone(),
+        other => vec![other.clone()],
+    };
+    match b {
+        Block::Seq(v) => vec![v.clone()],
+        Block::During { body, .. } => vec![flat(body)],
+        Block::Repeat { block, .. } | Block::TimeLimit { block, .. } => vec![flat(block)],
+        Block::Phases { safety, .. } => vec![flat(safety)],
+        Block::OneOf(v) => v.iter().map(flat).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Shrinks a scenario with the seed held fixed: removes one top-level block at a time, or
+/// replaces a combinator by what it wraps, while `check` still fails, until no such step
+/// keeps the failure.
+pub fn minimize<T: Testbed>(runner: &Runner<T>, seed: u64, scenario: Scenario, check: &str) -> Scenario {
+    let config = runner.run_config().clone();
+    let fails = |s: &Scenario| runner.run_with(seed, &config, Arc::new(s.clone())).failed_checks().contains(&check);
+    let mut best = scenario;
+    'shrink: loop {
+        for i in 0..best.blocks.len() {
+            let mut candidates = vec![Vec::new()];
+            candidates.extend(simplifications(&best.blocks[i]));
+            for replacement in candidates {
+                let mut candidate = best.clone();
+                candidate.blocks.splice(i..=i, replacement);
+                if candidate.size() < best.size() || candidate.blocks.len() < best.blocks.len() {
+                    if fails(&candidate) {
+                        best = candidate;
+                        continue 'shrink;
+                    }
+                }
+            }
+        }
+        return best;
     }
 }

@@ -140,6 +140,11 @@ impl Block {
                     checkpoint(control).await;
                     remove(control, ids);
                 }
+                Block::SlowStart { worker, ms } => {
+                    for k in workers(control, *worker) {
+                        control.slow_start(k, *ms);
+                    }
+                }
                 Block::Crash { target, at: None, restart_after_ms } => {
                     for node in nodes(control, target) {
                         control.crash_for(&node, *restart_after_ms);

@@ -38,6 +38,7 @@ pub mod block;
 pub mod generate;
 mod interpret;
 pub mod replay;
+pub mod suites;
 mod rust;
 mod scenario;
 

@@ -62,13 +62,25 @@ impl LogEnumerator {
     /// Hands every pending split to its owner if that reader is registered; bounded reads
     /// then tell each registered reader with nothing left pending that no more will come.
     pub(crate) fn assign_pending(&mut self, ctx: &mut EnumeratorContext<LogSplit>) {
+        let bounded = self.source.boundedness == Boundedness::Bounded;
+        self.assign_pending_signalling(ctx, bounded);
+    }
+
+    /// Puts splits back among the pending ones, assigning nothing.
+    pub(crate) fn take_back(&mut self, splits: Vec<LogSplit>) {
+        self.state.pending.extend(splits);
+    }
+
+    /// Assigns pending splits to their registered owners; `signal`: then tell each that no
+    /// more splits will come.
+    pub(crate) fn assign_pending_signalling(&mut self, ctx: &mut EnumeratorContext<LogSplit>, signal: bool) {
         let p = ctx.parallelism();
         for reader in ctx.registered_readers().clone() {
             let (mine, rest): (Vec<_>, Vec<_>) =
                 std::mem::take(&mut self.state.pending).into_iter().partition(|s| self.owner(s, p) == reader);
             self.state.pending = rest;
             ctx.assign_splits(reader, mine);
-            if self.source.boundedness == Boundedness::Bounded {
+            if signal {
                 ctx.signal_no_more_splits(reader);
             }
         }

@@ -4,7 +4,8 @@
 
 use connsim_scenarios::prelude::*;
 
-/// Checkpoint blocks: trigger, decline, time out, lose notifications.
+/// Checkpoint blocks: trigger, decline, time out, lose notifications; a checkpoint taken
+/// while a restarted reader registers late.
 pub fn checkpoints() -> Scenario {
     Scenario::new("checkpoints")
         .then(checkpoint())
@@ -13,6 +14,9 @@ pub fn checkpoints() -> Scenario {
         .then(lose_notify(Worker::All))
         .then(lose_notify(Worker::Nth(2)))
         .then(checkpoint())
+        .then(slow_start(Worker::Nth(0), 120))
+        .then(crash(Worker::Nth(0)).restart_after(10))
+        .then(wait(200))
         .requires("checkpoint-declined")
         .requires("checkpoint-aborted")
         .requires("notify-lost")

@@ -65,6 +65,7 @@ impl WriterContext {
 #[derive(Clone)]
 pub struct CommitterContext {
     pub(crate) subtask: usize,
+    pub(crate) attempt: u64,
     pub(crate) endpoint: Endpoint,
 }
 
@@ -72,6 +73,10 @@ impl CommitterContext {
     /// This committer's subtask index.
     pub fn subtask(&self) -> usize {
         self.subtask
+    }
+    /// The subtask attempt this committer runs in (grows with every restart).
+    pub fn attempt(&self) -> u64 {
+        self.attempt
     }
     /// The task executor's gateway endpoint, for talking to external systems.
     pub fn endpoint(&self) -> &Endpoint {

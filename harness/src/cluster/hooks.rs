@@ -72,6 +72,8 @@ struct Armed {
     declines: BTreeSet<usize>,
     /// Subtask → how long its next snapshot takes.
     slow: std::collections::BTreeMap<usize, u64>,
+    /// Subtask → how long its next reader start takes before it registers.
+    slow_start: std::collections::BTreeMap<usize, u64>,
 }
 
 /// The shared instrumentation of one run.
@@ -115,6 +117,20 @@ impl Hooks {
             return None;
         }
         self.armed.lock().unwrap().slow.remove(&subtask)
+    }
+
+    /// Makes `subtask`'s next start take `ms` before its reader registers.
+    pub fn arm_slow_start(&self, subtask: usize, ms: u64) {
+        self.armed.lock().unwrap().slow_start.insert(subtask, ms);
+        self.any.store(true, Ordering::Relaxed);
+    }
+
+    /// Called by a subtask before its reader registers: how long to stall first.
+    pub fn start_stall(&self, subtask: usize) -> Option<u64> {
+        if !self.any.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.armed.lock().unwrap().slow_start.remove(&subtask)
     }
 
     /// Disarms everything not yet hit.

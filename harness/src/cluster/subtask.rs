@@ -149,7 +149,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             Ok(w) => w,
             Err(e) => return Err((e, uplink)),
         };
-        let committer = setup.sink.create_committer(CommitterContext { subtask: setup.subtask, endpoint: setup.endpoint.clone() });
+        let committer = setup.sink.create_committer(CommitterContext {
+            subtask: setup.subtask,
+            attempt: setup.attempt,
+            endpoint: setup.endpoint.clone(),
+        });
         let mut task: Subtask<Src, Snk> = Subtask {
             id: setup.subtask,
             attempt: setup.attempt,
@@ -177,6 +181,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         }
         if let Err(e) = task.reader.start().await {
             return Err((e, task.uplink));
+        }
+        if let Some(ms) = task.hooks.start_stall(task.id) {
+            madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this start slow
         }
         task.uplink.send(MasterMsg::Register);
         Ok(task)

@@ -277,6 +277,11 @@ impl Control {
         self.inner.hooks.arm_slow_snapshot(subtask, ms);
     }
 
+    /// Makes `subtask`'s next start take `ms` before its reader registers.
+    pub fn slow_start(&self, subtask: usize, ms: u64) {
+        self.inner.hooks.arm_slow_start(subtask, ms);
+    }
+
     /// Installs a network fault rule; returns its id for [`Control::remove_rule`].
     pub fn add_rule(&self, rule: FaultRule) -> RuleId {
         self.inner.gateway.add_rule(rule)

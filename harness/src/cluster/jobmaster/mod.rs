@@ -356,6 +356,14 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             let (subtask, msg) = match action {
                 EnumAction::Assign { subtask, splits } => {
                     let attempt = self.slots[subtask].attempt;
+                    if !self.ctx.registered.contains(&subtask) {
+                        let ids: Vec<_> = splits.iter().map(Split::id).collect();
+                        self.fail_job(format!(
+                            "the enumerator assigned splits {ids:?} to reader {subtask}, which is not registered (it \
+                             failed, or has not started yet); keep the splits until add_reader({subtask}) is called"
+                        ));
+                        return;
+                    }
                     if self.slots[subtask].no_more_splits {
                         let ids: Vec<_> = splits.iter().map(Split::id).collect();
                         self.fail_job(format!(

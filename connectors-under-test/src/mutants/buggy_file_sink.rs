@@ -1,0 +1,103 @@
+//! The file sink with one bug plugged in: each file-sink mutant is a [`FileBug`] that
+//! overrides one step of the writer or the committer.
+
+use crate::file_sink::{FileCommittable, FileCommitter, FileSink, FileSinkSetup, FileWriter};
+use connsim::api::{
+    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
+};
+use connsim::history::CheckpointId;
+use connsim::run::{SinkSetup, World};
+use connsim::systems::FsClient;
+use connsim::{ConnectorError, Record};
+use std::fmt::Debug;
+use std::future::Future;
+
+/// One bug in the file sink. Every method defaults to the reference behaviour.
+pub trait FileBug: Clone + Debug + Send + Sync + 'static {
+    /// Name for reports.
+    const NAME: &'static str;
+    /// Commits one committable for the committer of `attempt`.
+    fn commit(&self, client: &FsClient, attempt: u64, subtask: usize, c: &FileCommittable) -> impl Future<Output = CommitOutcome> + Send {
+        let _ = (attempt, subtask);
+        FileCommitter::commit_one(client, c)
+    }
+    /// The writer flushes; `end_of_input` after the last record.
+    fn flush(&self, w: &mut FileWriter, end_of_input: bool) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        w.flush(end_of_input)
+    }
+}
+
+/// The writer with the bug.
+pub struct BuggyFileWriter<B> {
+    inner: FileWriter,
+    bug: B,
+}
+
+impl<B: FileBug> SinkWriter for BuggyFileWriter<B> {
+    type Committable = FileCommittable;
+    type State = ();
+    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
+        self.inner.write(record).await
+    }
+    async fn flush(&mut self, end_of_input: bool) -> Result<(), ConnectorError> {
+        self.bug.clone().flush(&mut self.inner, end_of_input).await
+    }
+    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<FileCommittable>, ConnectorError> {
+        self.inner.prepare_commit(checkpoint).await
+    }
+}
+
+/// The committer with the bug.
+pub struct BuggyFileCommitter<B> {
+    client: FsClient,
+    attempt: u64,
+    subtask: usize,
+    bug: B,
+}
+
+impl<B: FileBug> Committer for BuggyFileCommitter<B> {
+    type Committable = FileCommittable;
+    async fn commit(&mut self, requests: Vec<CommitRequest<FileCommittable>>) -> Vec<CommitOutcome> {
+        let mut out = Vec::new();
+        for r in requests {
+            out.push(self.bug.commit(&self.client, self.attempt, self.subtask, &r.committable).await);
+        }
+        out
+    }
+}
+
+/// The file sink with the bug.
+#[derive(Clone, Debug)]
+pub struct BuggyFileSink<B> {
+    inner: FileSink,
+    bug: B,
+}
+
+impl<B: FileBug> Sink for BuggyFileSink<B> {
+    type Committable = FileCommittable;
+    type WriterState = ();
+    type Writer = BuggyFileWriter<B>;
+    type Committer = BuggyFileCommitter<B>;
+    type GlobalCommitter = NoGlobalCommitter<FileCommittable>;
+    async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<Self::Writer, ConnectorError> {
+        Ok(BuggyFileWriter { inner: self.inner.create_writer(ctx, restored).await?, bug: self.bug.clone() })
+    }
+    fn create_committer(&self, ctx: CommitterContext) -> Self::Committer {
+        let client = FsClient::new(ctx.endpoint().clone(), &self.inner.fs);
+        BuggyFileCommitter { client, attempt: ctx.attempt(), subtask: ctx.subtask(), bug: self.bug.clone() }
+    }
+}
+
+/// Sets up the buggy sink like [`FileSinkSetup`].
+#[derive(Clone, Debug, Default)]
+pub struct BuggyFileSinkSetup<B>(pub B);
+
+impl<B: FileBug> SinkSetup for BuggyFileSinkSetup<B> {
+    type Sink = BuggyFileSink<B>;
+    fn name(&self) -> String {
+        format!("mutant:{}(file-sink)", B::NAME)
+    }
+    fn build(&self, world: &mut World) -> BuggyFileSink<B> {
+        BuggyFileSink { inner: FileSinkSetup.build(world), bug: self.0.clone() }
+    }
+}

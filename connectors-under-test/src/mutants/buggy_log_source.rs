@@ -1,0 +1,137 @@
+//! The log source with one bug plugged in: each source mutant is a [`LogBug`] that overrides
+//! one step of the enumerator or the reader; everything else is the reference log source.
+
+use crate::log_source::{LogEnumState, LogEnumerator, LogReader, LogSource, LogSourceSetup, LogSplit};
+use connsim::api::{
+    Boundedness, EnumeratorContext, InputStatus, ReaderContext, ReaderOutput, Source, SourceReader, SplitEnumerator,
+    SplitId,
+};
+use connsim::history::CheckpointId;
+use connsim::run::{SourceSetup, World};
+use connsim::ConnectorError;
+use std::fmt::Debug;
+
+/// One bug in the log source. Every method defaults to the reference behaviour.
+pub trait LogBug: Clone + Debug + Send + Sync + 'static {
+    /// Name for reports.
+    const NAME: &'static str;
+    /// The enumerator gets splits back from a failed reader.
+    fn add_splits_back(&self, e: &mut BuggyEnumerator<Self>, splits: Vec<LogSplit>, subtask: usize, ctx: &mut EnumeratorContext<LogSplit>) {
+        e.inner.add_splits_back(splits, subtask, ctx)
+    }
+    /// A reader registered.
+    fn add_reader(&self, e: &mut BuggyEnumerator<Self>, subtask: usize, ctx: &mut EnumeratorContext<LogSplit>) {
+        e.inner.add_reader(subtask, ctx)
+    }
+    /// The enumerator's checkpointed state.
+    fn enumerator_snapshot(&self, state: LogEnumState) -> LogEnumState {
+        state
+    }
+    /// The reader's checkpointed splits.
+    fn reader_snapshot(&self, splits: Vec<LogSplit>) -> Vec<LogSplit> {
+        splits
+    }
+}
+
+/// The enumerator with the bug.
+pub struct BuggyEnumerator<B> {
+    /// The reference enumerator.
+    pub inner: LogEnumerator,
+    /// Whether it was restored from a checkpoint.
+    pub restored: bool,
+    bug: B,
+}
+
+impl<B: LogBug> SplitEnumerator for BuggyEnumerator<B> {
+    type Split = LogSplit;
+    type State = LogEnumState;
+    async fn start(&mut self, ctx: &mut EnumeratorContext<LogSplit>) -> Result<(), ConnectorError> {
+        self.inner.start(ctx).await
+    }
+    fn add_splits_back(&mut self, splits: Vec<LogSplit>, subtask: usize, ctx: &mut EnumeratorContext<LogSplit>) {
+        self.bug.clone().add_splits_back(self, splits, subtask, ctx)
+    }
+    fn add_reader(&mut self, subtask: usize, ctx: &mut EnumeratorContext<LogSplit>) {
+        self.bug.clone().add_reader(self, subtask, ctx)
+    }
+    fn snapshot_state(&mut self, checkpoint: CheckpointId) -> LogEnumState {
+        self.bug.enumerator_snapshot(self.inner.snapshot_state(checkpoint))
+    }
+    async fn discover(&mut self, ctx: &mut EnumeratorContext<LogSplit>) -> Result<(), ConnectorError> {
+        self.inner.discover(ctx).await
+    }
+}
+
+/// The reader with the bug.
+pub struct BuggyReader<B> {
+    inner: LogReader,
+    bug: B,
+}
+
+impl<B: LogBug> SourceReader for BuggyReader<B> {
+    type Split = LogSplit;
+    async fn start(&mut self) -> Result<(), ConnectorError> {
+        self.inner.start().await
+    }
+    fn poll_next(&mut self, output: &mut ReaderOutput) -> Result<InputStatus, ConnectorError> {
+        self.inner.poll_next(output)
+    }
+    async fn available(&mut self) {
+        self.inner.available().await
+    }
+    fn add_splits(&mut self, splits: Vec<LogSplit>) {
+        self.inner.add_splits(splits)
+    }
+    fn notify_no_more_splits(&mut self) {
+        self.inner.notify_no_more_splits()
+    }
+    fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<LogSplit> {
+        self.bug.reader_snapshot(self.inner.snapshot_state(checkpoint))
+    }
+    fn notify_checkpoint_complete(&mut self, checkpoint: CheckpointId) {
+        self.inner.notify_checkpoint_complete(checkpoint)
+    }
+    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) {
+        self.inner.pause_or_resume_splits(pause, resume)
+    }
+}
+
+/// The log source with the bug.
+#[derive(Clone, Debug)]
+pub struct BuggySource<B> {
+    inner: LogSource,
+    bug: B,
+}
+
+impl<B: LogBug> Source for BuggySource<B> {
+    type Split = LogSplit;
+    type EnumState = LogEnumState;
+    type Enumerator = BuggyEnumerator<B>;
+    type Reader = BuggyReader<B>;
+    fn boundedness(&self) -> Boundedness {
+        self.inner.boundedness()
+    }
+    fn create_enumerator(&self, ctx: &EnumeratorContext<LogSplit>) -> BuggyEnumerator<B> {
+        BuggyEnumerator { inner: self.inner.create_enumerator(ctx), restored: false, bug: self.bug.clone() }
+    }
+    fn restore_enumerator(&self, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> BuggyEnumerator<B> {
+        BuggyEnumerator { inner: self.inner.restore_enumerator(ctx, state), restored: true, bug: self.bug.clone() }
+    }
+    fn create_reader(&self, ctx: ReaderContext) -> BuggyReader<B> {
+        BuggyReader { inner: self.inner.create_reader(ctx), bug: self.bug.clone() }
+    }
+}
+
+/// Sets up the buggy source like [`LogSourceSetup`].
+#[derive(Clone, Debug)]
+pub struct BuggySetup<B>(pub LogSourceSetup, pub B);
+
+impl<B: LogBug> SourceSetup for BuggySetup<B> {
+    type Source = BuggySource<B>;
+    fn name(&self) -> String {
+        format!("mutant:{}({})", B::NAME, self.0.name())
+    }
+    fn build(&self, world: &mut World) -> BuggySource<B> {
+        BuggySource { inner: self.0.build(world), bug: self.1.clone() }
+    }
+}

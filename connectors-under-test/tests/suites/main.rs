@@ -1,0 +1,6 @@
+//! The ready-made suites against every reference connector, and the mutant catalogue
+//! against them. `CONNSIM_SEEDS=200 cargo test --release -p connectors-under-test --test suites`
+//! runs 200 seeds per case (see the README).
+
+mod mutants;
+mod reference;

@@ -1,0 +1,78 @@
+//! The mutant catalogue: every mutant fails a suite case within 100 seeds, with the verdict
+//! its story predicts. Cases run in order until one catches the mutant.
+
+use connectors_under_test::contexts;
+use connectors_under_test::mutants::*;
+use connsim_scenarios::suites::{self, Suite};
+
+const SEEDS: u64 = 100;
+
+fn caught(suite: Suite, check: &str) {
+    let outcome = suite.seeds(SEEDS).run_until(|_, _, _| {}, |r| r.reports.iter().any(|x| x.failed_checks().contains(&check)));
+    print!("{outcome}");
+    let Some((case, report)) = outcome.caught_by(check) else {
+        panic!("the mutant survived: no case failed {check} within {SEEDS} seeds\n{outcome}");
+    };
+    let result = outcome.cases.iter().find(|c| c.case == case).expect("the case ran");
+    let minimal = result.minimal.as_ref().map(|s| s.to_rust()).unwrap_or_default();
+    println!("caught by {check} in case {case:?}, seed {}; minimal scenario:\n{minimal}", report.seed);
+}
+
+fn source_mutant<B: LogBug + Default>(check: &str) {
+    caught(suites::source(contexts::log_source_with(B::NAME, |s| BuggySetup(s, B::default()))), check);
+}
+
+#[test]
+fn ignores_add_splits_back_loses_splits() {
+    caught(suites::source(contexts::log_source_with("ignores-splits-back", IgnoresSplitsBackSetup)), "no-loss");
+}
+
+#[test]
+fn snapshot_omitting_pending_splits_loses_track_of_them() {
+    source_mutant::<SnapshotOmitsPending>("split-accounting");
+}
+
+#[test]
+fn assigning_to_an_unregistered_reader_fails_the_job() {
+    source_mutant::<AssignsUnregistered>("liveness");
+}
+
+#[test]
+fn no_more_splits_missing_after_restore_never_finishes() {
+    source_mutant::<NoMoreSplitsAfterRestore>("liveness");
+}
+
+#[test]
+fn a_stale_reader_snapshot_duplicates_records() {
+    source_mutant::<StaleReaderSnapshot>("no-duplicates");
+}
+
+#[test]
+fn premature_commit_is_visible_too_early() {
+    caught(suites::sink(contexts::sink(PrematureCommitSetup, false, &["fs"])), "no-premature-visibility");
+}
+
+#[test]
+fn a_non_idempotent_commit_duplicates_records() {
+    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(NonIdempotentCommit), false, &["fs"])), "no-duplicates");
+}
+
+#[test]
+fn dropped_recovered_committables_lose_records() {
+    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsRecoveredCommittables), false, &["fs"])), "no-loss");
+}
+
+#[test]
+fn dropped_end_of_input_committables_lose_the_last_records() {
+    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsFinalCommittables), false, &["fs"])), "no-loss");
+}
+
+#[test]
+fn an_at_least_once_writer_without_flush_loses_records() {
+    caught(suites::sink(contexts::sink(NoFlushSetup, true, &["sink-log"])), "no-loss");
+}
+
+#[test]
+fn ignoring_restored_writer_state_loses_records() {
+    caught(suites::sink(contexts::sink(IgnoresStateSetup, true, &["sink-log"])), "no-loss");
+}

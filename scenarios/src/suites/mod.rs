@@ -1,0 +1,437 @@
+//! Ready-made suites for any connector, like Flink's connector testing framework but with
+//! faults everywhere: [`source`], [`sink`] and [`pipeline`] each give a [`Suite`], a named
+//! list of cases ([`cases::all`]). The author implements a context
+//! ([`SourceContext`], [`SinkContext`]); a case the connector cannot run is skipped by its
+//! context, and the skip shows in the outcome.
+//!
+//! ```
+//! use connsim::probes::GeneratorSetup;
+//! use connsim_scenarios::suites::{self, source_from_setup};
+//!
+//! // The trusted generator source stands in for "your source" here.
+//! let ctx = source_from_setup("generator", &[], |data| GeneratorSetup {
+//!     splits: data.splits as usize,
+//!     records_per_split: data.records / u64::from(data.splits),
+//!     ..Default::default()
+//! });
+//! let outcome = suites::source(ctx).seeds(2).only("single split").run();
+//! outcome.assert_ok();
+//! println!("{outcome}");
+//! ```
+//!
+//! `CONNSIM_CASE=<substring>` runs only matching cases; `CONNSIM_SEED` replays one seed.
+
+pub mod cases;
+mod context;
+
+pub use cases::{Body, CaseSpec};
+pub use context::{source_from_setup, sink_from_setup, SinkContext, SinkFromSetup, SourceContext, SourceFromSetup, TestData};
+
+use crate::generate::{self, Generator};
+use crate::replay::CaseFile;
+use crate::scenario::Scenario;
+use connsim::api::DeliveryGuarantee;
+use connsim::probes::{CollectorSetup, GeneratorSetup};
+use connsim::run::{Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
+use context::{SinkOf, SourceOf};
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The environment variable that selects suite cases by name.
+pub const CASE_VAR: &str = "CONNSIM_CASE";
+
+type RunCase = Arc<dyn Fn(&Settings) -> CaseResult + Send + Sync>;
+type ReplayCase = Arc<dyn Fn(&CaseFile) -> RunReport + Send + Sync>;
+
+struct Case {
+    name: String,
+    skip: Option<String>,
+    testbed: String,
+    run: RunCase,
+    replay: ReplayCase,
+}
+
+/// How a suite runs its cases.
+#[derive(Clone, Debug)]
+struct Settings {
+    seeds: u64,
+    first_seed: u64,
+    save_dir: Option<PathBuf>,
+}
+
+/// A named list of cases for one connector (or pair).
+pub struct Suite {
+    name: String,
+    cases: Vec<Case>,
+    settings: Settings,
+    filter: Option<String>,
+    fail_fast: bool,
+}
+
+/// What one case gave.
+pub struct CaseResult {
+    /// The case's name.
+    pub case: String,
+    /// Why the context skipped it.
+    pub skipped: Option<String>,
+    /// One report per seed.
+    pub reports: Vec<RunReport>,
+    /// Marks the case requires that no seed reached.
+    pub missed_marks: Vec<String>,
+    /// The smallest scenario that still fails the first failure's check, with that seed.
+    pub minimal: Option<Scenario>,
+    /// Case files written for failures.
+    pub saved: Vec<PathBuf>,
+    /// Wall time.
+    pub wall_secs: f64,
+}
+
+impl CaseResult {
+    fn skipped(case: &str, why: &str) -> Self {
+        Self {
+            case: case.to_string(),
+            skipped: Some(why.to_string()),
+            reports: Vec::new(),
+            missed_marks: Vec::new(),
+            minimal: None,
+            saved: Vec::new(),
+            wall_secs: 0.0,
+        }
+    }
+
+    /// Failed seeds.
+    pub fn failures(&self) -> Vec<&RunReport> {
+        self.reports.iter().filter(|r| !r.passed()).collect()
+    }
+
+    /// Whether the case passed: every seed passed and every required mark was reached.
+    pub fn passed(&self) -> bool {
+        self.skipped.is_some() || (self.failures().is_empty() && self.missed_marks.is_empty())
+    }
+}
+
+/// What a suite gave.
+pub struct SuiteOutcome {
+    /// The suite's name.
+    pub suite: String,
+    /// One result per case, in order.
+    pub cases: Vec<CaseResult>,
+}
+
+fn swarm(systems: &[String]) -> Generator {
+    Generator { systems: systems.to_vec(), swarm: true, ..Generator::default() }
+}
+
+/// The case list for one guarantee, as runnable cases over the given testbed maker.
+fn build_cases<A, B>(
+    specs: Vec<CaseSpec>,
+    suffix: &str,
+    systems: Vec<String>,
+    skip: impl Fn(&str) -> Option<String>,
+    make: impl Fn(TestData) -> Pipeline<A, B> + Send + Sync + 'static,
+) -> Vec<Case>
+where
+    A: SourceSetup,
+    B: SinkSetup,
+{
+    let make = Arc::new(make);
+    specs
+        .into_iter()
+        .map(|spec| {
+            let name = format!("{}{suffix}", spec.name);
+            let (m, m2, systems, case_name) = (make.clone(), make.clone(), systems.clone(), name.clone());
+            let testbed = connsim::run::Testbed::name(&make(spec.data));
+            let data = spec.data;
+            Case {
+                skip: skip(spec.name),
+                testbed,
+                replay: Arc::new(move |file| file.replay(&Runner::new(m2(data)))),
+                run: Arc::new(move |settings| run_case(&case_name, &spec, &systems, settings, m(spec.data))),
+                name,
+            }
+        })
+        .collect()
+}
+
+fn run_case<A: SourceSetup, B: SinkSetup>(
+    name: &str,
+    spec: &CaseSpec,
+    systems: &[String],
+    settings: &Settings,
+    testbed: Pipeline<A, B>,
+) -> CaseResult {
+    let t0 = Instant::now();
+    let mut runner = Runner::new(testbed);
+    runner.configure(|c| {
+        c.job.parallelism = spec.parallelism;
+        c.job.failover = spec.failover;
+    });
+    runner.first_seed(settings.first_seed).seeds(settings.seeds);
+    let mut result = CaseResult::skipped(name, "");
+    result.skipped = None;
+    match &spec.body {
+        Body::Scenario(scenario) => {
+            let out = match &settings.save_dir {
+                Some(dir) => scenario.run_saving(&mut runner, dir),
+                None => scenario.run(&mut runner),
+            };
+            let cov = out.outcome.coverage();
+            result.missed_marks = scenario.requires.iter().filter(|m| !cov.contains_key(*m)).cloned().collect();
+            result.saved = out.saved;
+            result.reports = out.outcome.reports;
+            if let Some(r) = result.reports.iter().find(|r| !r.passed()) {
+                let check = r.failed_checks()[0].to_string();
+                result.minimal = Some(generate::minimize(&runner, r.seed, scenario.clone(), &check));
+            }
+        }
+        Body::Swarm => {
+            let seeds = runner.seed_list();
+            let search = generate::search(&runner, &swarm(systems), seeds);
+            if let Some(found) = &search.found {
+                if let Some(dir) = &settings.save_dir {
+                    if let Ok(path) = CaseFile::from_report(&found.minimal, &found.report).save(dir) {
+                        result.saved.push(path);
+                    }
+                }
+            }
+            result.minimal = search.found.map(|f| f.minimal);
+            result.reports = search.reports;
+        }
+    }
+    result.wall_secs = t0.elapsed().as_secs_f64();
+    result
+}
+
+fn guarantee_suffix(all: &[DeliveryGuarantee], g: DeliveryGuarantee) -> String {
+    if all.len() > 1 {
+        format!(" [{g:?}]")
+    } else {
+        String::new()
+    }
+}
+
+/// The source suite: `ctx`'s source feeding the trusted collecting sink.
+pub fn source<C: SourceContext>(ctx: C) -> Suite {
+    let ctx = Arc::new(ctx);
+    let (systems, name) = (ctx.systems(), ctx.name());
+    let c = ctx.clone();
+    let cases = build_cases(
+        cases::all(&systems, DeliveryGuarantee::ExactlyOnce),
+        "",
+        systems,
+        move |case| c.supports(case).err(),
+        move |data| Pipeline(SourceOf { ctx: ctx.clone(), data }, CollectorSetup),
+    );
+    Suite::new(format!("source suite: {name}"), cases)
+}
+
+/// The sink suite: the trusted generator source feeding `ctx`'s sink, once per guarantee.
+pub fn sink<C: SinkContext>(ctx: C) -> Suite {
+    let ctx = Arc::new(ctx);
+    let systems = ctx.systems();
+    let guarantees = ctx.guarantees();
+    let mut cases = Vec::new();
+    for &g in &guarantees {
+        let (c, k) = (ctx.clone(), ctx.clone());
+        cases.extend(build_cases(
+            cases::all(&systems, g),
+            &guarantee_suffix(&guarantees, g),
+            systems.clone(),
+            move |case| c.supports(case).err(),
+            move |data| {
+                let per_split = data.records / u64::from(data.splits.max(1));
+                let source = GeneratorSetup { splits: data.splits as usize, records_per_split: per_split, ..Default::default() };
+                Pipeline(source, SinkOf { ctx: k.clone(), guarantee: g })
+            },
+        ));
+    }
+    Suite::new(format!("sink suite: {}", ctx.name()), cases)
+}
+
+/// The pipeline suite: `source`'s source feeding `sink`'s sink, once per sink guarantee.
+pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
+    let (source, sink) = (Arc::new(source), Arc::new(sink));
+    let mut systems = source.systems();
+    systems.extend(sink.systems());
+    let guarantees = sink.guarantees();
+    let mut cases = Vec::new();
+    for &g in &guarantees {
+        let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
+        cases.extend(build_cases(
+            cases::all(&systems, g),
+            &guarantee_suffix(&guarantees, g),
+            systems.clone(),
+            move |case| s1.supports(case).err().or_else(|| k1.supports(case).err()),
+            move |data| Pipeline(SourceOf { ctx: s2.clone(), data }, SinkOf { ctx: k2.clone(), guarantee: g }),
+        ));
+    }
+    Suite::new(format!("pipeline suite: {} -> {}", source.name(), sink.name()), cases)
+}
+
+impl Suite {
+    fn new(name: String, cases: Vec<Case>) -> Self {
+        let filter = std::env::var(CASE_VAR).ok().filter(|v| !v.is_empty());
+        Self { name, cases, settings: Settings { seeds: 200, first_seed: 1, save_dir: None }, filter, fail_fast: false }
+    }
+
+    /// Seeds per case (default 200; `CONNSIM_SEEDS` overrides, `CONNSIM_SEED` replays one).
+    pub fn seeds(mut self, n: u64) -> Self {
+        self.settings.seeds = n;
+        self
+    }
+
+    /// The first seed of every case's range.
+    pub fn first_seed(mut self, seed: u64) -> Self {
+        self.settings.first_seed = seed;
+        self
+    }
+
+    /// Runs only the cases whose name contains `filter` (also `CONNSIM_CASE`).
+    pub fn only(mut self, filter: &str) -> Self {
+        self.filter = Some(filter.to_string());
+        self
+    }
+
+    /// Stops at the first case that fails (for finding a bug fast, e.g. in a mutant).
+    pub fn fail_fast(mut self) -> Self {
+        self.fail_fast = true;
+        self
+    }
+
+    /// Saves every failure as a case file in `dir`; saved cases rerun first.
+    pub fn save_failures(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.settings.save_dir = Some(dir.into());
+        self
+    }
+
+    /// The suite's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The names of the cases that will run.
+    pub fn case_names(&self) -> Vec<String> {
+        self.selected().map(|c| c.name.clone()).collect()
+    }
+
+    fn selected(&self) -> impl Iterator<Item = &Case> {
+        self.cases.iter().filter(|c| self.filter.as_ref().is_none_or(|f| c.name.contains(f.as_str())))
+    }
+
+    /// Runs the cases, calling `progress(case index, case count, case name)` before each.
+    pub fn run_with_progress(&self, progress: impl FnMut(usize, usize, &str)) -> SuiteOutcome {
+        let fail_fast = self.fail_fast;
+        self.run_until(progress, |r| fail_fast && !r.passed())
+    }
+
+    /// Runs the cases until `stop` says so after one (e.g. once a mutant is caught).
+    pub fn run_until(&self, mut progress: impl FnMut(usize, usize, &str), stop: impl Fn(&CaseResult) -> bool) -> SuiteOutcome {
+        let selected: Vec<&Case> = self.selected().collect();
+        let mut results = Vec::new();
+        for (i, case) in selected.iter().enumerate() {
+            progress(i, selected.len(), &case.name);
+            let result = match &case.skip {
+                Some(why) => CaseResult::skipped(&case.name, why),
+                None => (case.run)(&self.settings),
+            };
+            let done = stop(&result);
+            results.push(result);
+            if done {
+                break;
+            }
+        }
+        SuiteOutcome { suite: self.name.clone(), cases: results }
+    }
+
+    /// Runs the cases.
+    pub fn run(&self) -> SuiteOutcome {
+        self.run_with_progress(|_, _, _| {})
+    }
+
+    /// Replays a saved case against the suite's testbed of the same name; None if no case
+    /// of this suite has that testbed.
+    pub fn replay(&self, file: &CaseFile) -> Option<RunReport> {
+        self.cases.iter().find(|c| c.testbed == file.testbed).map(|c| (c.replay)(file))
+    }
+}
+
+impl SuiteOutcome {
+    /// Cases that failed (a seed failed, or a required mark was never reached).
+    pub fn failed_cases(&self) -> Vec<&CaseResult> {
+        self.cases.iter().filter(|c| !c.passed()).collect()
+    }
+
+    /// Cases skipped by the context, with the reason.
+    pub fn skipped(&self) -> Vec<(&str, &str)> {
+        self.cases.iter().filter_map(|c| c.skipped.as_deref().map(|w| (c.case.as_str(), w))).collect()
+    }
+
+    /// The first case and seed that failed `check`.
+    pub fn caught_by(&self, check: &str) -> Option<(&str, &RunReport)> {
+        self.cases.iter().find_map(|c| {
+            c.reports.iter().find(|r| r.failed_checks().contains(&check)).map(|r| (c.case.as_str(), r))
+        })
+    }
+
+    /// Seeds run in all cases.
+    pub fn seeds(&self) -> usize {
+        self.cases.iter().map(|c| c.reports.len()).sum()
+    }
+
+    /// Panics with the first failing case's report, its minimal scenario and how to replay
+    /// it, unless every case passed.
+    pub fn assert_ok(&self) {
+        let Some(case) = self.failed_cases().into_iter().next() else { return };
+        if let Some(r) = case.failures().first() {
+            let minimal = case.minimal.as_ref().map(|s| s.to_rust()).unwrap_or_default();
+            panic!(
+                "{}: case {:?} failed on {} of {} seeds; the first:\n{r}\nminimal scenario at seed {}:\n{minimal}\nreplay: {CASE_VAR}={:?} CONNSIM_SEED={} cargo test …\n\n{self}",
+                self.suite,
+                case.case,
+                case.failures().len(),
+                case.reports.len(),
+                r.seed,
+                case.case,
+                r.seed
+            );
+        }
+        panic!(
+            "{}: case {:?} never reached the fault path it aims at: {:?} in {} seeds\n\n{self}",
+            self.suite,
+            case.case,
+            case.missed_marks,
+            case.reports.len()
+        );
+    }
+}
+
+impl fmt::Display for SuiteOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.suite)?;
+        writeln!(f, "  {:<46} {:>6} {:>8} {:>10} {:>8} {:>7}  verdict", "case", "seeds", "failures", "first fail", "minimal", "wall s")?;
+        for c in &self.cases {
+            let failures = c.failures();
+            let first = failures.first().map_or("-".into(), |r| r.seed.to_string());
+            let minimal = c.minimal.as_ref().map_or("-".into(), |s| format!("{} blocks", s.size()));
+            let verdict = match (&c.skipped, failures.first()) {
+                (Some(why), _) => format!("skipped: {why}"),
+                (None, Some(r)) => format!("FAILED: {}", r.failed_checks().join(", ")),
+                (None, None) if !c.missed_marks.is_empty() => format!("MISSED marks {:?}", c.missed_marks),
+                (None, None) => "ok".into(),
+            };
+            writeln!(
+                f,
+                "  {:<46} {:>6} {:>8} {:>10} {:>8} {:>7.1}  {verdict}",
+                c.case,
+                c.reports.len(),
+                failures.len(),
+                first,
+                minimal,
+                c.wall_secs
+            )?;
+        }
+        Ok(())
+    }
+}
