@@ -6,6 +6,8 @@ pub struct Args {
     pub seeds: Option<u64>,
     pub jobs: Option<usize>,
     pub target: Option<String>,
+    /// Only targets of this suite (source, sink, pipeline, random).
+    pub suite: Option<String>,
     /// (k, n): run only the seeds whose index is k modulo n (1-based k).
     pub shard: Option<(u64, u64)>,
 }
@@ -24,6 +26,13 @@ impl Args {
                 "--seeds" => args.seeds = Some(number(flag, it.next())?),
                 "--jobs" => args.jobs = Some(number(flag, it.next())?),
                 "--target" => args.target = Some(it.next().ok_or("--target needs a value")?.clone()),
+                "--suite" => {
+                    let v = it.next().ok_or("--suite needs a value: source, sink, pipeline or random")?;
+                    if !["source", "sink", "pipeline", "random"].contains(&v.as_str()) {
+                        return Err(format!("--suite {v:?}: expected source, sink, pipeline or random"));
+                    }
+                    args.suite = Some(v.clone());
+                }
                 "--shard" => {
                     let v = it.next().ok_or("--shard needs a value like 1/4")?;
                     let (k, n) = v.split_once('/').ok_or_else(|| format!("--shard {v:?}: expected K/N, e.g. 1/4"))?;

@@ -1,7 +1,7 @@
 //! `connsim`: sweep the reference connectors and the mutants, or benchmark the simulator.
 //!
 //! ```text
-//! connsim sweep [--seeds N] [--jobs N] [--target SUBSTRING] [--shard K/N]
+//! connsim sweep [--seeds N] [--jobs N] [--target SUBSTRING] [--suite S] [--shard K/N]
 //! connsim bench [--seeds N]
 //! connsim generate [--seeds N]
 //! connsim replay FILE
@@ -10,6 +10,7 @@
 mod args;
 mod bench;
 mod generate;
+mod random;
 mod replay;
 mod sweep;
 mod targets;
@@ -17,8 +18,12 @@ mod targets;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  connsim sweep [--seeds N] [--jobs N] [--target SUBSTRING] [--shard K/N]
-      run every reference connector (must pass) and every mutant (must be caught);
+  connsim sweep [--seeds N] [--jobs N] [--target SUBSTRING] [--suite S] [--shard K/N]
+      run every reference connector (every suite case must pass) and every mutant (some
+      case must fail the check its story predicts), N seeds per case (default 200);
+      --suite source|sink|pipeline picks one suite, --suite random the random-fault
+      catalogue; --shard K/N runs the K-th of N contiguous seed ranges; failures of
+      reference connectors are saved as case files under target/connsim-failures/;
       exits 1 if a reference connector fails or a mutant survives
   connsim bench [--seeds N]
       run the log-source -> file-sink scenario on one thread and print wall time per seed,

@@ -1,53 +1,100 @@
-//! `connsim sweep`: every target over a range of seeds, a summary table, failures saved.
+//! `connsim sweep`: every catalogue target through its suite over a range of seeds, with a
+//! progress line, a summary table and saved case files for failures of reference
+//! connectors. `--suite random` runs the random-fault catalogue instead.
 
 use crate::args::Args;
-use crate::targets;
+use crate::{random, targets};
 use std::io::Write;
 use std::time::Instant;
 
+/// The seeds of shard `k` of `n` of `1..=total`: contiguous chunks, so each case runs a
+/// consecutive range.
+fn shard(total: u64, shard: Option<(u64, u64)>) -> (u64, u64) {
+    match shard {
+        None => (1, total),
+        Some((k, n)) => {
+            let (start, end) = ((k - 1) * total / n, k * total / n);
+            (start + 1, end - start)
+        }
+    }
+}
+
 pub fn run(args: Args) -> Result<bool, String> {
-    let seeds_total = args.seeds.unwrap_or(200);
-    let seeds: Vec<u64> = (1..=seeds_total)
-        .filter(|s| args.shard.is_none_or(|(k, n)| (s - 1) % n == k - 1))
-        .collect();
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if args.suite.as_deref() == Some("random") {
+        return random::sweep(args);
+    }
+    let (first, seeds) = shard(args.seeds.unwrap_or(200), args.shard);
+    if let Some(jobs) = args.jobs {
+        std::env::set_var("CONNSIM_JOBS", jobs.to_string()); // read by every runner, before any runs
+    }
     let targets: Vec<_> = targets::all()
         .into_iter()
         .filter(|t| args.target.as_ref().is_none_or(|f| t.name.contains(f.as_str())))
+        .filter(|t| args.suite.as_ref().is_none_or(|s| t.suite == s))
         .collect();
     if targets.is_empty() {
-        return Err(format!("no target matches {:?}", args.target.unwrap_or_default()));
+        return Err("no target matches the --target/--suite filters".into());
     }
     let dir = std::path::PathBuf::from("target/connsim-failures");
-    println!("{:<54} {:>6} {:>8} {:>10} {:>9}  verdict", "target", "seeds", "failures", "first fail", "wall s");
+    println!("seeds {first}..={} per case", first + seeds - 1);
+    println!(
+        "{:<44} {:<8} {:>5} {:>7} {:>8} {:>10} {:>7} {:>7}  verdict",
+        "target", "suite", "cases", "seeds", "failures", "first fail", "minimal", "wall s"
+    );
     let started = Instant::now();
     let mut ok = true;
-    for t in &targets {
-        print!("{:<54} ", t.name);
-        let _ = std::io::stdout().flush();
+    for (i, t) in targets.iter().enumerate() {
         let t0 = Instant::now();
-        let outcome = (t.run)(&seeds, jobs);
-        let failures = outcome.failures();
-        let first = failures.first().map_or("-".to_string(), |r| r.seed.to_string());
+        let mut suite = (t.make)().seeds(seeds).first_seed(first);
+        if t.expect_failed_check.is_none() {
+            suite = suite.save_failures(&dir);
+        }
+        let progress = |c: usize, n: usize, case: &str| {
+            eprint!("\r\x1b[2K[{}/{}] {} — case {}/{}: {case}", i + 1, targets.len(), t.name, c + 1, n);
+            let _ = std::io::stderr().flush();
+        };
+        let outcome = match t.expect_failed_check {
+            None => suite.run_with_progress(progress),
+            Some(check) => suite.run_until(progress, |r| r.reports.iter().any(|x| x.failed_checks().contains(&check))),
+        };
+        eprint!("\r\x1b[2K");
+        let failed: Vec<_> = outcome.cases.iter().flat_map(|c| c.failures()).collect();
+        let first_fail = failed.iter().map(|r| r.seed).min().map_or("-".into(), |s| s.to_string());
+        let minimal = outcome
+            .cases
+            .iter()
+            .filter_map(|c| c.minimal.as_ref())
+            .map(|s| s.size())
+            .min()
+            .map_or("-".into(), |n| format!("{n} blk"));
         let verdict = match t.expect_failed_check {
-            None if failures.is_empty() && outcome.nondeterministic.is_empty() => "ok".to_string(),
-            None => format!("FAILED: {}", failures.first().map(|r| r.failed_checks().join(", ")).unwrap_or_default()),
-            Some(check) => match failures.iter().find(|r| r.failed_checks().contains(&check)) {
-                Some(r) => format!("caught by {check} (seed {})", r.seed),
-                None => format!("SURVIVED: no seed failed {check}"),
+            None if outcome.failed_cases().is_empty() => "ok".to_string(),
+            None => {
+                let c = outcome.failed_cases()[0];
+                let checks = c.failures().first().map(|r| r.failed_checks().join(", ")).unwrap_or_default();
+                format!("FAILED in {:?}: {checks}{:?}", c.case, c.missed_marks)
+            }
+            Some(check) => match outcome.caught_by(check) {
+                Some((case, r)) => format!("caught by {check} in {case:?} (seed {})", r.seed),
+                None => format!("SURVIVED: no case failed {check}"),
             },
         };
         ok &= verdict.starts_with("ok") || verdict.starts_with("caught");
-        println!("{:>6} {:>8} {:>10} {:>9.1}  {verdict}", outcome.reports.len(), failures.len(), first, t0.elapsed().as_secs_f64());
-        if t.expect_failed_check.is_none() {
-            for r in failures.iter().take(3) {
-                let _ = std::fs::create_dir_all(&dir);
-                let file = dir.join(format!("{}-seed-{}.txt", t.name.replace([' ', '>', '[', ']', ':'], "_"), r.seed));
-                let _ = std::fs::write(&file, r.to_string());
-                println!("    report saved: {}", file.display());
-            }
+        println!(
+            "{:<44} {:<8} {:>5} {:>7} {:>8} {:>10} {:>7} {:>7.1}  {verdict}",
+            t.name,
+            t.suite,
+            outcome.cases.len(),
+            outcome.seeds(),
+            failed.len(),
+            first_fail,
+            minimal,
+            t0.elapsed().as_secs_f64()
+        );
+        for path in outcome.cases.iter().flat_map(|c| &c.saved).take(3) {
+            println!("    case saved: {} (rerun: connsim replay {})", path.display(), path.display());
         }
     }
-    println!("{} targets, {} seeds each, {:.1} s", targets.len(), seeds.len(), started.elapsed().as_secs_f64());
+    println!("{} targets, {:.1} s", targets.len(), started.elapsed().as_secs_f64());
     Ok(ok)
 }

@@ -1,83 +1,66 @@
-//! The catalogue the sweep runs: reference connectors (must pass) and mutants (must fail
-//! the check their story predicts).
+//! The catalogue the sweep runs through the suites: every reference connector (every case
+//! must pass) and every mutant (some case must fail the check its story predicts).
 
-use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
-use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
-use connsim::cluster::FailoverStrategy::{self, Global, Region};
-use connsim::probes::{CollectorSetup, GeneratorSetup};
-use connsim::{Outcome, Pipeline, RunReport, Runner, Testbed};
-use connsim_scenarios::CaseFile;
+use connectors_under_test::contexts;
+use connectors_under_test::mutants::*;
+use connectors_under_test::BarrierMode;
+use connsim_scenarios::suites::{self, Suite};
 
-/// Runs a target over the given seeds with the given parallelism.
-pub type RunFn = Box<dyn Fn(&[u64], usize) -> Outcome>;
-
-/// Replays a saved case against the target's testbed.
-pub type ReplayFn = Box<dyn Fn(&CaseFile) -> RunReport>;
-
-/// One entry of the catalogue.
+/// One entry: a suite over one connector (or pair).
 pub struct Target {
     pub name: String,
-    /// The testbed's name (what case files record).
-    pub testbed: String,
-    pub replay: ReplayFn,
-    /// For a mutant: the check that must fail in some seed. `None`: a reference connector.
+    /// source, sink or pipeline.
+    pub suite: &'static str,
+    /// For a mutant: the check that must fail in some case. `None`: a reference connector.
     pub expect_failed_check: Option<&'static str>,
-    pub run: RunFn,
+    pub make: Box<dyn Fn() -> Suite>,
 }
 
-fn target<T: Testbed>(
-    name: &str,
-    failover: FailoverStrategy,
-    expect: Option<&'static str>,
-    make: impl Fn() -> T + 'static,
-) -> Target {
-    let make = std::rc::Rc::new(make);
-    let again = make.clone();
-    Target {
-        name: format!("{name} [{failover:?}]"),
-        testbed: make().name(),
-        replay: Box::new(move |case| case.replay(&Runner::new(again()))),
-        expect_failed_check: expect,
-        run: Box::new(move |seeds, jobs| {
-            let mut outcome = Outcome { reports: Vec::new(), nondeterministic: Vec::new() };
-            let mut r = Runner::new(make());
-            r.jobs(jobs).configure(|c| c.job.failover = failover);
-            // Consecutive runs keep the seeds of a shard together.
-            for chunk in seeds.chunk_by(|a, b| b == &(a + 1)) {
-                r.first_seed(chunk[0]).seeds(chunk.len() as u64);
-                let part = r.run();
-                outcome.reports.extend(part.reports);
-                outcome.nondeterministic.extend(part.nondeterministic);
-            }
-            outcome
-        }),
-    }
+fn target(name: &str, suite: &'static str, expect: Option<&'static str>, make: impl Fn() -> Suite + 'static) -> Target {
+    Target { name: name.to_string(), suite, expect_failed_check: expect, make: Box::new(make) }
+}
+
+fn source_mutant<B: LogBug + Default>(check: &'static str) -> Target {
+    target(&format!("mutant: {}", B::NAME.replace('-', " ")), "source", Some(check), || {
+        suites::source(contexts::log_source_with(B::NAME, |s| BuggySetup(s, B::default())))
+    })
 }
 
 pub fn all() -> Vec<Target> {
-    let log = || LogSourceSetup::bounded(8, 5000);
-    let gen = || GeneratorSetup { splits: 8, records_per_split: 625, ..Default::default() };
-    let mut t = Vec::new();
-    for f in [Region, Global] {
-        t.push(target("log-source -> file-sink", f, None, move || Pipeline(log(), FileSinkSetup)));
-        t.push(target("log-source -> txn-log-sink", f, None, move || {
-            Pipeline(log(), TxnLogSinkSetup { partitions: 4 })
-        }));
-        t.push(target("log-source -> table-sink (global committer)", f, None, move || {
-            Pipeline(log(), TableSinkSetup)
-        }));
-        t.push(target("unbounded log-source -> file-sink", f, None, move || {
-            Pipeline(LogSourceSetup::unbounded(6, 5000, 2), FileSinkSetup)
-        }));
-        t.push(target("log-source -> probe", f, None, move || Pipeline(log(), CollectorSetup)));
-        t.push(target("probe -> file-sink", f, None, move || Pipeline(gen(), FileSinkSetup)));
-        t.push(target("probe -> txn-log-sink", f, None, move || Pipeline(gen(), TxnLogSinkSetup { partitions: 4 })));
-    }
-    t.push(target("mutant: premature commit", Region, Some("no-premature-visibility"), move || {
-        Pipeline(log(), PrematureCommitSetup)
-    }));
-    t.push(target("mutant: ignores add_splits_back", Region, Some("no-loss"), move || {
-        Pipeline(IgnoresSplitsBackSetup(log()), FileSinkSetup)
-    }));
-    t
+    use contexts::*;
+    vec![
+        target("log-source", "source", None, || suites::source(log_source())),
+        target("file-sink", "sink", None, || suites::sink(file_sink())),
+        target("txn-log-sink", "sink", None, || suites::sink(txn_log_sink())),
+        target("table-sink (global committer)", "sink", None, || suites::sink(table_sink())),
+        target("log-sink (at-least-once, flush)", "sink", None, || suites::sink(log_sink(BarrierMode::Flush))),
+        target("log-sink (at-least-once, state)", "sink", None, || suites::sink(log_sink(BarrierMode::BufferInState))),
+        target("log-source -> txn-log-sink", "pipeline", None, || suites::pipeline(log_source(), txn_log_sink())),
+        target("log-source -> file-sink", "pipeline", None, || suites::pipeline(log_source(), file_sink())),
+        target("mutant: ignores add_splits_back", "source", Some("no-loss"), || {
+            suites::source(log_source_with("ignores-splits-back", IgnoresSplitsBackSetup))
+        }),
+        source_mutant::<SnapshotOmitsPending>("split-accounting"),
+        source_mutant::<AssignsUnregistered>("liveness"),
+        source_mutant::<NoMoreSplitsAfterRestore>("liveness"),
+        source_mutant::<StaleReaderSnapshot>("no-duplicates"),
+        target("mutant: premature commit", "sink", Some("no-premature-visibility"), || {
+            suites::sink(sink(PrematureCommitSetup, false, &["fs"]))
+        }),
+        target("mutant: non-idempotent commit", "sink", Some("no-duplicates"), || {
+            suites::sink(sink(BuggyFileSinkSetup(NonIdempotentCommit), false, &["fs"]))
+        }),
+        target("mutant: drops recovered committables", "sink", Some("no-loss"), || {
+            suites::sink(sink(BuggyFileSinkSetup(DropsRecoveredCommittables), false, &["fs"]))
+        }),
+        target("mutant: drops end-of-input committables", "sink", Some("no-loss"), || {
+            suites::sink(sink(BuggyFileSinkSetup(DropsFinalCommittables), false, &["fs"]))
+        }),
+        target("mutant: at-least-once writer without flush", "sink", Some("no-loss"), || {
+            suites::sink(sink(NoFlushSetup, true, &["sink-log"]))
+        }),
+        target("mutant: writer state not restored", "sink", Some("no-loss"), || {
+            suites::sink(sink(IgnoresStateSetup, true, &["sink-log"]))
+        }),
+    ]
 }

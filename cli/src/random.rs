@@ -1,0 +1,135 @@
+//! The random-fault catalogue (`connsim sweep --suite random`): reference connectors under
+//! the configuration's random faults (must pass) and two mutants (must fail the check their
+//! story predicts). Also where `connsim replay` finds testbeds of random-fault runs.
+
+use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
+use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
+use connsim::cluster::FailoverStrategy::{self, Global, Region};
+use connsim::probes::{CollectorSetup, GeneratorSetup};
+use crate::args::Args;
+use connsim::{Outcome, Pipeline, RunReport, Runner, Testbed};
+use std::io::Write;
+use std::time::Instant;
+use connsim_scenarios::CaseFile;
+
+/// Runs a target over the given seeds with the given parallelism.
+pub type RunFn = Box<dyn Fn(&[u64], usize) -> Outcome>;
+
+/// Replays a saved case against the target's testbed.
+pub type ReplayFn = Box<dyn Fn(&CaseFile) -> RunReport>;
+
+/// One entry of the catalogue.
+pub struct Target {
+    pub name: String,
+    /// The testbed's name (what case files record).
+    pub testbed: String,
+    pub replay: ReplayFn,
+    /// For a mutant: the check that must fail in some seed. `None`: a reference connector.
+    pub expect_failed_check: Option<&'static str>,
+    pub run: RunFn,
+}
+
+fn target<T: Testbed>(
+    name: &str,
+    failover: FailoverStrategy,
+    expect: Option<&'static str>,
+    make: impl Fn() -> T + 'static,
+) -> Target {
+    let make = std::rc::Rc::new(make);
+    let again = make.clone();
+    Target {
+        name: format!("{name} [{failover:?}]"),
+        testbed: make().name(),
+        replay: Box::new(move |case| case.replay(&Runner::new(again()))),
+        expect_failed_check: expect,
+        run: Box::new(move |seeds, jobs| {
+            let mut outcome = Outcome { reports: Vec::new(), nondeterministic: Vec::new() };
+            let mut r = Runner::new(make());
+            r.jobs(jobs).configure(|c| c.job.failover = failover);
+            // Consecutive runs keep the seeds of a shard together.
+            for chunk in seeds.chunk_by(|a, b| b == &(a + 1)) {
+                r.first_seed(chunk[0]).seeds(chunk.len() as u64);
+                let part = r.run();
+                outcome.reports.extend(part.reports);
+                outcome.nondeterministic.extend(part.nondeterministic);
+            }
+            outcome
+        }),
+    }
+}
+
+pub fn all() -> Vec<Target> {
+    let log = || LogSourceSetup::bounded(8, 5000);
+    let gen = || GeneratorSetup { splits: 8, records_per_split: 625, ..Default::default() };
+    let mut t = Vec::new();
+    for f in [Region, Global] {
+        t.push(target("log-source -> file-sink", f, None, move || Pipeline(log(), FileSinkSetup)));
+        t.push(target("log-source -> txn-log-sink", f, None, move || {
+            Pipeline(log(), TxnLogSinkSetup { partitions: 4 })
+        }));
+        t.push(target("log-source -> table-sink (global committer)", f, None, move || {
+            Pipeline(log(), TableSinkSetup)
+        }));
+        t.push(target("unbounded log-source -> file-sink", f, None, move || {
+            Pipeline(LogSourceSetup::unbounded(6, 5000, 2), FileSinkSetup)
+        }));
+        t.push(target("log-source -> probe", f, None, move || Pipeline(log(), CollectorSetup)));
+        t.push(target("probe -> file-sink", f, None, move || Pipeline(gen(), FileSinkSetup)));
+        t.push(target("probe -> txn-log-sink", f, None, move || Pipeline(gen(), TxnLogSinkSetup { partitions: 4 })));
+    }
+    t.push(target("mutant: premature commit", Region, Some("no-premature-visibility"), move || {
+        Pipeline(log(), PrematureCommitSetup)
+    }));
+    t.push(target("mutant: ignores add_splits_back", Region, Some("no-loss"), move || {
+        Pipeline(IgnoresSplitsBackSetup(log()), FileSinkSetup)
+    }));
+    t
+}
+
+/// `connsim sweep --suite random`: every random-fault target over a range of seeds.
+pub fn sweep(args: Args) -> Result<bool, String> {
+    let seeds_total = args.seeds.unwrap_or(200);
+    let seeds: Vec<u64> = (1..=seeds_total)
+        .filter(|s| args.shard.is_none_or(|(k, n)| (s - 1) % n == k - 1))
+        .collect();
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let targets: Vec<_> = all()
+        .into_iter()
+        .filter(|t| args.target.as_ref().is_none_or(|f| t.name.contains(f.as_str())))
+        .collect();
+    if targets.is_empty() {
+        return Err(format!("no target matches {:?}", args.target.unwrap_or_default()));
+    }
+    let dir = std::path::PathBuf::from("target/connsim-failures");
+    println!("{:<54} {:>6} {:>8} {:>10} {:>9}  verdict", "target", "seeds", "failures", "first fail", "wall s");
+    let started = Instant::now();
+    let mut ok = true;
+    for t in &targets {
+        print!("{:<54} ", t.name);
+        let _ = std::io::stdout().flush();
+        let t0 = Instant::now();
+        let outcome = (t.run)(&seeds, jobs);
+        let failures = outcome.failures();
+        let first = failures.first().map_or("-".to_string(), |r| r.seed.to_string());
+        let verdict = match t.expect_failed_check {
+            None if failures.is_empty() && outcome.nondeterministic.is_empty() => "ok".to_string(),
+            None => format!("FAILED: {}", failures.first().map(|r| r.failed_checks().join(", ")).unwrap_or_default()),
+            Some(check) => match failures.iter().find(|r| r.failed_checks().contains(&check)) {
+                Some(r) => format!("caught by {check} (seed {})", r.seed),
+                None => format!("SURVIVED: no seed failed {check}"),
+            },
+        };
+        ok &= verdict.starts_with("ok") || verdict.starts_with("caught");
+        println!("{:>6} {:>8} {:>10} {:>9.1}  {verdict}", outcome.reports.len(), failures.len(), first, t0.elapsed().as_secs_f64());
+        if t.expect_failed_check.is_none() {
+            for r in failures.iter().take(3) {
+                let _ = std::fs::create_dir_all(&dir);
+                let file = dir.join(format!("{}-seed-{}.txt", t.name.replace([' ', '>', '[', ']', ':'], "_"), r.seed));
+                let _ = std::fs::write(&file, r.to_string());
+                println!("    report saved: {}", file.display());
+            }
+        }
+    }
+    println!("{} targets, {} seeds each, {:.1} s", targets.len(), seeds.len(), started.elapsed().as_secs_f64());
+    Ok(ok)
+}
