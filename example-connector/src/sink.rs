@@ -1,0 +1,127 @@
+//! The staging sink: exactly once by two-phase commit. Transaction names carry the subtask,
+//! the attempt and the checkpoint, so a restarted attempt never adds to a transaction an
+//! earlier attempt prepared.
+
+use crate::store::{Store, StoreRequest, StoreResponse};
+use connsim::api::{
+    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
+};
+use connsim::history::CheckpointId;
+use connsim::net::Endpoint;
+use connsim::run::{SinkSetup, World};
+use connsim::{ConnectorError, Record};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The sink: where the store is.
+#[derive(Clone, Debug)]
+pub struct StagingSink {
+    /// The store's node name.
+    pub store: String,
+}
+
+/// Its writer: buffers records until the barrier.
+pub struct StagingWriter {
+    endpoint: Endpoint,
+    store: String,
+    prefix: String,
+    buffer: Vec<Record>,
+}
+
+async fn call(endpoint: &Endpoint, store: &str, req: &StoreRequest) -> Result<StoreResponse, ConnectorError> {
+    let kind = match req {
+        StoreRequest::Stage { .. } => "store.stage",
+        StoreRequest::Commit { .. } => "store.commit",
+    };
+    endpoint
+        .call(store, kind, req, Duration::from_millis(50))
+        .await
+        .map_err(|e| ConnectorError::retry(format!("call to {store}: {e}")))
+}
+
+impl SinkWriter for StagingWriter {
+    type Committable = String;
+    type State = ();
+
+    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
+        self.buffer.push(record);
+        Ok(())
+    }
+
+    async fn flush(&mut self, _end_of_input: bool) -> Result<(), ConnectorError> {
+        Ok(()) // everything is staged on the barrier
+    }
+
+    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<String>, ConnectorError> {
+        if self.buffer.is_empty() {
+            return Ok(Vec::new());
+        }
+        let txn = format!("{}-{checkpoint}", self.prefix);
+        let req = StoreRequest::Stage { txn: txn.clone(), records: std::mem::take(&mut self.buffer) };
+        // Staging the same records twice under one name is harmless only if the store
+        // deduplicates; it does not, so a failed stage fails the task (and it recovers).
+        match call(&self.endpoint, &self.store, &req).await {
+            Ok(StoreResponse::Ok) => Ok(vec![txn]),
+            Ok(other) => Err(ConnectorError::fail_task(format!("stage {txn}: {other:?}"))),
+            Err(e) => Err(ConnectorError::fail_task(format!("stage {txn}: {e}"))),
+        }
+    }
+}
+
+/// Its committer: commits staged transactions; a repeated commit is recognised.
+pub struct StagingCommitter {
+    endpoint: Endpoint,
+    store: String,
+}
+
+impl Committer for StagingCommitter {
+    type Committable = String;
+    async fn commit(&mut self, requests: Vec<CommitRequest<String>>) -> Vec<CommitOutcome> {
+        let mut out = Vec::new();
+        for r in requests {
+            let req = StoreRequest::Commit { txn: r.committable.clone() };
+            out.push(match call(&self.endpoint, &self.store, &req).await {
+                Ok(StoreResponse::Ok) => CommitOutcome::Committed,
+                Ok(StoreResponse::AlreadyCommitted) => CommitOutcome::AlreadyCommitted,
+                Ok(StoreResponse::Unknown) => CommitOutcome::FailedKnown(format!("{} was never staged", r.committable)),
+                Err(_) => CommitOutcome::RetryLater,
+            });
+        }
+        out
+    }
+}
+
+impl Sink for StagingSink {
+    type Committable = String;
+    type WriterState = ();
+    type Writer = StagingWriter;
+    type Committer = StagingCommitter;
+    type GlobalCommitter = NoGlobalCommitter<String>;
+
+    async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<StagingWriter, ConnectorError> {
+        let prefix = format!("txn-{}-{}", ctx.subtask(), ctx.attempt());
+        Ok(StagingWriter { endpoint: ctx.endpoint().clone(), store: self.store.clone(), prefix, buffer: Vec::new() })
+    }
+
+    fn create_committer(&self, ctx: CommitterContext) -> StagingCommitter {
+        StagingCommitter { endpoint: ctx.endpoint().clone(), store: self.store.clone() }
+    }
+}
+
+/// Sets up a store node `store` and the sink writing to it; the store's committed
+/// transactions are the output the checks read.
+#[derive(Clone, Debug, Default)]
+pub struct StagingSinkSetup;
+
+impl SinkSetup for StagingSinkSetup {
+    type Sink = StagingSink;
+    fn name(&self) -> String {
+        "staging-sink".into()
+    }
+    fn build(&self, world: &mut World) -> StagingSink {
+        let store = Store::new("store", world.history().clone());
+        world.set_output(store.output());
+        world.add_system(Arc::new(store));
+        StagingSink { store: "store".into() }
+    }
+}
