@@ -44,3 +44,36 @@ fn at_least_once_log_sink_passes_the_sink_suite_in_both_modes() {
 fn log_source_to_txn_log_sink_passes_the_pipeline_suite() {
     check(suites::pipeline(contexts::log_source(), contexts::txn_log_sink()));
 }
+
+/// A sink context that cannot rescale, to show a skip is visible in the outcome.
+struct NoRescale(connsim_scenarios::suites::SinkFromSetup<connectors_under_test::FileSinkSetup>);
+
+impl connsim_scenarios::suites::SinkContext for NoRescale {
+    type Sink = connectors_under_test::FileSink;
+    fn name(&self) -> String {
+        "file-sink without rescaling".into()
+    }
+    fn build(&self, world: &mut connsim::run::World, g: connsim::api::DeliveryGuarantee) -> Self::Sink {
+        self.0.build(world, g)
+    }
+    fn systems(&self) -> Vec<String> {
+        self.0.systems()
+    }
+    fn supports(&self, case: &str) -> Result<(), String> {
+        match case.starts_with("scale") {
+            true => Err("this sink's state cannot be redistributed".into()),
+            false => Ok(()),
+        }
+    }
+}
+
+#[test]
+fn a_case_the_context_cannot_support_is_skipped_visibly() {
+    let outcome = suites::sink(NoRescale(contexts::file_sink())).seeds(2).only("scale").run();
+    let skipped = outcome.skipped();
+    assert_eq!(skipped.len(), 2, "{outcome}");
+    assert!(skipped.iter().all(|(_, why)| *why == "this sink's state cannot be redistributed"));
+    assert!(outcome.to_string().contains("skipped: this sink's state cannot be redistributed"), "{outcome}");
+    assert_eq!(outcome.seeds(), 0);
+    outcome.assert_ok(); // a skip is not a failure
+}

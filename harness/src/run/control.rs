@@ -55,6 +55,8 @@ struct Inner {
     bounded: bool,
     crash_restart_ms: Mutex<u64>,
     workloads: Vec<madsim::task::JoinHandle<()>>,
+    /// Tells background tasks the run is over.
+    shutdown: Arc<tokio::sync::Notify>,
 }
 
 /// A handle on the running cluster, for scenarios. Cheap to clone.
@@ -111,17 +113,35 @@ impl Control {
             bounded: parts.bounded,
             crash_restart_ms: Mutex::new(0),
             workloads: parts.workloads,
+            shutdown: Arc::default(),
         };
         let control = Self { inner: Arc::new(inner) };
         control.listen(hits);
         control
     }
 
-    /// Crashes the task executor of a subtask that reached an armed phase.
+    /// A handle that does not keep the run's state alive: background tasks hold this, so
+    /// a task still pending when the run ends does not keep the whole world in memory.
+    fn weak(&self) -> std::sync::Weak<Inner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    /// Crashes the task executor of a subtask that reached an armed phase. Ends when the run
+    /// ends ([`Control::kill_all`]).
     fn listen(&self, mut hits: tokio::sync::mpsc::UnboundedReceiver<Hit>) {
-        let me = self.clone();
+        let (weak, shutdown) = (self.weak(), self.inner.shutdown.clone());
         madsim::task::spawn(async move {
-            while let Some(hit) = hits.recv().await {
+            loop {
+                let hit = tokio::select! {
+                    biased;
+                    _ = shutdown.notified() => return,
+                    hit = hits.recv() => match hit {
+                        Some(hit) => hit,
+                        None => return,
+                    },
+                };
+                let Some(inner) = weak.upgrade() else { return };
+                let me = Control { inner };
                 me.record(EventKind::CrashPoint {
                     node: hit.node.clone(),
                     subtask: hit.subtask,
@@ -242,10 +262,12 @@ impl Control {
         if !self.crash(node) {
             return false;
         }
-        let (me, node) = (self.clone(), node.to_string());
+        let (weak, node) = (self.weak(), node.to_string());
         madsim::task::spawn(async move {
             madsim::time::sleep(Duration::from_millis(delay_ms.max(1))).await;
-            me.restart(&node);
+            if let Some(inner) = weak.upgrade() {
+                Control { inner }.restart(&node);
+            }
         });
         true
     }
@@ -492,6 +514,10 @@ impl Control {
 
     /// Kills every node at the end of the run, so no server loop outlives it.
     pub(crate) fn kill_all(&self) {
+        self.inner.shutdown.notify_one();
+        for w in &self.inner.workloads {
+            w.abort();
+        }
         let nodes = self.inner.nodes.lock().unwrap();
         self.inner.handle.kill(nodes.job_master.id());
         for n in &nodes.executors {

@@ -8,6 +8,7 @@
 //! | `CONNSIM_CHECK_DETERMINISM` | `1`: run every seed twice and compare history hashes |
 //! | `CONNSIM_DUMP_DIR` | write the history of every failing seed there, as JSON lines |
 //! | `CONNSIM_REPLAY` | run only this saved case file (read by the `connsim-scenarios` crate) |
+//! | `CONNSIM_CASE` | run only the suite cases whose name contains this (`connsim-scenarios`) |
 
 use std::path::PathBuf;
 
