@@ -271,11 +271,10 @@ pub fn minimize<T: Testbed>(runner: &Runner<T>, seed: u64, scenario: Scenario, c
             for replacement in candidates {
                 let mut candidate = best.clone();
                 candidate.blocks.splice(i..=i, replacement);
-                if candidate.size() < best.size() || candidate.blocks.len() < best.blocks.len() {
-                    if fails(&candidate) {
-                        best = candidate;
-                        continue 'shrink;
-                    }
+                let smaller = candidate.size() < best.size() || candidate.blocks.len() < best.blocks.len();
+                if smaller && fails(&candidate) {
+                    best = candidate;
+                    continue 'shrink;
                 }
             }
         }
