@@ -4,7 +4,7 @@
 
 use crate::args::Args;
 use crate::{random, targets};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
 /// The seeds of shard `k` of `n` of `1..=total`: contiguous chunks, so each case runs a
@@ -49,15 +49,21 @@ pub fn run(args: Args) -> Result<bool, String> {
         if t.expect_failed_check.is_none() {
             suite = suite.save_failures(&dir);
         }
+        // The progress line rewrites itself on a terminal; logs (CI) get only the table.
+        let tty = std::io::stderr().is_terminal();
         let progress = |c: usize, n: usize, case: &str| {
-            eprint!("\r\x1b[2K[{}/{}] {} — case {}/{}: {case}", i + 1, targets.len(), t.name, c + 1, n);
-            let _ = std::io::stderr().flush();
+            if tty {
+                eprint!("\r\x1b[2K[{}/{}] {} — case {}/{}: {case}", i + 1, targets.len(), t.name, c + 1, n);
+                let _ = std::io::stderr().flush();
+            }
         };
         let outcome = match t.expect_failed_check {
             None => suite.run_with_progress(progress),
             Some(check) => suite.run_until(progress, |r| r.reports.iter().any(|x| x.failed_checks().contains(&check))),
         };
-        eprint!("\r\x1b[2K");
+        if tty {
+            eprint!("\r\x1b[2K");
+        }
         let failed: Vec<_> = outcome.cases.iter().flat_map(|c| c.failures()).collect();
         let first_fail = failed.iter().map(|r| r.seed).min().map_or("-".into(), |s| s.to_string());
         let minimal = outcome
