@@ -325,12 +325,7 @@ impl Control {
     pub async fn heal_all(&self) {
         self.disarm();
         self.heal_network();
-        if matches!(self.status(), JobStatus::Stopped(_)) {
-            // A savepoint completed after its block gave up waiting: resume from it.
-            self.step("the job is stopped at a savepoint: resuming it");
-            self.shut_down_job();
-            self.resume(self.parallelism()).await;
-        }
+        self.resume_if_stopped().await;
         let down: Vec<String> = self.inner.nodes.lock().unwrap().down.iter().cloned().collect();
         let p = self.parallelism();
         for node in down.iter().filter(|n| *n != JOB_MASTER) {
@@ -342,6 +337,15 @@ impl Control {
         if self.is_down(JOB_MASTER) {
             self.sleep_ms(1).await;
             self.restart(JOB_MASTER);
+        }
+    }
+
+    /// A job stopped at a savepoint nobody resumed cannot converge: resume it from there.
+    async fn resume_if_stopped(&self) {
+        if matches!(self.status(), JobStatus::Stopped(_)) {
+            self.step("the job is stopped at a savepoint: resuming it");
+            self.shut_down_job();
+            self.resume(self.parallelism()).await;
         }
     }
 
@@ -498,12 +502,7 @@ impl Control {
     pub async fn drain(&self, timeout_ms: u64) -> bool {
         let deadline = self.now_ms() + timeout_ms;
         while self.now_ms() < deadline {
-            if matches!(self.status(), JobStatus::Stopped(_)) {
-                // A stopped job cannot converge; it stopped at a savepoint nobody resumed.
-                self.step("the job is stopped at a savepoint: resuming it");
-                self.shut_down_job();
-                self.resume(self.parallelism()).await;
-            }
+            self.resume_if_stopped().await;
             if self.ended() || (!self.inner.bounded && self.workloads_done() && self.all_visible()) {
                 return true;
             }

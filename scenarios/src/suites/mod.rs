@@ -89,16 +89,20 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    fn skipped(case: &str, why: &str) -> Self {
+    fn new(case: &str) -> Self {
         Self {
             case: case.to_string(),
-            skipped: Some(why.to_string()),
+            skipped: None,
             reports: Vec::new(),
             missed_marks: Vec::new(),
             minimal: None,
             saved: Vec::new(),
             wall_secs: 0.0,
         }
+    }
+
+    fn skipped(case: &str, why: &str) -> Self {
+        Self { skipped: Some(why.to_string()), ..Self::new(case) }
     }
 
     /// Failed seeds.
@@ -169,8 +173,7 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
         c.job.failover = spec.failover;
     });
     runner.first_seed(settings.first_seed).seeds(settings.seeds);
-    let mut result = CaseResult::skipped(name, "");
-    result.skipped = None;
+    let mut result = CaseResult::new(name);
     match &spec.body {
         Body::Scenario(scenario) => {
             let out = match &settings.save_dir {
