@@ -45,22 +45,22 @@ pub fn all() -> Vec<Target> {
         source_mutant::<NoMoreSplitsAfterRestore>("liveness"),
         source_mutant::<StaleReaderSnapshot>("no-duplicates"),
         target("mutant: premature commit", "sink", Some("no-premature-visibility"), || {
-            suites::sink(sink(PrematureCommitSetup, false, &["fs"]))
+            suites::sink(sink(PrematureCommitSetup, &["fs"]))
         }),
         target("mutant: non-idempotent commit", "sink", Some("no-duplicates"), || {
-            suites::sink(sink(BuggyFileSinkSetup(NonIdempotentCommit), false, &["fs"]))
+            suites::sink(sink(BuggyFileSinkSetup(NonIdempotentCommit), &["fs"]))
         }),
         target("mutant: drops recovered committables", "sink", Some("no-loss"), || {
-            suites::sink(sink(BuggyFileSinkSetup(DropsRecoveredCommittables), false, &["fs"]))
+            suites::sink(sink(BuggyFileSinkSetup(DropsRecoveredCommittables), &["fs"]))
         }),
         target("mutant: drops end-of-input committables", "sink", Some("no-loss"), || {
-            suites::sink(sink(BuggyFileSinkSetup(DropsFinalCommittables), false, &["fs"]))
+            suites::sink(sink(BuggyFileSinkSetup(DropsFinalCommittables), &["fs"]))
         }),
         target("mutant: at-least-once writer without flush", "sink", Some("no-loss"), || {
-            suites::sink(sink(NoFlushSetup, true, &["sink-log"]))
+            suites::sink(sink(NoFlushSetup, &["sink-log"]))
         }),
         target("mutant: writer state not restored", "sink", Some("no-loss"), || {
-            suites::sink(sink(IgnoresStateSetup, true, &["sink-log"]))
+            suites::sink(sink(IgnoresStateSetup, &["sink-log"]))
         }),
     ]
 }

@@ -1,15 +1,41 @@
 //! Suite contexts for the reference connectors: how `connsim_scenarios::suites` builds each
-//! of them for a case (see the crate docs for the author's view).
+//! of them for a case (see the crate docs for the author's view). A sink's guarantee is what
+//! the sink itself declares.
 
 use crate::log_sink::{BarrierMode, LogSinkSetup};
-use crate::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
-use connsim::api::DeliveryGuarantee::{AtLeastOnce, ExactlyOnce};
+use crate::upsert_sink::UpsertSinkSetup;
+use crate::{FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup};
 use connsim::run::{SinkSetup, SourceSetup};
 use connsim_scenarios::suites::{sink_from_setup, source_from_setup, SinkFromSetup, SourceFromSetup, TestData};
 
-/// The bounded log source, reading the case's splits as partitions.
+/// Records in every partition ahead of the test data, for starts other than earliest.
+pub const BEFORE_START: u64 = 20;
+
+/// The log source for a case's data: bounded or unbounded, paced as the case says.
+pub fn log_source_for(d: TestData, start: LogStart) -> LogSourceSetup {
+    let setup = match d.unbounded {
+        true => LogSourceSetup::unbounded(d.splits, d.records, 0),
+        false => LogSourceSetup::bounded(d.splits, d.records),
+    };
+    let before = if start == LogStart::Earliest { 0 } else { BEFORE_START };
+    let pace_ms = d.pace_ms.max(setup.pace_ms);
+    setup.paced(pace_ms).starting(start, before)
+}
+
+/// The log source reading the case's splits as partitions, from the earliest offset.
 pub fn log_source() -> SourceFromSetup<impl Fn(TestData) -> LogSourceSetup + Send + Sync + 'static> {
-    source_from_setup("log-source", &["log"], |d| LogSourceSetup::bounded(d.splits, d.records))
+    source_from_setup("log-source", &["log"], |d| log_source_for(d, LogStart::Earliest))
+}
+
+/// The log source starting at the latest offsets: [`BEFORE_START`] records per partition
+/// are there before the job starts and must be skipped.
+pub fn log_source_latest() -> SourceFromSetup<impl Fn(TestData) -> LogSourceSetup + Send + Sync + 'static> {
+    source_from_setup("log-source(latest)", &["log"], |d| log_source_for(d, LogStart::Latest))
+}
+
+/// The log source starting at offset [`BEFORE_START`] of every partition.
+pub fn log_source_specific() -> SourceFromSetup<impl Fn(TestData) -> LogSourceSetup + Send + Sync + 'static> {
+    source_from_setup("log-source(offset)", &["log"], |d| log_source_for(d, LogStart::Offset(BEFORE_START)))
 }
 
 /// A source context around any source setup built from the log source's (for mutants).
@@ -17,30 +43,44 @@ pub fn log_source_with<S: SourceSetup>(
     name: &str,
     wrap: impl Fn(LogSourceSetup) -> S + Send + Sync + 'static,
 ) -> SourceFromSetup<impl Fn(TestData) -> S + Send + Sync + 'static> {
-    source_from_setup(name, &["log"], move |d| wrap(LogSourceSetup::bounded(d.splits, d.records)))
+    source_from_setup(name, &["log"], move |d| wrap(log_source_for(d, LogStart::Earliest)))
+}
+
+/// A source context around a source setup built from the log source starting at `start`.
+pub fn log_source_starting_with<S: SourceSetup>(
+    name: &str,
+    start: LogStart,
+    wrap: impl Fn(LogSourceSetup) -> S + Send + Sync + 'static,
+) -> SourceFromSetup<impl Fn(TestData) -> S + Send + Sync + 'static> {
+    source_from_setup(name, &["log"], move |d| wrap(log_source_for(d, start.clone())))
 }
 
 /// The exactly-once file sink.
 pub fn file_sink() -> SinkFromSetup<FileSinkSetup> {
-    sink_from_setup(FileSinkSetup, ExactlyOnce, &["fs"])
+    sink_from_setup(FileSinkSetup, &["fs"])
 }
 
 /// The exactly-once transactional log sink.
 pub fn txn_log_sink() -> SinkFromSetup<TxnLogSinkSetup> {
-    sink_from_setup(TxnLogSinkSetup { partitions: 4 }, ExactlyOnce, &["sink-log"])
+    sink_from_setup(TxnLogSinkSetup { partitions: 4 }, &["sink-log"])
 }
 
 /// The exactly-once table sink with a global committer.
 pub fn table_sink() -> SinkFromSetup<TableSinkSetup> {
-    sink_from_setup(TableSinkSetup, ExactlyOnce, &["table"])
+    sink_from_setup(TableSinkSetup, &["table"])
 }
 
 /// The at-least-once log sink in either barrier mode.
 pub fn log_sink(mode: BarrierMode) -> SinkFromSetup<LogSinkSetup> {
-    sink_from_setup(LogSinkSetup { partitions: 4, mode }, AtLeastOnce, &["sink-log"])
+    sink_from_setup(LogSinkSetup { partitions: 4, mode }, &["sink-log"])
 }
 
-/// A sink context for a mutant of one of the sinks above.
-pub fn sink<S: SinkSetup>(setup: S, at_least_once: bool, systems: &[&str]) -> SinkFromSetup<S> {
-    sink_from_setup(setup, if at_least_once { AtLeastOnce } else { ExactlyOnce }, systems)
+/// The idempotent upsert sink (keyed by record id), declaring `Idempotent`.
+pub fn upsert_sink() -> SinkFromSetup<UpsertSinkSetup> {
+    sink_from_setup(UpsertSinkSetup { claims_exactly_once: false }, &["kv"])
+}
+
+/// A sink context for a mutant of one of the sinks above (the sink declares its guarantee).
+pub fn sink<S: SinkSetup>(setup: S, systems: &[&str]) -> SinkFromSetup<S> {
+    sink_from_setup(setup, systems)
 }

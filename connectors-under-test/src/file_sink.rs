@@ -167,7 +167,7 @@ impl SinkSetup for FileSinkSetup {
         "file-sink".into()
     }
     fn build(&self, world: &mut World) -> FileSink {
-        let fs = FileSystem::new("fs", "out/", world.history().clone());
+        let fs = FileSystem::new("fs", "out/");
         world.set_output(fs.output());
         world.add_system(Arc::new(fs));
         FileSink { fs: "fs".into(), dir: "out/".into() }

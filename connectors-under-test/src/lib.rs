@@ -11,9 +11,11 @@ pub mod mutants;
 pub mod retry;
 pub mod table_sink;
 pub mod txn_log_sink;
+pub mod upsert_sink;
 
 pub use file_sink::{FileSink, FileSinkSetup};
 pub use log_sink::{BarrierMode, LogSink, LogSinkSetup};
-pub use log_source::{LogSource, LogSourceSetup};
+pub use log_source::{LogSource, LogSourceSetup, LogStart};
 pub use table_sink::{TableSink, TableSinkSetup};
 pub use txn_log_sink::{TxnLogSink, TxnLogSinkSetup};
+pub use upsert_sink::{UpsertSink, UpsertSinkSetup};

@@ -6,7 +6,9 @@
 //! Two ways to keep that promise, chosen by [`BarrierMode`]:
 //! - `Flush`: the writer sends its buffer on the barrier (Kafka's `flush()` on snapshot);
 //! - `BufferInState`: the writer keeps the buffer and snapshots it as writer state, and a
-//!   restored writer sends the restored records first (Flink's `AsyncSinkWriter`).
+//!   restored writer sends the restored records first (Flink's `AsyncSinkWriter`). Records
+//!   still buffered a whole checkpoint later are sent then (the writer's time-based flush,
+//!   `maxTimeInBufferMS`), so an idle stream's last records do not wait for ever.
 
 use crate::retry::idempotent;
 use connsim::api::{
@@ -50,6 +52,8 @@ pub struct LogWriter {
     partition: u32,
     mode: BarrierMode,
     pub(crate) buffer: Vec<Record>,
+    /// How many of the buffer's first records were in the last snapshot.
+    snapshotted: usize,
 }
 
 impl LogWriter {
@@ -60,6 +64,11 @@ impl LogWriter {
             return Ok(());
         }
         let records = std::mem::take(&mut self.buffer);
+        self.snapshotted = 0;
+        self.produce(records).await
+    }
+
+    async fn produce(&self, records: Vec<Record>) -> Result<(), ConnectorError> {
         let (client, topic, partition) = (&self.client, &self.topic, self.partition);
         idempotent(TRIES, || client.produce(topic, partition, records.clone(), None, 0)).await
     }
@@ -90,13 +99,22 @@ impl SinkWriter for LogWriter {
     }
 
     async fn prepare_commit(&mut self, _checkpoint: CheckpointId) -> Result<Vec<()>, ConnectorError> {
+        // Records that sat in the buffer through a whole checkpoint interval go out now.
+        let old = std::mem::take(&mut self.snapshotted).min(self.buffer.len());
+        if old > 0 {
+            let records: Vec<Record> = self.buffer.drain(..old).collect();
+            self.produce(records).await?;
+        }
         Ok(Vec::new())
     }
 
     fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> Vec<Vec<Record>> {
         match self.mode {
             BarrierMode::Flush => Vec::new(),
-            BarrierMode::BufferInState => vec![self.buffer.clone()],
+            BarrierMode::BufferInState => {
+                self.snapshotted = self.buffer.len();
+                vec![self.buffer.clone()]
+            }
         }
     }
 }
@@ -117,7 +135,7 @@ impl LogSink {
         let client = LogClient::new(ctx.endpoint().clone(), &self.log);
         let partitions = idempotent(TRIES, || client.partitions(&self.topic)).await?.max(1);
         let partition = ctx.subtask() as u32 % partitions;
-        Ok(LogWriter { client, topic: self.topic.clone(), partition, mode: self.mode, buffer: Vec::new() })
+        Ok(LogWriter { client, topic: self.topic.clone(), partition, mode: self.mode, buffer: Vec::new(), snapshotted: 0 })
     }
 }
 

@@ -166,7 +166,7 @@ impl SinkSetup for TableSinkSetup {
         "table-sink".into()
     }
     fn build(&self, world: &mut World) -> TableSink {
-        let table = SnapshotTable::new("table", world.history().clone());
+        let table = SnapshotTable::new("table");
         world.set_output(table.output());
         world.add_system(Arc::new(table));
         TableSink { table: "table".into() }

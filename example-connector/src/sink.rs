@@ -119,7 +119,7 @@ impl SinkSetup for StagingSinkSetup {
         "staging-sink".into()
     }
     fn build(&self, world: &mut World) -> StagingSink {
-        let store = Store::new("store", world.history().clone());
+        let store = Store::new("store");
         world.set_output(store.output());
         world.add_system(Arc::new(store));
         StagingSink { store: "store".into() }

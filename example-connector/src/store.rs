@@ -2,10 +2,10 @@
 //! crash of its node loses nothing but requests in flight; it is served over the gateway, so
 //! network faults reach the connector's calls to it.
 
-use connsim::history::{EventKind, History};
 use connsim::net::Inbox;
-use connsim::systems::{BoxFuture, ExternalSystem, OutputReader};
-use connsim::{Record, RecordId};
+use connsim::record::Seen;
+use connsim::systems::{serve_requests, BoxFuture, Entry, ExternalSystem, OutputReader, Part};
+use connsim::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -41,9 +41,9 @@ pub enum StoreResponse {
 
 #[derive(Default)]
 struct State {
-    staged: BTreeMap<String, Vec<RecordId>>,
+    staged: BTreeMap<String, Vec<Seen>>,
     committed: BTreeMap<String, usize>,
-    visible: Vec<RecordId>,
+    visible: Vec<Seen>,
 }
 
 /// The store.
@@ -51,13 +51,12 @@ struct State {
 pub struct Store {
     name: String,
     state: Arc<Mutex<State>>,
-    history: History,
 }
 
 impl Store {
-    /// An empty store on node `name`; it records visibility changes in `history`.
-    pub fn new(name: &str, history: History) -> Self {
-        Self { name: name.to_string(), state: Arc::default(), history }
+    /// An empty store on node `name`.
+    pub fn new(name: &str) -> Self {
+        Self { name: name.to_string(), state: Arc::default() }
     }
 
     fn handle(&self, req: StoreRequest) -> StoreResponse {
@@ -65,24 +64,22 @@ impl Store {
         match req {
             StoreRequest::Stage { txn, .. } if s.committed.contains_key(&txn) => StoreResponse::AlreadyCommitted,
             StoreRequest::Stage { txn, records } => {
-                s.staged.entry(txn).or_default().extend(records.iter().map(|r| r.id));
+                s.staged.entry(txn).or_default().extend(records.iter().map(Seen::of));
                 StoreResponse::Ok
             }
             StoreRequest::Commit { txn } if s.committed.contains_key(&txn) => StoreResponse::AlreadyCommitted,
             StoreRequest::Commit { txn } => {
-                let Some(ids) = s.staged.remove(&txn) else { return StoreResponse::Unknown };
+                let Some(records) = s.staged.remove(&txn) else { return StoreResponse::Unknown };
                 let at = s.visible.len();
-                s.visible.extend(ids.iter().copied());
+                s.visible.extend(records);
                 s.committed.insert(txn, at);
-                drop(s);
-                // The checks read visibility from the history: record what became visible.
-                self.history.record(&self.name, EventKind::Visible { location: self.name.clone(), ids });
                 StoreResponse::Ok
             }
         }
     }
 
-    /// What a downstream reader sees.
+    /// What a downstream reader sees: every committed transaction's records, in commit
+    /// order. The harness reads it after every request the store serves.
     pub fn output(&self) -> Arc<dyn OutputReader> {
         Arc::new(self.clone())
     }
@@ -92,17 +89,9 @@ impl ExternalSystem for Store {
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn serve(&self, mut inbox: Inbox) -> BoxFuture {
+    fn serve(&self, inbox: Inbox) -> BoxFuture {
         let store = self.clone();
-        Box::pin(async move {
-            while let Some(msg) = inbox.recv().await {
-                let Ok(req) = msg.decode::<StoreRequest>() else { continue }; // a garbled frame gets no answer
-                let resp = store.handle(req);
-                if let Some(replier) = msg.replier {
-                    replier.reply(&resp);
-                }
-            }
-        })
+        Box::pin(serve_requests(inbox, move |req| store.handle(req)))
     }
 }
 
@@ -110,7 +99,12 @@ impl OutputReader for Store {
     fn location(&self) -> String {
         self.name.clone()
     }
-    fn read_visible(&self) -> (Vec<RecordId>, Vec<String>) {
-        (self.state.lock().unwrap().visible.clone(), Vec::new())
+    /// Only commits change what a reader sees, and they only append.
+    fn parts(&self) -> Vec<Part> {
+        vec![Part { name: "committed".into(), version: 0, end: self.state.lock().unwrap().visible.len() as u64 }]
+    }
+    fn read(&self, _part: &str, from: u64) -> Vec<Entry> {
+        let s = self.state.lock().unwrap();
+        s.visible.iter().skip(from as usize).map(|seen| Entry::Record(*seen)).collect()
     }
 }

@@ -4,7 +4,7 @@
 //! them after the run. The history serializes as JSON lines and hashes (FNV-1a over its
 //! bincode form), which is what the determinism self-check compares.
 
-use crate::record::RecordId;
+use crate::record::{Digest, Record, RecordId, Seen};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 
@@ -30,8 +30,9 @@ pub struct Event {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
-    /// A record was produced into a source system at position `pos` of split `split`.
-    Produced { id: RecordId, split: String, pos: u64 },
+    /// A record was produced into a source system at position `pos` of split `split`, with
+    /// its content's digest and event time (see [`History::record_produced`]).
+    Produced { id: RecordId, split: String, pos: u64, digest: Digest, event_time_ms: i64 },
     /// The job was started.
     JobStarted { parallelism: usize },
     /// A subtask attempt was deployed, restored from `checkpoint` (0: fresh).
@@ -63,6 +64,8 @@ pub enum EventKind {
     CommitAttempt { subtask: usize, attempt: u64, checkpoint: CheckpointId, requests: usize },
     /// The outcome of one commit request.
     CommitOutcome { subtask: usize, attempt: u64, checkpoint: CheckpointId, outcome: String },
+    /// The job master's global committer asked the external system to commit.
+    GlobalCommitAttempt { checkpoint: CheckpointId, requests: usize },
     /// The outcome of committing one checkpoint's global committable.
     GlobalCommitOutcome { checkpoint: CheckpointId, outcome: String },
     /// A node was crashed.
@@ -73,10 +76,20 @@ pub enum EventKind {
     Failover { strategy: String, subtasks: Vec<usize>, checkpoint: CheckpointId, cause: String },
     /// A subtask finished its input.
     SubtaskFinished { subtask: usize, attempt: u64 },
-    /// Records became visible to downstream readers of `location`.
-    Visible { location: String, ids: Vec<RecordId> },
-    /// The gateway applied a fault to a message.
-    Fault { fault: String, from: String, to: String, kind: String },
+    /// The harness read output `output` and found records (and content that is not a
+    /// record) in `part` that were not there when it last read it.
+    Appeared { output: String, part: String, records: Vec<Seen>, garbage: Vec<String>, cause: Cause },
+    /// The harness read output `output` and found records (or other content) gone from `part`.
+    Vanished { output: String, part: String, records: Vec<Seen>, garbage: Vec<String>, cause: Cause },
+    /// Reading output `output` failed (its reader panicked); it is not observed any more.
+    OutputUnreadable { output: String, error: String },
+    /// The output converged: a bounded job finished, or an unbounded one shows every
+    /// expected record. From here on the output must not change.
+    Converged,
+    /// A call got no response within its timeout (the request may have taken effect).
+    CallTimedOut { to: String, kind: String, call: u64 },
+    /// The gateway applied a fault to a message (`call`: the call it belongs to, if any).
+    Fault { fault: String, from: String, to: String, kind: String, call: Option<u64> },
     /// A fault rule was installed or removed.
     FaultRule { description: String },
     /// The job finished (all input read and committed).
@@ -97,11 +110,31 @@ pub enum EventKind {
     ConnectorError { subtask: Option<usize>, message: String },
 }
 
+/// Why the harness read an output: after a request an external system served, when a system
+/// node crashed or restarted, at the start of the run, or in the final reconciliation (what
+/// appears there was never seen appearing during the run).
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "after", rename_all = "snake_case")]
+pub enum Cause {
+    /// Before the job started (data a setup put there).
+    Setup,
+    /// After `node` served a request or message from `from` (`call`: its call id).
+    Request { node: String, from: String, kind: String, call: Option<u64> },
+    /// A system node crashed.
+    Crash { node: String },
+    /// A system node restarted.
+    Restart { node: String },
+    /// The final full read at the end of the run.
+    Final,
+}
+
 /// Shared, append-only history of one run.
 #[derive(Clone, Default)]
 pub struct History {
     events: Arc<Mutex<Vec<Event>>>,
     produced: Arc<std::sync::atomic::AtomicUsize>,
+    completed: Arc<std::sync::atomic::AtomicUsize>,
     last_completed: Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -122,10 +155,34 @@ impl History {
             }
             EventKind::CheckpointCompleted { checkpoint } => {
                 self.last_completed.fetch_max(*checkpoint, std::sync::atomic::Ordering::Relaxed);
+                self.completed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             _ => {}
         }
         self.events.lock().unwrap().push(Event { t_us, node: node.to_string(), kind });
+    }
+
+    /// Records that `record` was produced into a source system at position `pos` of split
+    /// `split`. The rule for positions: each split numbers its records 0, 1, 2, … in the
+    /// order a reader of the split reads them (a log partition's offsets, a file's lines), so
+    /// a declared start position ([`crate::run::StartPosition`]) means the same to the source
+    /// and to the checks.
+    pub fn record_produced(&self, node: &str, record: &Record, split: &str, pos: u64) {
+        self.record(
+            node,
+            EventKind::Produced {
+                id: record.id,
+                split: split.to_string(),
+                pos,
+                digest: record.digest(),
+                event_time_ms: record.event_time_ms,
+            },
+        );
+    }
+
+    /// Runs `f` over the events so far, without copying them.
+    pub fn with_events<R>(&self, f: impl FnOnce(&[Event]) -> R) -> R {
+        f(&self.events.lock().unwrap())
     }
 
     /// A copy of all events so far.
@@ -141,6 +198,11 @@ impl History {
     /// Number of records produced into source systems so far.
     pub fn produced(&self) -> usize {
         self.produced.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many checkpoints completed so far.
+    pub fn completed(&self) -> usize {
+        self.completed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The highest checkpoint id completed so far (0: none).

@@ -15,6 +15,22 @@ impl std::fmt::Display for RecordId {
     }
 }
 
+/// One record as a downstream reader sees it: its identity and its content's digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Seen {
+    /// Which record.
+    pub id: RecordId,
+    /// What it holds ([`Record::digest`]).
+    pub digest: Digest,
+}
+
+impl Seen {
+    /// How a reader sees `record`.
+    pub fn of(record: &Record) -> Self {
+        Self { id: record.id, digest: record.digest() }
+    }
+}
+
 /// One record flowing from a source system through a connector into a sink system.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
@@ -54,7 +70,78 @@ impl Record {
     }
 }
 
+/// A digest of a record's content (key, event time, payload): equal content, equal digest.
+/// The history carries it for every produced record; output readers return it for every
+/// visible one, so the checks can tell when a sink changed what it wrote.
+pub type Digest = u64;
+
+/// Builds a [`Digest`] field by field (FNV-1a), so a reader can digest a record it decodes
+/// without building it.
+#[derive(Clone, Copy, Debug)]
+pub struct DigestBuilder(u64);
+
+impl DigestBuilder {
+    /// Starts a digest of a record with this key and event time.
+    pub fn new(key: u64, event_time_ms: i64) -> Self {
+        let mut d = Self(0xcbf2_9ce4_8422_2325);
+        d.bytes(&key.to_le_bytes());
+        d.bytes(&event_time_ms.to_le_bytes());
+        d
+    }
+    /// Adds payload bytes (call it for the whole payload, in pieces or at once).
+    pub fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    /// The digest.
+    pub fn finish(self) -> Digest {
+        self.0
+    }
+}
+
 impl Record {
+    /// The digest of this record's content (key, event time, payload; not its id).
+    pub fn digest(&self) -> Digest {
+        let mut d = DigestBuilder::new(self.key, self.event_time_ms);
+        d.bytes(&self.payload);
+        d.finish()
+    }
+
+    /// Decodes one line written by [`Record::encode_line`] (without its newline) into the
+    /// record's id and content digest, without building the record; `None` if the line is
+    /// not a record.
+    pub fn digest_line(line: &[u8]) -> Option<(RecordId, Digest)> {
+        let mut fields = line.split(|b| *b == b'\t');
+        let (id, key, time, hex) = (fields.next()?, fields.next()?, fields.next()?, fields.next()?);
+        if fields.next().is_some() || hex.len() % 2 != 0 {
+            return None;
+        }
+        let number = |f: &[u8]| -> Option<u64> {
+            if f.is_empty() || f.len() > 20 || !f.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            std::str::from_utf8(f).ok()?.parse().ok()
+        };
+        let id = RecordId(number(id)?);
+        let key = number(key)?;
+        let time = match time.strip_prefix(b"-") {
+            Some(digits) => -i64::try_from(number(digits)?).ok()?,
+            None => i64::try_from(number(time)?).ok()?,
+        };
+        let nibble = |b: u8| match b {
+            b'0'..=b'9' => Some(b - b'0'),
+            b'a'..=b'f' => Some(b - b'a' + 10),
+            _ => None,
+        };
+        let mut d = DigestBuilder::new(key, time);
+        for pair in hex.chunks(2) {
+            d.bytes(&[nibble(pair[0])? << 4 | nibble(pair[1])?]);
+        }
+        Some((id, d.finish()))
+    }
+
     /// Like [`Record::decode_lines`] but returns only the ids; every line is still fully
     /// validated, so a corrupt file is reported the same way.
     pub fn decode_ids(bytes: &[u8]) -> Result<Vec<RecordId>, String> {
@@ -119,5 +206,23 @@ mod tests {
         assert_eq!(Record::decode_lines(&corrupt).unwrap_err(), "line 2 is not a record");
         assert_eq!(Record::decode_ids(&bytes).unwrap(), vec![RecordId(7), RecordId(8)]);
         assert_eq!(Record::decode_ids(&corrupt).unwrap_err(), "line 2 is not a record");
+    }
+
+    #[test]
+    fn a_line_digests_like_the_record_it_encodes_and_content_changes_the_digest() {
+        let r = Record { id: RecordId(7), key: 3, event_time_ms: -5, payload: b"a\tb\nc".to_vec() };
+        let line = r.encode_line();
+        assert_eq!(Record::digest_line(&line[..line.len() - 1]), Some((RecordId(7), r.digest())));
+        let other = |f: &dyn Fn(&mut Record)| {
+            let mut o = r.clone();
+            f(&mut o);
+            o.digest()
+        };
+        assert_ne!(other(&|o| o.payload[0] = b'b'), r.digest());
+        assert_ne!(other(&|o| o.key = 4), r.digest());
+        assert_ne!(other(&|o| o.event_time_ms = 5), r.digest());
+        assert_eq!(other(&|o| o.id = RecordId(8)), r.digest(), "the id is identity, not content");
+        assert_eq!(Record::digest_line(b"7\t3\t-5\t6"), None, "odd hex");
+        assert_eq!(Record::digest_line(b"7\t3\tx\t"), None);
     }
 }

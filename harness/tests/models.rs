@@ -2,7 +2,10 @@
 
 use connsim::history::History;
 use connsim::net::{Endpoint, Gateway};
-use connsim::systems::{ExternalSystem, FileSystem, FsClient, FsError, FsRequest, FsResponse, LogClient, PartitionedLog};
+use connsim::systems::{
+    read_all, Entry, ExternalSystem, FileSystem, FsClient, FsError, FsRequest, FsResponse, LogClient, OutputReader,
+    PartitionedLog,
+};
 use connsim::{Record, RecordId};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -34,7 +37,8 @@ fn rec(id: u64) -> Record {
 #[test]
 fn the_file_system_loses_unsynced_bytes_on_crash_sync_reports_it_and_appends_are_idempotent() {
     sim(|gw, history| async move {
-        let fs = FileSystem::new("fs", "out/", history);
+        let _ = history;
+        let fs = FileSystem::new("fs", "out/");
         let client = FsClient::new(host(&gw, Arc::new(fs.clone())).await, "fs");
         let ok = |r: Result<Result<FsResponse, FsError>, _>| assert!(matches!(r, Ok(Ok(_))), "{r:?}");
         ok(client.request(FsRequest::Create { path: "f".into() }).await);
@@ -86,4 +90,56 @@ fn log_transactions_fence_old_epochs_and_read_committed_stops_at_open_transactio
         let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
         assert_eq!(ids, vec![4], "the aborted transaction's records never become visible");
     });
+}
+
+fn ids(output: &dyn OutputReader) -> Vec<u64> {
+    read_all(output)
+        .into_iter()
+        .flat_map(|(_, entries)| entries)
+        .filter_map(|e| match e {
+            Entry::Record(s) => Some(s.id.0),
+            Entry::Garbage(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_read_committed_output_stops_each_partition_at_its_last_stable_offset() {
+    sim(|gw, history| async move {
+        let log = PartitionedLog::new("log", history);
+        log.create_topic("t", 2);
+        let client = LogClient::new(host(&gw, Arc::new(log.clone())).await, "log");
+        let open = client.init_transactions("a").await.unwrap();
+        let done = client.init_transactions("b").await.unwrap();
+        client.produce("t", 0, vec![rec(1)], Some(open.clone()), 0).await.unwrap();
+        client.produce("t", 0, vec![rec(2)], Some(done.clone()), 0).await.unwrap();
+        client.produce("t", 1, vec![rec(3)], None, 0).await.unwrap();
+        let commit = connsim::systems::LogRequest::CommitTransaction { txn: done };
+        client.request(commit).await.unwrap();
+        let output = log.output("t");
+        // Record 2 is committed, but behind record 1's open transaction: a read-committed
+        // consumer of partition 0 stops before it.
+        assert_eq!(ids(&*output), vec![3]);
+        assert_eq!(output.parts().iter().map(|p| p.end).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(client.fetch("t", 0, 0, 10).await.unwrap().0.len(), 0, "the connector-facing fetch agrees");
+        client.init_transactions("a").await.unwrap(); // fencing aborts the open transaction
+        assert_eq!(ids(&*output), vec![2, 3]);
+    });
+}
+
+#[test]
+fn a_file_output_shows_visible_files_with_the_bytes_they_hold_now() {
+    let fs = FileSystem::new("fs", "out/");
+    let line = |id| rec(id).encode_line();
+    fs.put("out/a", [line(1), line(2)].concat());
+    fs.put("out/.hidden", line(3));
+    fs.put("tmp/b", line(4));
+    fs.put("out/torn", [line(5), line(6)[..4].to_vec()].concat());
+    let output = fs.output();
+    assert_eq!(ids(&*output), vec![1, 2, 5], "hidden files and files outside the directory are invisible");
+    let all = read_all(&*output);
+    let torn: Vec<&Entry> = all.iter().filter(|(p, _)| p == "out/torn").flat_map(|(_, e)| e).collect();
+    assert!(matches!(torn[1], Entry::Garbage(g) if g.contains("no newline")), "{torn:?}");
+    let digests: Vec<Entry> = all[0].1.clone();
+    assert_eq!(digests[0], Entry::record(RecordId(1), rec(1).digest()), "content digests, not only ids");
 }

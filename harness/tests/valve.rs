@@ -8,7 +8,7 @@ use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::{Outcome, Pipeline, Runner};
 
 fn run(valve: bool, failover: FailoverStrategy) -> Outcome {
-    let source = GeneratorSetup { splits: 64, records_per_split: 200, on_request: true };
+    let source = GeneratorSetup { splits: 64, records_per_split: 200, on_request: true, ..Default::default() };
     let mut r = Runner::new(Pipeline(source, CollectorSetup));
     r.seeds(100).configure(|c| {
         c.job.coordinator_valve = valve;

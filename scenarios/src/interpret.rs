@@ -87,9 +87,30 @@ async fn checkpoint(control: &Control) -> bool {
 }
 
 impl Block {
+    /// Whether the block acts on the running job (and so means nothing once it ended).
+    fn disturbs_the_job(&self) -> bool {
+        matches!(
+            self,
+            Block::Checkpoint
+                | Block::DeclineCheckpoint { .. }
+                | Block::CheckpointTimeout
+                | Block::LoseNotify { .. }
+                | Block::SlowStart { .. }
+                | Block::Crash { .. }
+                | Block::Fault { .. }
+                | Block::StopWithSavepoint { .. }
+                | Block::Rescale { .. }
+        )
+    }
+
     /// Runs the block against the cluster.
     pub fn run<'a>(&'a self, control: &'a Control) -> Pin<Box<dyn Future<Output = ()> + 'a>> {
         Box::pin(async move {
+            if self.disturbs_the_job() && control.ended() {
+                // Nothing left to disturb; the report shows the step was skipped, and why.
+                control.step(format!("skipped, the job already ended: {}", self.to_rust()));
+                return;
+            }
             if !matches!(self, Block::Seq(_) | Block::Repeat { .. }) {
                 control.step(self.to_rust());
             }

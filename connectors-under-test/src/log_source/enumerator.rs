@@ -1,6 +1,6 @@
 //! The log enumerator: partition p belongs to reader p mod parallelism (as Kafka's does).
 
-use super::{LogSource, LogSplit};
+use super::{LogSource, LogSplit, LogStart};
 use connsim::api::{Boundedness, EnumeratorContext, EnumeratorState, Split, SplitEnumerator, SplitId};
 use connsim::history::CheckpointId;
 use connsim::systems::LogClient;
@@ -41,18 +41,26 @@ impl LogEnumerator {
         split.partition as usize % parallelism
     }
 
-    /// Finds partitions not seen before and adds them as pending splits.
+    /// Finds partitions not seen before and adds them as pending splits: the first
+    /// discovery's partitions start where the source's start says, later ones at offset 0.
     async fn discover_partitions(&mut self) -> Result<(), ConnectorError> {
         let bounded = self.source.boundedness == Boundedness::Bounded;
+        let first = self.state.discovered.is_empty();
         let ends = self.client.end_offsets(&self.source.topic).await?;
         for (partition, end) in ends.into_iter().enumerate() {
             let partition = partition as u32;
             if self.state.discovered.insert(partition) {
+                let offset = match (&self.source.start, first) {
+                    (LogStart::Latest, true) => end,
+                    (LogStart::Offset(k), true) => *k,
+                    _ => 0,
+                };
+                let stop = self.source.stop.as_ref().and_then(|s| s.get(partition as usize).copied()).unwrap_or(end);
                 self.state.pending.push(LogSplit {
                     topic: self.source.topic.clone(),
                     partition,
-                    offset: 0,
-                    stop: bounded.then_some(end),
+                    offset,
+                    stop: bounded.then_some(stop),
                 });
             }
         }

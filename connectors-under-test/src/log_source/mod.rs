@@ -1,5 +1,8 @@
 //! A log source (Kafka-like): one split per partition; bounded (stop at the end offsets seen
-//! at start) or unbounded (periodic partition discovery).
+//! at start, or at given offsets) or unbounded (periodic partition discovery). It starts
+//! each partition present at its first discovery where [`LogStart`] says (earliest, latest,
+//! or given offsets), and partitions discovered later from the earliest offset, as Flink's
+//! Kafka source does.
 
 mod enumerator;
 mod reader;
@@ -8,7 +11,7 @@ pub use enumerator::{LogEnumState, LogEnumerator};
 pub use reader::{LogEmitter, LogReader, LogSplitReader};
 
 use connsim::api::{Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, Split, SplitId};
-use connsim::run::{Producer, SourceSetup, World};
+use connsim::run::{Producer, SourceSetup, StartPosition, World};
 use connsim::systems::PartitionedLog;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -33,6 +36,18 @@ impl Split for LogSplit {
     }
 }
 
+/// Where the source starts reading the partitions it finds at its first discovery (a Flink
+/// `OffsetsInitializer`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LogStart {
+    /// The first offset.
+    Earliest,
+    /// The end offset at discovery: what is there already is skipped.
+    Latest,
+    /// The same offset in every partition.
+    Offset(u64),
+}
+
 /// The log source.
 #[derive(Clone, Debug)]
 pub struct LogSource {
@@ -46,6 +61,10 @@ pub struct LogSource {
     pub discovery_interval_ms: u64,
     /// Records per fetch.
     pub fetch_max: usize,
+    /// Where reading starts.
+    pub start: LogStart,
+    /// Bounded reads: where each partition stops (`None`: its end offset at discovery).
+    pub stop: Option<Vec<u64>>,
 }
 
 impl Source for LogSource {
@@ -108,18 +127,57 @@ pub struct LogSourceSetup {
     /// Unbounded only: partitions added while the job runs, with records produced into
     /// every partition during the first second.
     pub partitions_added: u32,
+    /// Bounded: the records arrive evenly over this much virtual time (0: all there at the
+    /// start). Unbounded: half are there at the start, the rest arrive over this span.
+    pub pace_ms: u64,
+    /// Where the source starts reading.
+    pub start: LogStart,
+    /// Records written to every partition before any of the test data (and before the job
+    /// starts): what a start position other than earliest skips.
+    pub before_start: u64,
 }
 
 impl LogSourceSetup {
-    /// A bounded read of `records` records in `partitions` partitions.
+    /// A bounded read of `records` records in `partitions` partitions, all there at the start.
     pub fn bounded(partitions: u32, records: u64) -> Self {
-        Self { partitions, records, boundedness: Boundedness::Bounded, partitions_added: 0 }
+        Self {
+            partitions,
+            records,
+            boundedness: Boundedness::Bounded,
+            partitions_added: 0,
+            pace_ms: 0,
+            start: LogStart::Earliest,
+            before_start: 0,
+        }
     }
 
     /// An unbounded read: half the records are there at the start, the rest arrive during
     /// the first second while `partitions_added` partitions are created.
     pub fn unbounded(partitions: u32, records: u64, partitions_added: u32) -> Self {
-        Self { partitions, records, boundedness: Boundedness::Unbounded, partitions_added }
+        Self { boundedness: Boundedness::Unbounded, partitions_added, pace_ms: 1_000, ..Self::bounded(partitions, records) }
+    }
+
+    /// Starts at `start`, with `before_start` records in every partition ahead of the test
+    /// data (skipped unless `start` is earliest).
+    pub fn starting(mut self, start: LogStart, before_start: u64) -> Self {
+        self.start = start;
+        self.before_start = before_start;
+        self
+    }
+
+    /// Lets the records arrive over `pace_ms` of virtual time.
+    pub fn paced(mut self, pace_ms: u64) -> Self {
+        self.pace_ms = pace_ms;
+        self
+    }
+
+    /// What the checks should expect of the start.
+    fn declared_start(&self) -> StartPosition {
+        match self.start {
+            LogStart::Earliest => StartPosition::Earliest,
+            LogStart::Latest => StartPosition::Latest,
+            LogStart::Offset(k) => StartPosition::Offset(k),
+        }
     }
 }
 
@@ -130,43 +188,93 @@ impl SourceSetup for LogSourceSetup {
             Boundedness::Bounded => "bounded",
             Boundedness::Unbounded => "unbounded",
         };
-        format!("log-source({kind}, {}p+{}, {} records)", self.partitions, self.partitions_added, self.records)
+        let mut name = format!("log-source({kind}, {}p+{}, {} records", self.partitions, self.partitions_added, self.records);
+        if self.boundedness == Boundedness::Bounded && self.pace_ms > 0 {
+            name.push_str(&format!(" over {} ms", self.pace_ms));
+        }
+        if self.start != LogStart::Earliest || self.before_start > 0 {
+            name.push_str(&format!(", start {:?} after {} per partition", self.start, self.before_start));
+        }
+        name + ")"
     }
     fn build(&self, world: &mut World) -> LogSource {
         let log = PartitionedLog::new("log", world.history().clone());
         log.create_topic("input", self.partitions);
-        let upfront = match self.boundedness {
-            Boundedness::Bounded => self.records,
-            Boundedness::Unbounded => self.records / 2,
-        };
-        for _ in 0..upfront {
-            let key = world.rng().gen_range(0..1_000u64);
-            let partition = world.rng().gen_range(0..self.partitions);
-            let record = world.new_record(key, format!("value-{key}").into_bytes());
-            log.append("input", partition, vec![record]);
+        world.declare_start(self.declared_start());
+        for partition in 0..self.partitions {
+            for _ in 0..self.before_start {
+                let record = new_record(world);
+                log.append("input", partition, vec![record]);
+            }
         }
-        if self.boundedness == Boundedness::Unbounded {
-            // An upstream producer: 20 rounds over the first second; new partitions appear halfway.
-            let (log, maker, mut rng) = (log.clone(), world.record_maker(), world.rng().clone());
-            let (rest, first, added) = (self.records - upfront, self.partitions, self.partitions_added);
-            world.during_run(async move {
-                let rounds = 20;
-                for round in 0..rounds {
-                    madsim::time::sleep(std::time::Duration::from_millis(50)).await;
-                    if round == rounds / 2 {
-                        log.create_topic("input", first + added);
-                    }
-                    let partitions = log.partitions("input");
-                    for _ in 0..rest / rounds + u64::from(round < rest % rounds) {
-                        let key = rng.gen_range(0..1_000u64);
-                        let record = maker.make(key, format!("value-{key}").into_bytes());
-                        log.append("input", rng.gen_range(0..partitions), vec![record]);
-                    }
+        let mut stop = None;
+        match (self.boundedness, self.pace_ms) {
+            (Boundedness::Bounded, 0) => {
+                for _ in 0..self.records {
+                    let partition = world.rng().gen_range(0..self.partitions);
+                    let record = new_record(world);
+                    log.append("input", partition, vec![record]);
                 }
-            });
-        }
-        if self.boundedness == Boundedness::Unbounded {
-            world.set_producer(Arc::new(LogProducer { log: log.clone(), topic: "input".into() }));
+            }
+            (Boundedness::Bounded, pace_ms) => {
+                // The records and their partitions are fixed now, so the source knows where to
+                // stop; they arrive in rounds while the job runs.
+                let mut ends = vec![self.before_start; self.partitions as usize];
+                let mut data = Vec::new();
+                for _ in 0..self.records {
+                    let partition = world.rng().gen_range(0..self.partitions);
+                    ends[partition as usize] += 1;
+                    data.push((new_record(world), partition));
+                }
+                stop = Some(ends);
+                let after_first_checkpoint = self.start == LogStart::Latest;
+                let (log, history) = (log.clone(), world.history().clone());
+                world.during_run(async move {
+                    if after_first_checkpoint {
+                        // Latest is looked up when the enumerator starts; a record written
+                        // before the first checkpoint may be skipped by a restart that looks
+                        // it up again (see StartPosition::Latest).
+                        while history.last_completed() == 0 {
+                            madsim::time::sleep(std::time::Duration::from_millis(5)).await;
+                        }
+                    }
+                    let rounds = (pace_ms / 10).max(1) as usize;
+                    let per_round = data.len().div_ceil(rounds).max(1);
+                    for chunk in data.chunks(per_round) {
+                        madsim::time::sleep(std::time::Duration::from_millis(pace_ms / rounds as u64)).await;
+                        for (record, partition) in chunk {
+                            log.append("input", *partition, vec![record.clone()]);
+                        }
+                    }
+                });
+            }
+            (Boundedness::Unbounded, pace_ms) => {
+                let upfront = self.records / 2;
+                for _ in 0..upfront {
+                    let partition = world.rng().gen_range(0..self.partitions);
+                    let record = new_record(world);
+                    log.append("input", partition, vec![record]);
+                }
+                // An upstream producer: rounds every 50 ms; new partitions appear halfway.
+                let (upstream, maker, mut rng) = (log.clone(), world.record_maker(), world.rng().clone());
+                let (rest, first, added) = (self.records - upfront, self.partitions, self.partitions_added);
+                world.during_run(async move {
+                    let rounds = (pace_ms / 50).max(1);
+                    for round in 0..rounds {
+                        madsim::time::sleep(std::time::Duration::from_millis(50)).await;
+                        if round == rounds / 2 {
+                            upstream.create_topic("input", first + added);
+                        }
+                        let partitions = upstream.partitions("input");
+                        for _ in 0..rest / rounds + u64::from(round < rest % rounds) {
+                            let key = rng.gen_range(0..1_000u64);
+                            let record = maker.make(key, format!("value-{key}").into_bytes());
+                            upstream.append("input", rng.gen_range(0..partitions), vec![record]);
+                        }
+                    }
+                });
+                world.set_producer(Arc::new(LogProducer { log: log.clone(), topic: "input".into() }));
+            }
         }
         world.add_system(Arc::new(log));
         LogSource {
@@ -175,6 +283,13 @@ impl SourceSetup for LogSourceSetup {
             boundedness: self.boundedness,
             discovery_interval_ms: 50,
             fetch_max: 8,
+            start: self.start.clone(),
+            stop,
         }
     }
+}
+
+fn new_record(world: &mut World) -> connsim::Record {
+    let key = world.rng().gen_range(0..1_000u64);
+    world.new_record(key, format!("value-{key}").into_bytes())
 }

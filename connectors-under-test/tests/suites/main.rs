@@ -3,4 +3,5 @@
 //! runs 200 seeds per case (see the README).
 
 mod mutants;
+mod pacing;
 mod reference;

@@ -49,30 +49,30 @@ fn a_stale_reader_snapshot_duplicates_records() {
 
 #[test]
 fn premature_commit_is_visible_too_early() {
-    caught(suites::sink(contexts::sink(PrematureCommitSetup, false, &["fs"])), "no-premature-visibility");
+    caught(suites::sink(contexts::sink(PrematureCommitSetup, &["fs"])), "no-premature-visibility");
 }
 
 #[test]
 fn a_non_idempotent_commit_duplicates_records() {
-    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(NonIdempotentCommit), false, &["fs"])), "no-duplicates");
+    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(NonIdempotentCommit), &["fs"])), "no-duplicates");
 }
 
 #[test]
 fn dropped_recovered_committables_lose_records() {
-    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsRecoveredCommittables), false, &["fs"])), "no-loss");
+    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsRecoveredCommittables), &["fs"])), "no-loss");
 }
 
 #[test]
 fn dropped_end_of_input_committables_lose_the_last_records() {
-    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsFinalCommittables), false, &["fs"])), "no-loss");
+    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsFinalCommittables), &["fs"])), "no-loss");
 }
 
 #[test]
 fn an_at_least_once_writer_without_flush_loses_records() {
-    caught(suites::sink(contexts::sink(NoFlushSetup, true, &["sink-log"])), "no-loss");
+    caught(suites::sink(contexts::sink(NoFlushSetup, &["sink-log"])), "no-loss");
 }
 
 #[test]
 fn ignoring_restored_writer_state_loses_records() {
-    caught(suites::sink(contexts::sink(IgnoresStateSetup, true, &["sink-log"])), "no-loss");
+    caught(suites::sink(contexts::sink(IgnoresStateSetup, &["sink-log"])), "no-loss");
 }

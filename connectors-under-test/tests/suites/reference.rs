@@ -53,8 +53,8 @@ impl connsim_scenarios::suites::SinkContext for NoRescale {
     fn name(&self) -> String {
         "file-sink without rescaling".into()
     }
-    fn build(&self, world: &mut connsim::run::World, g: connsim::api::DeliveryGuarantee) -> Self::Sink {
-        self.0.build(world, g)
+    fn build(&self, world: &mut connsim::run::World) -> Self::Sink {
+        self.0.build(world)
     }
     fn systems(&self) -> Vec<String> {
         self.0.systems()

@@ -115,6 +115,9 @@ pub struct SourceReaderBase<SR: SplitReader, RE: RecordEmitter> {
     request_splits: bool,
 }
 
+/// The longest an idle fetcher waits before fetching again.
+const IDLE_BACKOFF_MS_MAX: u64 = 10;
+
 /// Capacity of the element queue between fetchers and the reader, in batches (Flink's default 2).
 pub const DEFAULT_QUEUE_CAPACITY: usize = 2;
 
@@ -187,6 +190,9 @@ async fn run_fetcher<SR: SplitReader>(
     queue: mpsc::Sender<Fetched<SR::Element>>,
 ) {
     let mut assigned = 0usize;
+    // Consecutive empty fetches: an idle fetcher backs off (1, 2, 4, 8, 10 ms) instead of
+    // asking the external system every millisecond.
+    let mut idle = 0u32;
     let apply = |reader: &mut SR, change: SplitsChange<SR::Split>, assigned: &mut usize| {
         if let SplitsChange::Add(splits) = &change {
             *assigned += splits.len();
@@ -207,9 +213,11 @@ async fn run_fetcher<SR: SplitReader>(
         match reader.fetch().await {
             Ok(batch) if batch.is_empty() => {
                 // Nothing there: back off so an idle split never spins the simulation.
-                madsim::time::sleep(Duration::from_millis(1)).await;
+                madsim::time::sleep(Duration::from_millis((1u64 << idle.min(4)).min(IDLE_BACKOFF_MS_MAX))).await;
+                idle += 1;
             }
             Ok(batch) => {
+                idle = 0;
                 assigned = assigned.saturating_sub(batch.finished.len());
                 if queue.send(Ok(batch)).await.is_err() {
                     return;

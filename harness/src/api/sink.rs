@@ -22,9 +22,17 @@ use std::future::Future;
 /// What a sink promises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DeliveryGuarantee {
-    /// Every record is visible exactly once, and only after its checkpoint completed.
+    /// Every record is visible exactly once, and only after a completed checkpoint covers
+    /// it; nothing visible ever vanishes.
     ExactlyOnce,
-    /// Every record is visible at least once; duplicates are counted, not failed.
+    /// Effectively once, by idempotent writes (e.g. upserts keyed by record id): records may
+    /// become visible before their checkpoint completes and may be rewritten, but a visible
+    /// record never vanishes, and in the end every expected record is visible exactly once,
+    /// with the content it was produced with.
+    Idempotent,
+    /// Every record is visible at least once; nothing visible vanishes. A record may be
+    /// visible more than once only where the history explains it (a re-emission after a
+    /// restore, a retried request whose response was lost): so never in a fault-free run.
     AtLeastOnce,
 }
 

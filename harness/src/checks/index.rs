@@ -1,21 +1,32 @@
-//! What the checks read: the history, indexed once, and the sink's visible output.
+//! What the checks read: the history, indexed once, and the output as a downstream reader
+//! saw it at the end.
 
 use crate::api::DeliveryGuarantee;
 use crate::cluster::JobStatus;
-use crate::history::{CheckpointId, Event, EventKind};
-use crate::record::RecordId;
+use crate::history::{Cause, CheckpointId, Event, EventKind};
+use crate::record::{Digest, RecordId, Seen};
+use crate::run::{Expected, Starts};
+use crate::systems::Entry;
 use std::collections::BTreeMap;
 
-/// The facts of one finished run.
-pub struct RunFacts {
-    /// The whole history.
-    pub events: Vec<Event>,
-    /// Location tag of the sink's output (see [`crate::systems::OutputReader::location`]).
+/// Where a produced record came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// Its split.
+    pub split: String,
+    /// Its position in the split.
+    pub pos: u64,
+    /// Its content's digest.
+    pub digest: Digest,
+}
+
+/// How a run ended, besides its history: what the checks judge it against.
+#[derive(Clone, Debug)]
+pub struct RunEnd {
+    /// The output's name ([`crate::systems::OutputReader::location`]).
     pub output_location: String,
-    /// The output as a downstream reader sees it at the end.
-    pub visible_final: Vec<RecordId>,
-    /// Visible data that is not a record.
-    pub corrupt: Vec<String>,
+    /// The output at the end, in reading order, or why it could not be read.
+    pub visible: Result<Vec<Entry>, String>,
     /// What the sink promises.
     pub guarantee: DeliveryGuarantee,
     /// Whether the sink claims per-split order ([`crate::api::Sink::keeps_split_order`]).
@@ -28,67 +39,155 @@ pub struct RunFacts {
     pub liveness_ms: u64,
     /// A panic in connector or harness code, if one ended the run.
     pub panic: Option<String>,
-    /// Where each produced record came from: (split, position).
-    pub produced: BTreeMap<RecordId, (String, u64)>,
+    /// Where the source starts reading each split.
+    pub starts: Starts,
+}
+
+impl RunEnd {
+    /// A finished bounded exactly-once run of `output`, read empty: change the fields a
+    /// test needs.
+    pub fn new(output: &str) -> Self {
+        Self {
+            output_location: output.to_string(),
+            visible: Ok(Vec::new()),
+            guarantee: DeliveryGuarantee::ExactlyOnce,
+            ordered: false,
+            bounded: true,
+            status: JobStatus::Finished,
+            liveness_ms: 30_000,
+            panic: None,
+            starts: Starts::default(),
+        }
+    }
+}
+
+/// The facts of one finished run.
+pub struct RunFacts {
+    /// The whole history.
+    pub events: Vec<Event>,
+    /// The output's name.
+    pub output_location: String,
+    /// The records a downstream reader sees at the end, in its reading order.
+    pub visible_final: Vec<Seen>,
+    /// Visible content at the end that is not a record.
+    pub garbage_final: Vec<String>,
+    /// Why the output could not be read at the end, if it could not.
+    pub unreadable: Option<String>,
+    /// What the sink promises.
+    pub guarantee: DeliveryGuarantee,
+    /// Whether the sink claims per-split order.
+    pub ordered: bool,
+    /// Whether the source ends.
+    pub bounded: bool,
+    /// Where the job stood at the end.
+    pub status: JobStatus,
+    /// Virtual milliseconds the run was allowed to converge after faults healed.
+    pub liveness_ms: u64,
+    /// A panic in connector or harness code, if one ended the run.
+    pub panic: Option<String>,
+    /// Every produced record's origin.
+    pub produced: BTreeMap<RecordId, Origin>,
+    /// Which produced records the output must (and must not) hold.
+    pub expected: Expected,
     /// Event index at which each checkpoint completed.
     pub completed: BTreeMap<CheckpointId, usize>,
+    /// Event index at which the output converged, if it did.
+    pub converged: Option<usize>,
+}
+
+/// One observed change of the output.
+pub struct Change<'a> {
+    /// Its event index.
+    pub index: usize,
+    /// Appeared (true) or vanished.
+    pub appeared: bool,
+    /// The part it happened in.
+    pub part: &'a str,
+    /// The records.
+    pub records: &'a [Seen],
+    /// Content that is not a record.
+    pub garbage: &'a [String],
+    /// Why the harness looked.
+    pub cause: &'a Cause,
 }
 
 impl RunFacts {
     /// Indexes the history.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        events: Vec<Event>,
-        output_location: String,
-        visible: (Vec<RecordId>, Vec<String>),
-        guarantee: DeliveryGuarantee,
-        ordered: bool,
-        bounded: bool,
-        status: JobStatus,
-        liveness_ms: u64,
-        panic: Option<String>,
-    ) -> Self {
+    pub fn new(events: Vec<Event>, end: RunEnd) -> Self {
         let mut produced = BTreeMap::new();
         let mut completed = BTreeMap::new();
+        let mut converged = None;
         for (i, e) in events.iter().enumerate() {
             match &e.kind {
-                EventKind::Produced { id, split, pos } => {
-                    produced.insert(*id, (split.clone(), *pos));
+                EventKind::Produced { id, split, pos, digest, .. } => {
+                    produced.insert(*id, Origin { split: split.clone(), pos: *pos, digest: *digest });
                 }
                 EventKind::CheckpointCompleted { checkpoint } => {
                     completed.insert(*checkpoint, i);
                 }
+                EventKind::Converged => {
+                    converged.get_or_insert(i);
+                }
                 _ => {}
             }
         }
+        let expected = end.starts.expected(&events);
+        let (mut visible_final, mut garbage_final, mut unreadable) = (Vec::new(), Vec::new(), None);
+        match end.visible {
+            Ok(entries) => {
+                for e in entries {
+                    match e {
+                        Entry::Record(s) => visible_final.push(s),
+                        Entry::Garbage(g) => garbage_final.push(g),
+                    }
+                }
+            }
+            Err(e) => unreadable = Some(e),
+        }
         Self {
             events,
-            output_location,
-            visible_final: visible.0,
-            corrupt: visible.1,
-            guarantee,
-            ordered,
-            bounded,
-            status,
-            liveness_ms,
-            panic,
+            output_location: end.output_location,
+            visible_final,
+            garbage_final,
+            unreadable,
+            guarantee: end.guarantee,
+            ordered: end.ordered,
+            bounded: end.bounded,
+            status: end.status,
+            liveness_ms: end.liveness_ms,
+            panic: end.panic,
             produced,
+            expected,
             completed,
+            converged,
         }
     }
 
-    /// Visible events of the sink's output, with their event index.
-    pub fn visibility(&self) -> impl Iterator<Item = (usize, &Vec<RecordId>)> {
-        self.events.iter().enumerate().filter_map(|(i, e)| match &e.kind {
-            EventKind::Visible { location, ids } if *location == self.output_location => Some((i, ids)),
-            _ => None,
+    /// Every observed change of the output, in history order.
+    pub fn changes(&self) -> impl Iterator<Item = Change<'_>> {
+        self.events.iter().enumerate().filter_map(|(index, e)| {
+            let (appeared, output, part, records, garbage, cause) = match &e.kind {
+                EventKind::Appeared { output, part, records, garbage, cause } => (true, output, part, records, garbage, cause),
+                EventKind::Vanished { output, part, records, garbage, cause } => (false, output, part, records, garbage, cause),
+                _ => return None,
+            };
+            (*output == self.output_location).then_some(Change { index, appeared, part, records, garbage, cause })
         })
+    }
+
+    /// How many copies of each record are visible at the end.
+    pub fn final_counts(&self) -> BTreeMap<RecordId, usize> {
+        let mut count = BTreeMap::new();
+        for s in &self.visible_final {
+            *count.entry(s.id).or_default() += 1;
+        }
+        count
     }
 
     /// Describes where a record came from, for evidence.
     pub fn origin(&self, id: RecordId) -> String {
         match self.produced.get(&id) {
-            Some((split, pos)) => format!("{id} (split {split} pos {pos})"),
+            Some(o) => format!("{id} (split {} pos {})", o.split, o.pos),
             None => format!("{id} (never produced)"),
         }
     }
@@ -97,5 +196,22 @@ impl RunFacts {
     pub fn describe(&self, index: usize) -> String {
         let e = &self.events[index];
         format!("event #{index} at {:.3}s on {}", e.t_us as f64 / 1e6, e.node)
+    }
+
+    /// Describes an observed change: when, where, and why the harness looked.
+    pub fn describe_change(&self, c: &Change<'_>) -> String {
+        let why = match c.cause {
+            Cause::Setup => "before the job started".to_string(),
+            Cause::Request { node, from, kind, .. } => format!("after {node} served {kind} from {from}"),
+            Cause::Crash { node } => format!("when {node} crashed"),
+            Cause::Restart { node } => format!("when {node} restarted"),
+            Cause::Final => "in the final read".to_string(),
+        };
+        format!("{} in {} ({why})", self.describe(c.index), c.part)
+    }
+
+    /// The highest checkpoint completed before event `index` (0: none).
+    pub fn last_completed_before(&self, index: usize) -> CheckpointId {
+        self.completed.iter().filter(|(_, &at)| at < index).map(|(c, _)| *c).max().unwrap_or(0)
     }
 }

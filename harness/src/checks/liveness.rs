@@ -1,11 +1,15 @@
-//! Liveness: after faults heal, a bounded job finishes and an unbounded one commits
-//! everything produced, within a virtual-time bound. A hang is a verdict, never a hung test.
+//! Liveness: after faults heal, a bounded job finishes and an unbounded one shows every
+//! expected record, within a virtual-time bound, and then keeps completing checkpoints (at
+//! least [`SETTLE_CHECKPOINTS`] more with no new input). A hang is a verdict, never a hung test.
 
 use super::{RunFacts, Verdict};
 use crate::cluster::JobStatus;
 use crate::history::EventKind;
 use crate::record::RecordId;
 use std::collections::BTreeSet;
+
+/// Checkpoints an unbounded job must complete after its output converged.
+pub const SETTLE_CHECKPOINTS: usize = 3;
 
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
@@ -30,16 +34,28 @@ pub fn check(f: &RunFacts) -> Verdict {
             None,
         );
     }
-    let visible: BTreeSet<RecordId> = f.visible_final.iter().copied().collect();
-    let missing = f.produced.keys().filter(|id| !visible.contains(id)).count();
-    if missing == 0 {
-        Verdict::pass(NAME, "everything produced was committed")
-    } else {
-        Verdict::fail(
+    let visible: BTreeSet<RecordId> = f.visible_final.iter().map(|s| s.id).collect();
+    let missing = f.expected.required.iter().filter(|id| !visible.contains(id)).count();
+    if missing > 0 {
+        return Verdict::fail(
             NAME,
-            format!("{missing} produced records not committed within {} ms after faults healed", f.liveness_ms),
+            format!("{missing} expected records not visible within {} ms after faults healed", f.liveness_ms),
             stuck_evidence,
             None,
-        )
+        );
     }
+    let settled = match f.converged {
+        Some(at) => f.completed.values().filter(|&&i| i > at).count(),
+        None => 0,
+    };
+    if settled < SETTLE_CHECKPOINTS {
+        let at = f.converged.map_or("never".to_string(), |i| f.describe(i));
+        return Verdict::fail(
+            NAME,
+            format!("after the output converged ({at}) only {settled} of {SETTLE_CHECKPOINTS} more checkpoints completed"),
+            stuck_evidence,
+            f.converged,
+        );
+    }
+    Verdict::pass(NAME, format!("everything expected is visible, and {settled} checkpoints completed after that"))
 }

@@ -1,4 +1,5 @@
-//! No loss: every produced record is in the committed output at the end.
+//! No loss: every expected record (produced at or after its split's declared start) is in
+//! the output at the end.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::EventKind;
@@ -7,10 +8,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
-    let visible: BTreeSet<RecordId> = f.visible_final.iter().copied().collect();
-    let lost: Vec<RecordId> = f.produced.keys().filter(|id| !visible.contains(id)).copied().collect();
+    let visible: BTreeSet<RecordId> = f.visible_final.iter().map(|s| s.id).collect();
+    let lost: Vec<RecordId> = f.expected.required.iter().filter(|id| !visible.contains(id)).copied().collect();
+    let expected = f.expected.required.len();
     if lost.is_empty() {
-        return Verdict::pass("no-loss", format!("all {} produced records are in the output", f.produced.len()));
+        return Verdict::pass("no-loss", format!("all {expected} expected records are in the output"));
     }
     // For each lost record: was it ever emitted, and by which checkpoints was it covered?
     let wanted: BTreeSet<RecordId> = lost.iter().take(EVIDENCE_MAX).copied().collect();
@@ -18,7 +20,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut open: BTreeMap<(usize, u64), Vec<RecordId>> = BTreeMap::new();
     let mut covered: BTreeMap<RecordId, Vec<u64>> = BTreeMap::new();
     // Where each split was last seen, so the evidence can say where its records went missing.
-    let splits: BTreeSet<&str> = wanted.iter().filter_map(|id| f.produced.get(id)).map(|(s, _)| s.as_str()).collect();
+    let splits: BTreeSet<&str> = wanted.iter().filter_map(|id| f.produced.get(id)).map(|o| o.split.as_str()).collect();
     let mut last_seen: BTreeMap<&str, String> = BTreeMap::new();
     let mut failover_checkpoint = 0;
     for (i, e) in f.events.iter().enumerate() {
@@ -74,14 +76,14 @@ pub fn check(f: &RunFacts) -> Verdict {
                 let done: Vec<_> = cs.iter().filter(|c| f.completed.contains_key(c)).collect();
                 format!("covered by checkpoints {cs:?}, completed among them {done:?}")
             });
-            let split = f.produced.get(id).map(|(s, _)| s.as_str()).unwrap_or_default();
+            let split = f.produced.get(id).map(|o| o.split.as_str()).unwrap_or_default();
             let last = last_seen.get(split).map_or("never seen in any assignment or checkpoint".to_string(), Clone::clone);
             format!("{} lost: {by}; {cps}; split last seen: {last}", f.origin(*id))
         })
         .collect();
     Verdict::fail(
         "no-loss",
-        format!("{} of {} produced records are missing from the output", lost.len(), f.produced.len()),
+        format!("{} of {expected} expected records are missing from the output", lost.len()),
         evidence,
         None,
     )

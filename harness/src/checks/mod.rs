@@ -1,16 +1,34 @@
-//! Checks: one invariant per module. Each reads only the history and the sink's committed,
-//! visible output, and returns a [`Verdict`] with evidence instead of panicking.
+//! Checks: one invariant per module. Each reads only the history (which holds what the
+//! harness observed of the output, content digests included) and the output as a downstream
+//! reader saw it at the end, and returns a [`Verdict`] with evidence instead of panicking.
+//!
+//! | check | what fails it |
+//! |---|---|
+//! | `no-loss` | an expected record missing from the final output |
+//! | `no-duplicates` | a record visible twice (at-least-once: more often than the history explains) |
+//! | `no-phantoms` | a record never produced, or from before its split's start, became visible |
+//! | `no-corruption` | a record became visible with other content than was produced; visible garbage |
+//! | `no-premature-visibility` | exactly-once: visible before a completed checkpoint covered it; any mode: a record vanished |
+//! | `per-split-order` | where the sink claims it, a split's records read out of order |
+//! | `split-accounting` | a split in two places, or vanished, in a completed checkpoint |
+//! | `liveness` | the job failed, hung, or stopped checkpointing after converging |
+//! | `no-unobserved-visibility` | output appeared outside any served request, or could not be read |
+//! | `stable-after-convergence` | the output changed after it converged |
 
+mod corruption;
 mod duplicates;
 mod index;
 mod liveness;
 mod loss;
+mod observed;
 mod order;
 mod phantoms;
 mod premature;
+mod settled;
 mod split_accounting;
 
-pub use index::RunFacts;
+pub use index::{Change, Origin, RunEnd, RunFacts};
+pub use liveness::SETTLE_CHECKPOINTS;
 
 use serde::{Deserialize, Serialize};
 
@@ -47,9 +65,12 @@ pub fn run_all(facts: &RunFacts) -> Vec<Verdict> {
         loss::check(facts),
         duplicates::check(facts),
         phantoms::check(facts),
+        corruption::check(facts),
         premature::check(facts),
         order::check(facts),
         split_accounting::check(facts),
         liveness::check(facts),
+        observed::check(facts),
+        settled::check(facts),
     ]
 }

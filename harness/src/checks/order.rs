@@ -23,12 +23,13 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut seen: BTreeSet<RecordId> = BTreeSet::new();
     let mut evidence = Vec::new();
     let mut violations = 0;
-    for (i, id) in f.visible_final.iter().enumerate() {
+    for (i, s) in f.visible_final.iter().enumerate() {
+        let id = &s.id;
         {
             if !seen.insert(*id) {
                 continue; // duplicates are the duplicate check's business
             }
-            let Some((split, pos)) = f.produced.get(id) else { continue };
+            let Some(crate::checks::Origin { split, pos, .. }) = f.produced.get(id) else { continue };
             if let Some((prev_pos, prev)) = last.get(split.as_str()) {
                 if pos < prev_pos {
                     violations += 1;

@@ -1,21 +1,40 @@
-//! No phantoms: nothing in the output that was never produced, and nothing that is not a record.
+//! No phantoms: the output holds nothing that was not expected — no record that was never
+//! produced, and none from before its split's declared start.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
-use crate::record::RecordId;
 
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
-    let phantoms: Vec<&RecordId> = f.visible_final.iter().filter(|id| !f.produced.contains_key(id)).collect();
-    if phantoms.is_empty() && f.corrupt.is_empty() {
-        return Verdict::pass("no-phantoms", "everything visible was produced");
+    const NAME: &str = "no-phantoms";
+    let mut evidence = Vec::new();
+    let (mut invented, mut early) = (0, 0);
+    let mut first_bad = None;
+    for c in f.changes().filter(|c| c.appeared) {
+        for s in c.records {
+            let why = match (f.produced.get(&s.id), f.expected.before_start.get(&s.id)) {
+                (None, _) => {
+                    invented += 1;
+                    format!("{} is visible but was never produced", s.id)
+                }
+                (Some(_), Some(start)) => {
+                    early += 1;
+                    format!("{} is visible but lies before its split's declared start (pos {start})", f.origin(s.id))
+                }
+                (Some(_), None) => continue,
+            };
+            first_bad.get_or_insert(c.index);
+            if evidence.len() < EVIDENCE_MAX {
+                evidence.push(format!("{why}: appeared at {}", f.describe_change(&c)));
+            }
+        }
     }
-    let mut evidence: Vec<String> =
-        phantoms.iter().take(EVIDENCE_MAX).map(|id| format!("{id} is visible but was never produced")).collect();
-    evidence.extend(f.corrupt.iter().take(EVIDENCE_MAX).map(|c| format!("corrupt output: {c}")));
+    if invented + early == 0 {
+        return Verdict::pass(NAME, "everything that appeared was produced, at or after its split's start");
+    }
     Verdict::fail(
-        "no-phantoms",
-        format!("{} invented records, {} corrupt outputs", phantoms.len(), f.corrupt.len()),
+        NAME,
+        format!("{invented} records that were never produced and {early} from before their split's start became visible"),
         evidence,
-        None,
+        first_bad,
     )
 }

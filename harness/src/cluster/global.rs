@@ -74,6 +74,8 @@ impl<Snk: Sink> GlobalHost<Snk> {
             .map(|(c, g, r)| CommitRequest { committable: g.clone(), checkpoint: *c, retries: *r })
             .collect();
         let n = requests.len();
+        let checkpoint = self.pending.last().map_or(0, |(c, _, _)| *c);
+        history.record(node, EventKind::GlobalCommitAttempt { checkpoint, requests: n });
         let outcomes = self.committer.commit(requests).await;
         if outcomes.iter().any(|o| matches!(o, CommitOutcome::Committed)) {
             let c = self.pending.last().map_or(0, |(c, _, _)| *c);

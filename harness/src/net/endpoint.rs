@@ -2,6 +2,7 @@
 
 use super::gateway::Gateway;
 use super::mailbox::{Envelope, Mailbox, Tag};
+use crate::history::{Cause, EventKind};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -45,9 +46,17 @@ pub struct Endpoint {
     pending: Pending,
 }
 
+/// Called with the message just handled when a system's inbox is asked for the next one.
+pub(crate) type ObserveHook = Arc<dyn Fn(Cause) + Send + Sync>;
+
 /// Requests and one-way messages addressed to an endpoint.
 pub struct Inbox {
     rx: mpsc::UnboundedReceiver<Incoming>,
+    /// For external systems: the harness reads the outputs after every handled message.
+    pub(crate) observe: Option<ObserveHook>,
+    /// The message received last, not yet observed.
+    handled: Option<Cause>,
+    addr: String,
 }
 
 /// One received request or one-way message.
@@ -57,6 +66,8 @@ pub struct Incoming {
     /// Message kind.
     pub kind: String,
     bytes: Vec<u8>,
+    /// The call id, for requests.
+    pub call: Option<u64>,
     /// Set for requests: answer through it.
     pub replier: Option<Replier>,
 }
@@ -98,16 +109,20 @@ impl Endpoint {
                             from: env.from,
                             kind: env.kind,
                             bytes: env.bytes,
+                            call: Some(call),
                             replier: Some(replier),
                         });
                     }
                     Tag::OneWay => {
-                        let _ = tx.send(Incoming { from: env.from, kind: env.kind, bytes: env.bytes, replier: None });
+                        let incoming =
+                            Incoming { from: env.from, kind: env.kind, bytes: env.bytes, call: None, replier: None };
+                        let _ = tx.send(incoming);
                     }
                 }
             }
         });
-        (endpoint, Inbox { rx })
+        let addr = endpoint.addr.clone();
+        (endpoint, Inbox { rx, observe: None, handled: None, addr })
     }
 
     /// This endpoint's address.
@@ -155,6 +170,8 @@ impl Endpoint {
             Ok(Err(_)) => Err(timed_out()),
             Err(_) => {
                 self.pending.lock().unwrap().remove(&id);
+                let event = EventKind::CallTimedOut { to: to.to_string(), kind: kind.to_string(), call: id };
+                self.gateway.history().record(&self.addr, event);
                 Err(timed_out())
             }
         }
@@ -164,12 +181,36 @@ impl Endpoint {
 impl Inbox {
     /// The next request or message; `None` once the endpoint is gone.
     pub async fn recv(&mut self) -> Option<Incoming> {
-        self.rx.recv().await
+        self.observe_handled();
+        let msg = self.rx.recv().await;
+        self.note(msg.as_ref());
+        msg
     }
 
     /// The next request or message if one is queued now.
     pub fn try_recv(&mut self) -> Option<Incoming> {
-        self.rx.try_recv().ok()
+        self.observe_handled();
+        let msg = self.rx.try_recv().ok();
+        self.note(msg.as_ref());
+        msg
+    }
+
+    /// The previous message has been handled: let the harness read the outputs now.
+    fn observe_handled(&mut self) {
+        if let (Some(observe), Some(cause)) = (&self.observe, self.handled.take()) {
+            observe(cause);
+        }
+    }
+
+    fn note(&mut self, msg: Option<&Incoming>) {
+        if self.observe.is_some() {
+            self.handled = msg.map(|m| Cause::Request {
+                node: self.addr.clone(),
+                from: m.from.clone(),
+                kind: m.kind.clone(),
+                call: m.call,
+            });
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The shared network between simulated nodes: latency, per-link FIFO and fault rules.
 
-use super::endpoint::{Endpoint, Inbox};
+use super::endpoint::{Endpoint, Inbox, ObserveHook};
 use super::faults::{FaultAction, FaultRule, RuleId};
 use super::mailbox::{Envelope, Mailbox, Tag};
 use crate::history::{EventKind, History};
@@ -53,6 +53,20 @@ impl Gateway {
         let mailbox = Arc::new(Mailbox::default());
         self.state.lock().unwrap().mailboxes.insert(addr.to_string(), mailbox.clone());
         Endpoint::start(addr.to_string(), self.clone(), mailbox)
+    }
+
+    /// Like [`Gateway::bind`], for an external system's node: `observe` runs each time the
+    /// inbox is asked for the next message after one was received, that is, right after the
+    /// system handled it (the harness reads the outputs then).
+    pub(crate) fn bind_observed(&self, addr: &str, observe: ObserveHook) -> (Endpoint, Inbox) {
+        let (endpoint, mut inbox) = self.bind(addr);
+        inbox.observe = Some(observe);
+        (endpoint, inbox)
+    }
+
+    /// The run's history.
+    pub(crate) fn history(&self) -> &History {
+        &self.history
     }
 
     /// Marks `addr` as down: queued and future messages to it are lost until it binds again.
@@ -121,16 +135,15 @@ impl Gateway {
                 _ => {}
             }
         }
+        let call = match env.tag {
+            Tag::Request(id) | Tag::Response(id) => Some(id),
+            Tag::OneWay => None,
+        };
         if let Some(fault) = fault {
             drop(s);
             self.history.record(
                 "gateway",
-                EventKind::Fault {
-                    fault: fault.into(),
-                    from: env.from,
-                    to: env.to,
-                    kind: env.kind,
-                },
+                EventKind::Fault { fault: fault.into(), from: env.from, to: env.to, kind: env.kind, call },
             );
             return;
         }
@@ -148,7 +161,7 @@ impl Gateway {
         drop(s);
         if !extra.is_zero() {
             let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
-            self.history.record("gateway", EventKind::Fault { fault: "delay".into(), from, to, kind });
+            self.history.record("gateway", EventKind::Fault { fault: "delay".into(), from, to, kind, call });
         }
         mailbox.push(at, seq, env);
     }

@@ -16,6 +16,7 @@ mod gateway;
 mod mailbox;
 
 pub use endpoint::{Endpoint, Inbox, Incoming, Replier, RpcError};
+pub(crate) use endpoint::ObserveHook;
 pub use faults::{FaultAction, FaultRule, RuleId};
 pub use gateway::Gateway;
 

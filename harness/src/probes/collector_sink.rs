@@ -105,7 +105,7 @@ impl SinkSetup for CollectorSetup {
         "collector".into()
     }
     fn build(&self, world: &mut World) -> ProbeSink {
-        let collector = Collector::new("collector", world.history().clone());
+        let collector = Collector::new("collector");
         world.set_output(collector.output());
         world.add_system(Arc::new(collector));
         ProbeSink { collector: "collector".into() }

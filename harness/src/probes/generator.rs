@@ -1,12 +1,14 @@
 //! The generator source: a fixed set of splits, each a sequence of pre-generated records,
-//! read at a steady pace through [`SourceReaderBase`].
+//! read through [`SourceReaderBase`]. The records can be released over a span of virtual
+//! time (`pace_ms`), so checkpoints and faults land while the input still flows, and the
+//! source can be unbounded (it never ends; after its records it stays idle).
 
 use crate::api::{
     Boundedness, EnumeratorContext, EnumeratorState, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput,
     RecordEmitter, Source, SourceReaderBase, Split, SplitEnumerator, SplitId, SplitReader, SplitState, SplitsChange,
 };
 use crate::error::ConnectorError;
-use crate::history::{CheckpointId, EventKind};
+use crate::history::CheckpointId;
 use crate::record::Record;
 use crate::run::{SourceSetup, World};
 use serde::{Deserialize, Serialize};
@@ -49,6 +51,8 @@ impl EnumeratorState for GeneratorState {
 pub struct GeneratorSource {
     data: Arc<Vec<Vec<Record>>>,
     on_request: bool,
+    pace_ms: u64,
+    unbounded: bool,
 }
 
 /// Assigns split k to reader k mod parallelism once that reader registered, or, on
@@ -56,6 +60,8 @@ pub struct GeneratorSource {
 pub struct GeneratorEnumerator {
     pending: Vec<GenSplit>,
     on_request: bool,
+    /// Unbounded: readers are never told there are no more splits.
+    unbounded: bool,
     /// Readers told "no more splits" since they registered: they get nothing more.
     done: BTreeSet<usize>,
 }
@@ -72,7 +78,9 @@ impl GeneratorEnumerator {
                 std::mem::take(&mut self.pending).into_iter().partition(|s| s.index % p == reader);
             self.pending = rest;
             ctx.assign_splits(reader, mine);
-            ctx.signal_no_more_splits(reader);
+            if !self.unbounded {
+                ctx.signal_no_more_splits(reader);
+            }
         }
     }
 }
@@ -96,6 +104,7 @@ impl SplitEnumerator for GeneratorEnumerator {
         // which registers anew and asks again.
         match self.pending.pop() {
             Some(split) => ctx.assign_splits(subtask, vec![split]),
+            None if self.unbounded => {}
             None => {
                 ctx.signal_no_more_splits(subtask);
                 self.done.insert(subtask);
@@ -107,17 +116,32 @@ impl SplitEnumerator for GeneratorEnumerator {
     }
 }
 
-/// Reads generator splits, at most 16 records per split per fetch, 2 ms per fetch.
+/// Reads generator splits, at most 16 records per split per fetch, 2 ms per fetch; a record
+/// is there only once its release time has come.
 pub struct GeneratorReader {
     data: Arc<Vec<Vec<Record>>>,
     splits: Vec<GenSplit>,
     turn: usize,
+    pace_ms: u64,
+    unbounded: bool,
 }
 
 impl GeneratorReader {
-    /// A split reader over the generator's records (see [`GeneratorSource::data`]).
+    /// A split reader over the generator's records (see [`GeneratorSource::data`]), all
+    /// there from the start, ending.
     pub fn new(data: Arc<Vec<Vec<Record>>>) -> Self {
-        Self { data, splits: Vec::new(), turn: 0 }
+        Self::paced(data, 0, false)
+    }
+
+    /// A split reader whose records are released evenly over `pace_ms` of virtual time;
+    /// `unbounded`: splits never finish.
+    pub fn paced(data: Arc<Vec<Vec<Record>>>, pace_ms: u64, unbounded: bool) -> Self {
+        Self { data, splits: Vec::new(), turn: 0, pace_ms, unbounded }
+    }
+
+    /// Virtual time at which position `pos` of a split of `len` records is released.
+    fn release(&self, pos: u64, len: u64) -> Duration {
+        Duration::from_micros(pos * self.pace_ms * 1000 / len.max(1))
     }
 }
 
@@ -138,15 +162,22 @@ impl SplitReader for GeneratorReader {
             return Ok(batch);
         }
         self.turn = (self.turn + 1) % self.splits.len();
-        let split = &mut self.splits[self.turn];
-        let end = split.end.min(split.next + 16);
+        let split = self.splits[self.turn].clone();
+        let now = crate::net::now();
+        let released = (split.next..split.end.min(split.next + 16)).take_while(|p| self.release(*p, split.end) <= now);
+        let end = released.last().map_or(split.next, |p| p + 1);
         for pos in split.next..end {
             batch.elements.push((split.id(), (pos, self.data[split.index][pos as usize].clone())));
         }
-        split.next = end;
-        if split.next >= split.end {
+        self.splits[self.turn].next = end;
+        if end >= split.end && !self.unbounded {
             batch.finished.push(split.id());
             self.splits.remove(self.turn);
+        } else if end == split.next && self.splits.iter().all(|s| s.next >= s.end || self.release(s.next, s.end) > now) {
+            // Nothing released anywhere: wait for the next release (or idle, once all is read).
+            let next = self.splits.iter().filter(|s| s.next < s.end).map(|s| self.release(s.next, s.end)).min();
+            let wait = next.map_or(Duration::from_millis(50), |at| at.saturating_sub(now)).min(Duration::from_millis(50));
+            madsim::time::sleep(wait).await;
         }
         Ok(batch)
     }
@@ -184,21 +215,25 @@ impl Source for GeneratorSource {
     type Enumerator = GeneratorEnumerator;
     type Reader = SourceReaderBase<GeneratorReader, GeneratorEmitter>;
     fn boundedness(&self) -> Boundedness {
-        Boundedness::Bounded
+        match self.unbounded {
+            true => Boundedness::Unbounded,
+            false => Boundedness::Bounded,
+        }
     }
     fn create_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>) -> GeneratorEnumerator {
         let pending =
             self.data.iter().enumerate().map(|(index, recs)| GenSplit { index, next: 0, end: recs.len() as u64 }).collect();
-        GeneratorEnumerator { pending, on_request: self.on_request, done: BTreeSet::new() }
+        GeneratorEnumerator { pending, on_request: self.on_request, unbounded: self.unbounded, done: BTreeSet::new() }
     }
     fn restore_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>, state: GeneratorState) -> GeneratorEnumerator {
-        GeneratorEnumerator { pending: state.pending, on_request: self.on_request, done: BTreeSet::new() }
+        let (on_request, unbounded) = (self.on_request, self.unbounded);
+        GeneratorEnumerator { pending: state.pending, on_request, unbounded, done: BTreeSet::new() }
     }
     fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
-        let data = self.data.clone();
+        let (data, pace_ms, unbounded) = (self.data.clone(), self.pace_ms, self.unbounded);
         let reader = SourceReaderBase::new(
             ctx,
-            move || GeneratorReader::new(data.clone()),
+            move || GeneratorReader::paced(data.clone(), pace_ms, unbounded),
             GeneratorEmitter,
             FetcherMode::Single,
         );
@@ -220,12 +255,25 @@ pub struct GeneratorSetup {
     /// Assign splits one at a time to readers that ask (pull-based, like Flink's file
     /// source) instead of split k to reader k mod parallelism.
     pub on_request: bool,
+    /// Release each split's records evenly over this much virtual time from the start of
+    /// the run (0: all there at once), so checkpoints and faults land mid-stream.
+    pub pace_ms: u64,
+    /// Never end: after its records the source stays idle (the job runs until the harness
+    /// has seen the output converge and settle).
+    pub unbounded: bool,
 }
 
 impl SourceSetup for GeneratorSetup {
     type Source = GeneratorSource;
     fn name(&self) -> String {
-        format!("generator({}x{})", self.splits, self.records_per_split)
+        let mut name = format!("generator({}x{}", self.splits, self.records_per_split);
+        if self.pace_ms > 0 {
+            name.push_str(&format!(" over {} ms", self.pace_ms));
+        }
+        if self.unbounded {
+            name.push_str(", unbounded");
+        }
+        name + ")"
     }
     fn build(&self, world: &mut World) -> GeneratorSource {
         let mut data = Vec::new();
@@ -233,14 +281,11 @@ impl SourceSetup for GeneratorSetup {
             let mut split = Vec::new();
             for pos in 0..self.records_per_split {
                 let record = world.new_record(pos, format!("gen {index}/{pos}").into_bytes());
-                world.history().record(
-                    "generator",
-                    EventKind::Produced { id: record.id, split: format!("gen-{index}"), pos },
-                );
+                world.history().record_produced("generator", &record, &format!("gen-{index}"), pos);
                 split.push(record);
             }
             data.push(split);
         }
-        GeneratorSource { data: Arc::new(data), on_request: self.on_request }
+        GeneratorSource { data: Arc::new(data), on_request: self.on_request, pace_ms: self.pace_ms, unbounded: self.unbounded }
     }
 }

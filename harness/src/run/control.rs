@@ -7,11 +7,13 @@
 //! (there is nothing left to disturb, and a finished job must stay finished).
 
 use super::config::RunConfig;
+use super::expect::Starts;
+use super::observe::Observer;
 use super::testbed::{Producer, RecordMaker};
 use crate::cluster::{task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER};
-use crate::history::{CheckpointId, EventKind, History};
+use crate::history::{Cause, CheckpointId, EventKind, History};
 use crate::net::{FaultRule, Gateway, RuleId};
-use crate::systems::{ExternalSystem, OutputReader};
+use crate::systems::ExternalSystem;
 use madsim::runtime::{Handle, NodeHandle};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -51,7 +53,10 @@ struct Inner {
     build_te: TeBuilder,
     producer: Option<Arc<dyn Producer>>,
     records: RecordMaker,
-    output: Arc<dyn OutputReader>,
+    observer: Observer,
+    starts: Starts,
+    /// The last answer of `all_visible`, with the output changes and produced count it saw.
+    visible_cache: Mutex<Option<(u64, usize, bool)>>,
     bounded: bool,
     crash_restart_ms: Mutex<u64>,
     workloads: Vec<madsim::task::JoinHandle<()>>,
@@ -81,7 +86,8 @@ pub(crate) struct ControlParts {
     pub build_te: TeBuilder,
     pub producer: Option<Arc<dyn Producer>>,
     pub records: RecordMaker,
-    pub output: Arc<dyn OutputReader>,
+    pub observer: Observer,
+    pub starts: Starts,
     pub bounded: bool,
     pub workloads: Vec<madsim::task::JoinHandle<()>>,
 }
@@ -109,7 +115,9 @@ impl Control {
             build_te: parts.build_te,
             producer: parts.producer,
             records: parts.records,
-            output: parts.output,
+            observer: parts.observer,
+            starts: parts.starts,
+            visible_cache: Mutex::new(None),
             bounded: parts.bounded,
             crash_restart_ms: Mutex::new(0),
             workloads: parts.workloads,
@@ -226,11 +234,20 @@ impl Control {
 
     /// Crashes a node (the job master, `taskexecutor-N` or an external system by name):
     /// its tasks stop, messages to it are lost, and an external system loses what it keeps
-    /// only in memory. False if the node is unknown, already down, or the job has ended.
+    /// only in memory. False if the node is unknown, already down, or the job has ended
+    /// (then the skip is a step in the history, so the report shows it).
     pub fn crash(&self, node: &str) -> bool {
-        if self.ended() || self.is_down(node) {
+        if self.is_down(node) {
             return false;
         }
+        if self.ended() {
+            self.step(format!("crash of {node} skipped: the job already ended"));
+            return false;
+        }
+        self.crash_now(node)
+    }
+
+    fn crash_now(&self, node: &str) -> bool {
         let Some(handle) = self.node_handle(node) else {
             self.step(format!("crash skipped: there is no node named {node:?} (systems: {:?})", self.systems()));
             return false;
@@ -239,10 +256,11 @@ impl Control {
         self.inner.gateway.node_down(node);
         self.inner.handle.kill(handle.id());
         let system = self.inner.nodes.lock().unwrap().systems.get(node).map(|(_, s)| s.clone());
+        self.record(EventKind::Crashed { node: node.to_string() });
         if let Some(system) = system {
             system.crash();
+            self.inner.observer.observe(Cause::Crash { node: node.to_string() });
         }
-        self.record(EventKind::Crashed { node: node.to_string() });
         true
     }
 
@@ -254,7 +272,24 @@ impl Control {
         let Some(handle) = self.node_handle(node) else { return false };
         self.inner.handle.restart(handle.id());
         self.record(EventKind::Restarted { node: node.to_string() });
+        if self.inner.nodes.lock().unwrap().systems.contains_key(node) {
+            self.inner.observer.observe(Cause::Restart { node: node.to_string() });
+        }
         true
+    }
+
+    /// Crashes and restarts every external system once, whatever the job's state: what a
+    /// sink committed must survive it.
+    pub(crate) async fn restart_systems(&self) {
+        for node in self.systems() {
+            if !self.is_down(&node) {
+                self.crash_now(&node);
+            }
+        }
+        self.sleep_ms(1).await;
+        for node in self.systems() {
+            self.restart(&node);
+        }
     }
 
     /// Crashes a node and restarts it `delay_ms` later (in the background).
@@ -426,6 +461,9 @@ impl Control {
     /// again. The job keeps its durable coordinates (checkpoint ids, the leader epoch).
     pub async fn resume(&self, parallelism: usize) {
         let parallelism = parallelism.max(1);
+        // From here on the job is running again (recovering), not stopped: nothing else
+        // resumes it a second time while its job master comes up.
+        *self.inner.status.lock().unwrap() = JobStatus::Running;
         self.inner.store.set_parallelism(parallelism);
         let existing = self.inner.nodes.lock().unwrap().executors.len();
         for i in existing..parallelism {
@@ -444,6 +482,7 @@ impl Control {
     /// node goes down), then resumed with `parallelism` subtasks. False if the job ended.
     pub async fn rescale(&self, parallelism: usize) -> bool {
         if self.ended() {
+            self.step(format!("rescale to {parallelism} skipped: the job already ended"));
             return false;
         }
         self.shut_down_job();
@@ -486,9 +525,44 @@ impl Control {
         })
     }
 
-    /// Whether every produced record is visible in the sink's output.
+    /// Whether every expected record (produced at or after its split's declared start) is
+    /// visible in the sink's output, as the harness last observed it.
     pub fn all_visible(&self) -> bool {
-        super::simulate::all_visible(&self.inner.history, self.inner.output.as_ref())
+        let key = (self.inner.observer.changes(), self.inner.history.produced());
+        if let Some((changes, produced, answer)) = *self.inner.visible_cache.lock().unwrap() {
+            if (changes, produced) == key {
+                return answer;
+            }
+        }
+        let expected = self.inner.history.with_events(|events| self.inner.starts.expected(events));
+        let answer = self.inner.observer.all_visible(expected.required.iter());
+        *self.inner.visible_cache.lock().unwrap() = Some((key.0, key.1, answer));
+        answer
+    }
+
+    /// After the output converged: a bounded job that finished gets every external system
+    /// restarted once; an unbounded one keeps running until [`SETTLE_CHECKPOINTS`] more
+    /// checkpoints completed with no new input (or `timeout_ms` passed), then the systems
+    /// restart too. What the output shows must not change meanwhile.
+    ///
+    /// [`SETTLE_CHECKPOINTS`]: crate::checks::SETTLE_CHECKPOINTS
+    pub(crate) async fn settle(&self, timeout_ms: u64) {
+        let finished = self.status() == JobStatus::Finished;
+        let running_unbounded = !self.inner.bounded && self.status() == JobStatus::Running && self.all_visible();
+        if !finished && !running_unbounded {
+            return;
+        }
+        self.record(EventKind::Converged);
+        if running_unbounded {
+            let want = self.inner.history.completed() + crate::checks::SETTLE_CHECKPOINTS;
+            let deadline = self.now_ms() + timeout_ms;
+            while self.inner.history.completed() < want && self.now_ms() < deadline && !self.ended() {
+                self.sleep_ms(10).await;
+            }
+        }
+        self.restart_systems().await;
+        // Give whatever reacts to the restarts a moment to show itself.
+        self.sleep_ms(50).await;
     }
 
     /// Whether the testbed's during-run workloads (upstream producers) have all finished.

@@ -38,22 +38,76 @@ pub const MARKS: &[(&str, &str)] = &[
     ("crash-at:after-prepare-commit", "a crash aimed after prepare_commit was hit"),
     ("crash-at:after-ack", "a crash aimed after the ack, before the notification, was hit"),
     ("crash-at:inside-commit", "a crash aimed after the external commit, before the committer recorded it, was hit"),
+    ("commit-request-lost", "a request to an external system was dropped while a committer was committing"),
+    ("commit-request-timed-out", "a call to an external system timed out while a committer was committing"),
+    ("system-request-lost", "a request to an external system was dropped"),
+    ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never assigned before was assigned afterwards"),
+    ("output-vanished", "records vanished from the output (a crash of its system, a delete)"),
+    ("converged", "the output converged; from here on it must not change (a bounded job finished, an unbounded one showed everything)"),
 ];
 
-/// The marks one history reached.
+/// Whether a node name is an external system's (not the job master, a task executor, or
+/// the harness's own bookkeeping).
+fn is_system(node: &str) -> bool {
+    !(node == crate::cluster::JOB_MASTER
+        || node.starts_with("taskexecutor-")
+        || matches!(node, "gateway" | "harness" | "supervisor"))
+}
+
+/// The marks one history reached. Only the run up to convergence counts: what the harness
+/// does afterwards (restarting every system) is not a fault the scenario reached.
 pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
     let mut marks = BTreeSet::new();
+    // Nodes with a commit in progress (between an attempt and its first outcome).
+    let mut committing: BTreeSet<&str> = BTreeSet::new();
+    let mut assigned: BTreeSet<&str> = BTreeSet::new();
+    let mut discovery_dropped = false;
     let mut restored: BTreeSet<(usize, u64)> = BTreeSet::new();
     let mut read_since_restore: BTreeSet<(usize, u64)> = BTreeSet::new();
     // Per subtask: checkpoints prepared (barrier passed) but not yet seen committed.
     let mut prepared: BTreeMap<usize, BTreeSet<u64>> = BTreeMap::new();
     for e in events {
         match &e.kind {
+            EventKind::CommitAttempt { .. } | EventKind::GlobalCommitAttempt { .. } => {
+                committing.insert(&e.node);
+            }
+            EventKind::CommitOutcome { .. } | EventKind::GlobalCommitOutcome { .. } => {
+                committing.remove(e.node.as_str());
+            }
+            _ => {}
+        }
+        match &e.kind {
+            EventKind::Converged => {
+                marks.insert("converged");
+                break;
+            }
+            EventKind::CallTimedOut { to, .. } if is_system(to) && committing.contains(e.node.as_str()) => {
+                marks.insert("commit-request-timed-out");
+            }
+            EventKind::Fault { fault, from, to, .. } if fault == "drop" && is_system(to) && !is_system(from) => {
+                marks.insert("system-request-lost");
+                if committing.contains(from.as_str()) {
+                    marks.insert("commit-request-lost");
+                }
+                if from == crate::cluster::JOB_MASTER {
+                    discovery_dropped = true;
+                }
+            }
+            EventKind::SplitsAssigned { splits, .. } => {
+                for s in splits {
+                    if assigned.insert(s) && discovery_dropped {
+                        marks.insert("discovery-faulted");
+                    }
+                }
+            }
+            EventKind::Vanished { .. } => {
+                marks.insert("output-vanished");
+            }
             EventKind::Crashed { node } => {
                 marks.insert("crash");
                 if node == crate::cluster::JOB_MASTER {
                     marks.insert("crash:jobmaster");
-                } else if !node.starts_with("taskexecutor-") {
+                } else if is_system(node) {
                     marks.insert("crash:system");
                 }
                 let subtask = node.strip_prefix("taskexecutor-").and_then(|s| s.parse::<usize>().ok());

@@ -13,7 +13,9 @@
 mod config;
 mod control;
 mod env;
+mod expect;
 pub mod marks;
+mod observe;
 mod report;
 mod runner;
 mod script;
@@ -22,9 +24,10 @@ mod testbed;
 
 pub use config::{FaultConfig, RunConfig};
 pub use env::Env;
+pub use expect::{Expected, StartPosition, Starts};
 pub use report::{RunReport, RunStats};
 pub use runner::{Outcome, Runner};
 pub use control::{Control, Spread};
 pub use script::{RandomFaults, Script, ScriptFuture};
 pub use simulate::{simulate, simulate_script};
-pub use testbed::{Pipeline, Producer, RecordMaker, SinkSetup, SourceSetup, Testbed, World};
+pub use testbed::{declared_guarantee, Pipeline, Producer, RecordMaker, SinkSetup, SourceSetup, Testbed, World};

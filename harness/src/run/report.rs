@@ -27,12 +27,31 @@ pub struct RunStats {
     pub messages_faulted: usize,
     /// Commit requests that were retried or found already committed.
     pub commits_repeated: usize,
+    /// Checkpoints completed before the input ended, that is before the last record was
+    /// first emitted: how much of the run's checkpointing happened while records flowed.
+    #[serde(default)]
+    pub checkpoints_before_input_ended: usize,
 }
 
 impl RunStats {
     pub(crate) fn of(f: &RunFacts, virtual_ms: u64) -> Self {
         let mut s = RunStats { virtual_ms, events: f.events.len(), produced: f.produced.len(), ..Default::default() };
+        // Only asked "contains?", never iterated.
+        let mut emitted = std::collections::HashSet::new();
+        let mut completed_so_far = 0;
+        let mut settled = false;
         for e in &f.events {
+            match &e.kind {
+                EventKind::Converged => settled = true,
+                // The harness restarts every system once the output converged: not the
+                // scenario's crashes.
+                EventKind::Crashed { .. } if settled => continue,
+                EventKind::Emitted { ids, .. } if ids.iter().fold(false, |new, id| emitted.insert(*id) | new) => {
+                    s.checkpoints_before_input_ended = completed_so_far;
+                }
+                EventKind::CheckpointCompleted { .. } => completed_so_far += 1,
+                _ => {}
+            }
             match &e.kind {
                 EventKind::CheckpointCompleted { .. } => s.checkpoints_completed += 1,
                 EventKind::CheckpointAborted { .. } => s.checkpoints_aborted += 1,
@@ -167,8 +186,8 @@ impl fmt::Display for RunReport {
         let s = &self.stats;
         writeln!(
             f,
-            "stats: {} ms virtual, {} events, {} records, {} checkpoints completed / {} aborted, {} crashes, {} failovers, {} messages faulted, {} commits repeated",
-            s.virtual_ms, s.events, s.produced, s.checkpoints_completed, s.checkpoints_aborted, s.crashes, s.failovers, s.messages_faulted, s.commits_repeated
+            "stats: {} ms virtual, {} events, {} records, {} checkpoints completed ({} before the input ended) / {} aborted, {} crashes, {} failovers, {} messages faulted, {} commits repeated",
+            s.virtual_ms, s.events, s.produced, s.checkpoints_completed, s.checkpoints_before_input_ended, s.checkpoints_aborted, s.crashes, s.failovers, s.messages_faulted, s.commits_repeated
         )?;
         writeln!(f, "history hash: {:016x}", self.history_hash)?;
         writeln!(f, "marks: {}", self.marks.join(", "))?;

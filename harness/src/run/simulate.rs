@@ -5,13 +5,13 @@ use super::config::RunConfig;
 use super::report::{RunReport, RunStats};
 use super::testbed::{Testbed, World};
 use crate::api::{Sink, Source};
-use crate::checks::{self, RunFacts};
+use super::observe::Observer;
+use crate::checks::{self, RunEnd, RunFacts};
 use super::control::{Control, ControlParts, TeBuilder};
 use super::script::{RandomFaults, Script};
 use crate::cluster::{jobmaster, task_executor, taskexecutor, CheckpointStore, Hooks, JobStatus, JobStatusCell, JOB_MASTER};
-use crate::history::{self, EventKind, History};
-use crate::net::Gateway;
-use crate::systems::OutputReader;
+use crate::history::{self, Cause, History};
+use crate::net::{Gateway, ObserveHook};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::panic::AssertUnwindSafe;
@@ -27,68 +27,50 @@ const WORKLOAD: u64 = 1;
 const NETWORK: u64 = 2;
 const FAULTS: u64 = 3;
 
-struct Ended {
-    status: JobStatus,
-    bounded: bool,
-    guarantee: crate::api::DeliveryGuarantee,
-    ordered: bool,
-    liveness_ms: u64,
-}
-
 /// Runs one seed on the current thread with the configuration's random faults
 /// ([`RandomFaults`]) and checks it. See [`simulate_script`].
 pub fn simulate<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64) -> RunReport {
     simulate_script(testbed, config, seed, &RandomFaults)
 }
 
+/// What the per-seed driver learns about the run, filled in as it goes (a panic leaves
+/// whatever it had).
+#[derive(Default)]
+struct Slots {
+    observer: Option<Observer>,
+    end: Option<RunEnd>,
+}
+
 /// Runs one seed on the current thread: builds the world, starts the nodes, runs `script`,
-/// heals everything, waits for convergence and checks. Panics inside the simulation are
-/// caught and become a failed verdict. Call it on a fresh thread per seed (the
-/// [`Runner`](super::Runner) does) so std `HashMap` order is reproducible.
+/// heals everything, waits for convergence, lets the output settle and checks. Panics
+/// inside the simulation are caught and become a failed verdict. Call it on a fresh thread
+/// per seed (the [`Runner`](super::Runner) does) so std `HashMap` order is reproducible.
 pub fn simulate_script<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64, script: &dyn Script) -> RunReport {
     let history = History::new();
-    let output: Arc<Mutex<Option<Arc<dyn OutputReader>>>> = Arc::default();
+    let slots: Arc<Mutex<Slots>> = Arc::default();
     let virtual_ms = Arc::new(Mutex::new(0u64));
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let rt = madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
-        rt.block_on(drive(testbed, config, seed, script, history.clone(), output.clone(), virtual_ms.clone()))
+        rt.block_on(drive(testbed, config, seed, script, history.clone(), slots.clone(), virtual_ms.clone()))
     }));
-    let (ended, panic) = match result {
-        Ok(ended) => (Some(ended), None),
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "non-string panic payload".into());
-            (None, Some(msg))
-        }
-    };
+    let panic = result.err().map(|payload| {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "non-string panic payload".into())
+    });
+    let Slots { observer, end } = std::mem::take(&mut *slots.lock().unwrap());
+    let mut end = end.unwrap_or_else(|| RunEnd { liveness_ms: config.liveness_ms, ..RunEnd::new("") });
+    if panic.is_some() {
+        // The run never reached its final read: read the output now.
+        end.visible = observer.map_or(Ok(Vec::new()), |o| o.reconcile());
+        end.status = JobStatus::Running;
+        end.panic = panic;
+    }
     let events = history.take();
     let hash = history::hash(&events);
-    let output = output.lock().unwrap().clone();
-    let (location, visible) = match &output {
-        Some(o) => (o.location(), o.read_visible()),
-        None => (String::new(), (Vec::new(), Vec::new())),
-    };
-    let ended = ended.unwrap_or(Ended {
-        status: JobStatus::Running,
-        bounded: true,
-        guarantee: crate::api::DeliveryGuarantee::ExactlyOnce,
-        ordered: false,
-        liveness_ms: config.liveness_ms,
-    });
-    let facts = RunFacts::new(
-        events,
-        location,
-        visible,
-        ended.guarantee,
-        ended.ordered,
-        ended.bounded,
-        ended.status,
-        ended.liveness_ms,
-        panic,
-    );
+    let facts = RunFacts::new(events, end);
     let verdicts = checks::run_all(&facts);
     let virtual_ms = *virtual_ms.lock().unwrap();
     let mut report =
@@ -103,16 +85,30 @@ async fn drive<T: Testbed>(
     seed: u64,
     script: &dyn Script,
     history: History,
-    output_slot: Arc<Mutex<Option<Arc<dyn OutputReader>>>>,
+    slots: Arc<Mutex<Slots>>,
     virtual_ms: Arc<Mutex<u64>>,
-) -> Ended {
+) {
     let mut world = World::new(history.clone(), stream(seed, WORKLOAD));
     let (source, sink) = testbed.build(&mut world);
     let output = world.output.clone().expect("the testbed's sink setup must call World::set_output");
-    *output_slot.lock().unwrap() = Some(output.clone());
+    let observer = Observer::new(output, history.clone());
     let bounded = source.boundedness() == crate::api::Boundedness::Bounded;
-    let guarantee = sink.delivery_guarantee();
-    let ordered = sink.keeps_split_order();
+    {
+        let mut slots = slots.lock().unwrap();
+        slots.observer = Some(observer.clone());
+        slots.end = Some(RunEnd {
+            output_location: observer.location().to_string(),
+            visible: Ok(Vec::new()),
+            guarantee: sink.delivery_guarantee(),
+            ordered: sink.keeps_split_order(),
+            bounded,
+            status: JobStatus::Running,
+            liveness_ms: config.liveness_ms,
+            panic: None,
+            starts: world.starts.clone(),
+        });
+    }
+    observer.observe(Cause::Setup);
     let gateway = Gateway::new(stream(seed, NETWORK), history.clone(), (config.latency_ms_min, config.latency_ms_max));
     let handle = madsim::runtime::Handle::current();
     let (hooks, hits) = Hooks::new();
@@ -121,13 +117,15 @@ async fn drive<T: Testbed>(
     for system in world.systems.clone() {
         let gw = gateway.clone();
         let sys = system.clone();
+        let seen = observer.clone();
+        let observe: ObserveHook = Arc::new(move |cause| seen.observe(cause));
         let node = handle
             .create_node()
             .name(system.name())
             .init(move || {
-                let (gw, system) = (gw.clone(), sys.clone());
+                let (gw, system, observe) = (gw.clone(), sys.clone(), observe.clone());
                 async move {
-                    let (_, inbox) = gw.bind(&system.name());
+                    let (_, inbox) = gw.bind_observed(&system.name(), observe);
                     system.serve(inbox).await
                 }
             })
@@ -196,7 +194,8 @@ async fn drive<T: Testbed>(
             build_te,
             producer: world.producer.clone(),
             records: world.record_maker(),
-            output: output.clone(),
+            observer: observer.clone(),
+            starts: world.starts.clone(),
             bounded,
             workloads,
         },
@@ -208,22 +207,14 @@ async fn drive<T: Testbed>(
     // Liveness phase: everything healed; the job must converge.
     control.heal_all().await;
     control.drain(config.liveness_ms).await;
+    // After convergence: more checkpoints (unbounded), every system restarted; then the
+    // final read, which must hold nothing that was never seen appearing.
+    control.settle(config.liveness_ms).await;
+    let visible = observer.reconcile();
     *virtual_ms.lock().unwrap() = crate::net::now().as_millis() as u64;
     control.kill_all();
-    let status = status.lock().unwrap().clone();
-    Ended { status, bounded, guarantee, ordered, liveness_ms: config.liveness_ms }
-}
-
-/// Whether every produced record is visible (counting first: sets are built only when the
-/// count says it is possible, and duplicates cannot end the wait early).
-pub(crate) fn all_visible(history: &History, output: &dyn OutputReader) -> bool {
-    let visible = output.read_visible().0;
-    if visible.len() < history.produced() {
-        return false;
+    if let Some(end) = slots.lock().unwrap().end.as_mut() {
+        end.status = status.lock().unwrap().clone();
+        end.visible = visible;
     }
-    let visible: std::collections::BTreeSet<_> = visible.into_iter().collect();
-    history.events().iter().all(|e| match &e.kind {
-        EventKind::Produced { id, .. } => visible.contains(id),
-        _ => true,
-    })
 }

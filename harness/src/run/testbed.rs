@@ -1,6 +1,7 @@
 //! Testbeds: what a run is made of — external systems, data, a source and a sink —
 //! built fresh for every seed.
 
+use super::expect::{StartPosition, Starts};
 use crate::api::{Sink, Source};
 use crate::history::History;
 use crate::record::{Record, RecordId};
@@ -34,6 +35,7 @@ pub struct World {
     pub(crate) output: Option<Arc<dyn OutputReader>>,
     pub(crate) workloads: Vec<Workload>,
     pub(crate) producer: Option<Arc<dyn Producer>>,
+    pub(crate) starts: Starts,
     rng: ChaCha8Rng,
     records: RecordMaker,
 }
@@ -46,6 +48,7 @@ impl World {
             output: None,
             workloads: Vec::new(),
             producer: None,
+            starts: Starts::default(),
             rng,
             records: RecordMaker::default(),
         }
@@ -58,9 +61,29 @@ impl World {
     pub fn add_system(&mut self, system: Arc<dyn ExternalSystem>) {
         self.systems.push(system);
     }
-    /// Declares where the sink's output is visible; the checks read it.
+    /// Declares where the sink's output is visible: the harness reads it through `output`
+    /// after every request an external system serves, and the checks judge what it saw.
+    /// Call it once (a second call is a mistake in the setup and panics, naming both).
     pub fn set_output(&mut self, output: Arc<dyn OutputReader>) {
+        if let Some(old) = &self.output {
+            panic!(
+                "World::set_output was called twice ({} and then {}): a run has one output; declare the one a \
+                 downstream reader of the sink reads",
+                old.location(),
+                output.location()
+            );
+        }
         self.output = Some(output);
+    }
+    /// Declares where the source starts reading every split (default: the earliest record).
+    /// The checks then expect exactly the records at or after each split's start, and fail
+    /// a record before it that shows up in the output.
+    pub fn declare_start(&mut self, start: StartPosition) {
+        self.starts.default = start;
+    }
+    /// Declares where the source starts reading one split, overriding [`World::declare_start`].
+    pub fn declare_split_start(&mut self, split: &str, start: StartPosition) {
+        self.starts.splits.insert(split.to_string(), start);
     }
     /// The workload's random stream (seeded from the run's seed).
     pub fn rng(&mut self) -> &mut ChaCha8Rng {
@@ -117,6 +140,17 @@ pub trait SinkSetup: Send + Sync + 'static {
     fn name(&self) -> String;
     /// Creates the sink system(s), declares the output ([`World::set_output`]) and returns the sink.
     fn build(&self, world: &mut World) -> Self::Sink;
+}
+
+/// What the sink a setup builds promises ([`Sink::delivery_guarantee`]): the setup is built
+/// once, in a throwaway simulation of its own, and the sink asked. Suites use it to pick the
+/// cases and coverage they require, so the sink is the one source of truth.
+pub fn declared_guarantee<S: SinkSetup>(setup: &S) -> crate::api::DeliveryGuarantee {
+    let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());
+    rt.block_on(async {
+        let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
+        setup.build(&mut world).delivery_guarantee()
+    })
 }
 
 /// Everything one run needs.

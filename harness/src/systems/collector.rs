@@ -1,11 +1,11 @@
 //! The collector: the trusted probe sink's external system. A commit of a keyed batch is
 //! idempotent and becomes visible at once.
 
-use super::{serve_requests, BoxFuture, ExternalSystem, OutputReader};
+use super::output::{Entry, OutputReader, Part};
+use super::{serve_requests, BoxFuture, ExternalSystem};
 use crate::error::ConnectorError;
-use crate::history::{EventKind, History};
 use crate::net::{Endpoint, Inbox};
-use crate::record::{Record, RecordId};
+use crate::record::{Record, Seen};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -14,7 +14,7 @@ use std::time::Duration;
 #[derive(Default)]
 struct Batches {
     keys: BTreeMap<String, usize>,
-    records: Vec<Vec<RecordId>>,
+    records: Vec<Vec<Seen>>,
 }
 
 /// Committed batches by key, in commit order.
@@ -22,13 +22,12 @@ struct Batches {
 pub struct Collector {
     name: String,
     batches: Arc<Mutex<Batches>>,
-    history: History,
 }
 
 impl Collector {
     /// An empty collector on node `name`.
-    pub fn new(name: &str, history: History) -> Self {
-        Self { name: name.into(), batches: Arc::default(), history }
+    pub fn new(name: &str) -> Self {
+        Self { name: name.into(), batches: Arc::default() }
     }
 
     /// Commits `records` under `key`; returns false if the key was committed before.
@@ -37,16 +36,14 @@ impl Collector {
         if b.keys.contains_key(&key) {
             return false;
         }
-        let ids: Vec<RecordId> = records.iter().map(|r| r.id).collect();
         let n = b.records.len();
         b.keys.insert(key, n);
-        b.records.push(ids.clone());
-        drop(b);
-        self.history.record(&self.name, EventKind::Visible { location: self.name.clone(), ids });
+        b.records.push(records.iter().map(Seen::of).collect());
         true
     }
 
-    /// The output reader.
+    /// The output reader: every committed batch, in commit order (one part, `batches`,
+    /// whose positions are batches).
     pub fn output(&self) -> Arc<dyn OutputReader> {
         Arc::new(self.clone())
     }
@@ -66,8 +63,15 @@ impl OutputReader for Collector {
     fn location(&self) -> String {
         self.name.clone()
     }
-    fn read_visible(&self) -> (Vec<RecordId>, Vec<String>) {
-        (self.batches.lock().unwrap().records.concat(), Vec::new())
+    fn version(&self) -> Option<u64> {
+        Some(self.batches.lock().unwrap().records.len() as u64)
+    }
+    fn parts(&self) -> Vec<Part> {
+        vec![Part { name: "batches".into(), version: 0, end: self.batches.lock().unwrap().records.len() as u64 }]
+    }
+    fn read(&self, _part: &str, from: u64) -> Vec<Entry> {
+        let b = self.batches.lock().unwrap();
+        b.records.iter().skip(from as usize).flatten().map(|s| Entry::Record(*s)).collect()
     }
 }
 

@@ -4,11 +4,11 @@
 //! Files under the visible prefix whose name does not start with `.` are what a downstream
 //! reader sees; they hold records in the harness's line format ([`Record::encode_line`]).
 
-use super::{serve_requests, BoxFuture, ExternalSystem, OutputReader};
+use super::output::{Entry, OutputReader, Part};
+use super::{serve_requests, BoxFuture, ExternalSystem};
 use crate::error::ConnectorError;
-use crate::history::{EventKind, History};
 use crate::net::{Endpoint, Inbox};
-use crate::record::{Record, RecordId};
+use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -68,6 +68,39 @@ pub enum FsResponse {
 struct File {
     synced: Vec<u8>,
     unsynced: Vec<u8>,
+    /// Changes with every change of the file's bytes (for output readers).
+    generation: u64,
+}
+
+impl File {
+    fn len(&self) -> u64 {
+        (self.synced.len() + self.unsynced.len()) as u64
+    }
+    fn bytes(&self) -> Vec<u8> {
+        [self.synced.as_slice(), self.unsynced.as_slice()].concat()
+    }
+}
+
+#[derive(Default)]
+struct State {
+    files: BTreeMap<String, File>,
+    /// Source of file generations.
+    generations: u64,
+    /// Changes whenever a downstream-visible file changes.
+    visible_version: u64,
+}
+
+impl State {
+    fn touch(&mut self, path: &str, visible: bool) {
+        self.generations += 1;
+        let g = self.generations;
+        if let Some(f) = self.files.get_mut(path) {
+            f.generation = g;
+        }
+        if visible {
+            self.visible_version += 1;
+        }
+    }
 }
 
 /// The file-system model.
@@ -75,14 +108,26 @@ struct File {
 pub struct FileSystem {
     name: String,
     visible_prefix: String,
-    files: Arc<Mutex<BTreeMap<String, File>>>,
-    history: History,
+    state: Arc<Mutex<State>>,
 }
 
 impl FileSystem {
     /// An empty file system on node `name`; files under `visible_prefix` are downstream-visible.
-    pub fn new(name: &str, visible_prefix: &str, history: History) -> Self {
-        Self { name: name.into(), visible_prefix: visible_prefix.into(), files: Arc::default(), history }
+    pub fn new(name: &str, visible_prefix: &str) -> Self {
+        Self { name: name.into(), visible_prefix: visible_prefix.into(), state: Arc::default() }
+    }
+
+    /// Writes a durable (synced) file before the run, e.g. input for a source.
+    pub fn put(&self, path: &str, bytes: Vec<u8>) {
+        let mut s = self.state.lock().unwrap();
+        s.files.insert(path.to_string(), File { synced: bytes, ..File::default() });
+        let visible = self.is_visible(path);
+        s.touch(path, visible);
+    }
+
+    /// A file's bytes (synced and not), if it exists.
+    pub fn read_file(&self, path: &str) -> Option<Vec<u8>> {
+        self.state.lock().unwrap().files.get(path).map(File::bytes)
     }
 
     fn is_visible(&self, path: &str) -> bool {
@@ -95,30 +140,28 @@ impl FileSystem {
     }
 
     fn handle(&self, req: FsRequest) -> FsResponse {
-        let mut files = self.files.lock().unwrap();
+        let mut s = self.state.lock().unwrap();
         match req {
             FsRequest::Create { path } => {
-                files.insert(path, File::default());
+                s.files.insert(path.clone(), File::default());
+                s.touch(&path, self.is_visible(&path));
                 FsResponse::Ok
             }
-            FsRequest::Append { path, at, bytes } => match files.get_mut(&path) {
-                Some(f) => {
-                    let len = (f.synced.len() + f.unsynced.len()) as u64;
-                    if len == at {
-                        f.unsynced.extend_from_slice(&bytes);
-                        FsResponse::Ok
-                    } else if len == at + bytes.len() as u64 {
-                        FsResponse::Ok // a retry of an append that took effect
-                    } else {
-                        FsResponse::Error(FsError::WrongOffset { len })
-                    }
+            FsRequest::Append { path, at, bytes } => {
+                let Some(f) = s.files.get_mut(&path) else { return FsResponse::Error(FsError::NotFound(path)) };
+                let len = f.len();
+                if len == at {
+                    f.unsynced.extend_from_slice(&bytes);
+                    s.touch(&path, self.is_visible(&path));
+                    FsResponse::Ok
+                } else if len == at + bytes.len() as u64 {
+                    FsResponse::Ok // a retry of an append that took effect
+                } else {
+                    FsResponse::Error(FsError::WrongOffset { len })
                 }
-                None => FsResponse::Error(FsError::NotFound(path)),
-            },
-            FsRequest::Sync { path, len } => match files.get_mut(&path) {
-                Some(f) if (f.synced.len() + f.unsynced.len()) as u64 != len => {
-                    FsResponse::Error(FsError::WrongOffset { len: (f.synced.len() + f.unsynced.len()) as u64 })
-                }
+            }
+            FsRequest::Sync { path, len } => match s.files.get_mut(&path) {
+                Some(f) if f.len() != len => FsResponse::Error(FsError::WrongOffset { len: f.len() }),
                 Some(f) => {
                     let bytes = std::mem::take(&mut f.unsynced);
                     f.synced.extend_from_slice(&bytes);
@@ -127,40 +170,41 @@ impl FileSystem {
                 None => FsResponse::Error(FsError::NotFound(path)),
             },
             FsRequest::Rename { from, to } => {
-                if files.contains_key(&to) {
+                if s.files.contains_key(&to) {
                     return FsResponse::Error(FsError::AlreadyExists(to));
                 }
-                let Some(file) = files.remove(&from) else {
+                let Some(file) = s.files.remove(&from) else {
                     return FsResponse::Error(FsError::NotFound(from));
                 };
-                let became_visible = self.is_visible(&to) && !self.is_visible(&from);
-                let content = [file.synced.as_slice(), file.unsynced.as_slice()].concat();
-                files.insert(to, file);
-                drop(files);
-                if became_visible {
-                    let ids = Record::decode_ids(&content);
-                    self.history.record(
-                        &self.name,
-                        EventKind::Visible { location: self.location(), ids: ids.unwrap_or_default() },
-                    );
-                }
+                s.files.insert(to.clone(), file);
+                let visible = self.is_visible(&to) || self.is_visible(&from);
+                s.touch(&to, visible);
                 FsResponse::Ok
             }
             FsRequest::List { prefix } => {
-                FsResponse::Listing(files.keys().filter(|p| p.starts_with(&prefix)).cloned().collect())
+                FsResponse::Listing(s.files.keys().filter(|p| p.starts_with(&prefix)).cloned().collect())
             }
-            FsRequest::Delete { path } => match files.remove(&path) {
-                Some(_) => FsResponse::Ok,
+            FsRequest::Delete { path } => match s.files.remove(&path) {
+                Some(_) => {
+                    if self.is_visible(&path) {
+                        s.visible_version += 1;
+                    }
+                    FsResponse::Ok
+                }
                 None => FsResponse::Error(FsError::NotFound(path)),
             },
-            FsRequest::Read { path } => match files.get(&path) {
-                Some(f) => FsResponse::Data([f.synced.as_slice(), f.unsynced.as_slice()].concat()),
+            FsRequest::Read { path } => match s.files.get(&path) {
+                Some(f) => FsResponse::Data(f.bytes()),
                 None => FsResponse::Error(FsError::NotFound(path)),
             },
         }
     }
 
-    /// The output reader for the visible prefix.
+    /// The output reader for the visible prefix: exactly the files under it (no component
+    /// starting with `.`), in path order, with the bytes they hold now, synced or not, as a
+    /// downstream job listing the directory would read them. Each line is a record in the
+    /// harness's line format ([`Record::encode_line`]); a line that does not decode, or a
+    /// last line without its newline (a torn write), is visible garbage.
     pub fn output(&self) -> Arc<dyn OutputReader> {
         Arc::new(self.clone())
     }
@@ -175,27 +219,57 @@ impl ExternalSystem for FileSystem {
         Box::pin(serve_requests(inbox, move |req| fs.handle(req)))
     }
     fn crash(&self) {
-        for f in self.files.lock().unwrap().values_mut() {
-            f.unsynced.clear();
+        let mut s = self.state.lock().unwrap();
+        let lost: Vec<String> = s.files.iter().filter(|(_, f)| !f.unsynced.is_empty()).map(|(p, _)| p.clone()).collect();
+        for path in lost {
+            s.files.get_mut(&path).expect("listed").unsynced.clear();
+            s.touch(&path, self.is_visible(&path));
         }
     }
+}
+
+/// Decodes a file's lines from byte `from` into entries.
+pub(crate) fn line_entries(path: &str, bytes: &[u8]) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    let mut line_no = 0;
+    while !rest.is_empty() {
+        let (line, next) = match rest.iter().position(|b| *b == b'\n') {
+            Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+            None => (rest, None),
+        };
+        match next {
+            None => out.push(Entry::Garbage(format!("{path}: line {line_no} has no newline (a torn write): {} bytes", line.len()))),
+            Some(_) if line.is_empty() => {}
+            Some(_) => match Record::digest_line(line) {
+                Some((id, digest)) => out.push(Entry::record(id, digest)),
+                None => out.push(Entry::Garbage(format!("{path}: line {line_no} is not a record"))),
+            },
+        }
+        line_no += 1;
+        rest = next.unwrap_or_default();
+    }
+    out
 }
 
 impl OutputReader for FileSystem {
     fn location(&self) -> String {
         FileSystem::location(self)
     }
-    fn read_visible(&self) -> (Vec<RecordId>, Vec<String>) {
-        let files = self.files.lock().unwrap();
-        let mut ids = Vec::new();
-        let mut corrupt = Vec::new();
-        for (path, f) in files.iter().filter(|(p, _)| self.is_visible(p)) {
-            match Record::decode_ids(&[f.synced.as_slice(), f.unsynced.as_slice()].concat()) {
-                Ok(file_ids) => ids.extend(file_ids),
-                Err(e) => corrupt.push(format!("{path}: {e}")),
-            }
+    fn version(&self) -> Option<u64> {
+        Some(self.state.lock().unwrap().visible_version)
+    }
+    fn parts(&self) -> Vec<Part> {
+        let s = self.state.lock().unwrap();
+        let visible = s.files.iter().filter(|(p, _)| self.is_visible(p));
+        visible.map(|(p, f)| Part { name: p.clone(), version: f.generation, end: f.len() }).collect()
+    }
+    fn read(&self, part: &str, from: u64) -> Vec<Entry> {
+        let s = self.state.lock().unwrap();
+        match s.files.get(part) {
+            Some(f) if self.is_visible(part) => line_entries(part, &f.bytes()[(from as usize).min(f.len() as usize)..]),
+            _ => Vec::new(),
         }
-        (ids, corrupt)
     }
 }
 

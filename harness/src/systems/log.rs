@@ -1,10 +1,11 @@
 //! A Kafka-like partitioned log: topics, partitions, offsets, transactional producers with
 //! epochs and fencing, read-committed reads and a listing of open transactions.
 
-use super::{serve_requests, BoxFuture, ExternalSystem, OutputReader};
-use crate::history::{EventKind, History};
+use super::output::{Entry as Visible, OutputReader, Part};
+use super::{serve_requests, BoxFuture, ExternalSystem};
+use crate::history::History;
 use crate::net::Inbox;
-use crate::record::{Record, RecordId};
+use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -88,6 +89,24 @@ struct Entry {
     status: Status,
 }
 
+/// One partition: its entries by offset, and the offsets of entries in open transactions.
+#[derive(Default)]
+struct Partition {
+    entries: Vec<Entry>,
+    open: BTreeSet<u64>,
+}
+
+impl Partition {
+    /// The last stable offset: a read-committed consumer reads no further.
+    fn lso(&self) -> u64 {
+        self.open.first().copied().unwrap_or(self.entries.len() as u64)
+    }
+    fn settle(&mut self, offset: u64, status: Status) {
+        self.entries[offset as usize].status = status;
+        self.open.remove(&offset);
+    }
+}
+
 #[derive(Default)]
 struct Producer {
     epoch: u64,
@@ -100,8 +119,10 @@ struct Producer {
 
 #[derive(Default)]
 struct State {
-    topics: BTreeMap<String, Vec<Vec<Entry>>>,
+    topics: BTreeMap<String, Vec<Partition>>,
     producers: BTreeMap<String, Producer>,
+    /// Changes whenever a last stable offset may have moved (for output readers).
+    changes: u64,
 }
 
 /// The partitioned-log model. Everything in it is durable.
@@ -123,23 +144,28 @@ impl PartitionedLog {
         let mut s = self.state.lock().unwrap();
         let parts = s.topics.entry(topic.to_string()).or_default();
         while parts.len() < partitions as usize {
-            parts.push(Vec::new());
+            parts.push(Partition::default());
         }
+        s.changes += 1;
     }
 
     /// Appends records as an upstream producer would (outside any connector); each is recorded
     /// as produced into split `<topic>-<partition>`.
     pub fn append(&self, topic: &str, partition: u32, records: Vec<Record>) {
         let mut s = self.state.lock().unwrap();
+        s.changes += 1;
         let part = &mut s.topics.get_mut(topic).expect("topic exists")[partition as usize];
+        let split = format!("{topic}-{partition}");
         for record in records {
-            let pos = part.len() as u64;
-            self.history.record(
-                &self.name,
-                EventKind::Produced { id: record.id, split: format!("{topic}-{partition}"), pos },
-            );
-            part.push(Entry { record, status: Status::Committed });
+            self.history.record_produced(&self.name, &record, &split, part.entries.len() as u64);
+            part.entries.push(Entry { record, status: Status::Committed });
         }
+    }
+
+    /// The end offset of a partition (0 if it does not exist).
+    pub fn end_offset(&self, topic: &str, partition: u32) -> u64 {
+        let s = self.state.lock().unwrap();
+        s.topics.get(topic).and_then(|t| t.get(partition as usize)).map_or(0, |p| p.entries.len() as u64)
     }
 
     /// Number of partitions of `topic` (0 if it does not exist).
@@ -147,29 +173,26 @@ impl PartitionedLog {
         self.state.lock().unwrap().topics.get(topic).map_or(0, |p| p.len() as u32)
     }
 
-    /// What a read-committed consumer of `topic` sees, partition by partition.
+    /// What a read-committed consumer of `topic` sees, partition by partition: committed
+    /// records below each partition's last stable offset.
     pub fn read_committed(&self, topic: &str) -> Vec<Record> {
         let s = self.state.lock().unwrap();
-        s.topics
-            .get(topic)
-            .map(|parts| {
-                parts
-                    .iter()
-                    .flat_map(|p| p.iter().filter(|e| e.status == Status::Committed).map(|e| e.record.clone()))
-                    .collect()
+        let Some(parts) = s.topics.get(topic) else { return Vec::new() };
+        parts
+            .iter()
+            .flat_map(|p| {
+                let stable = &p.entries[..p.lso() as usize];
+                stable.iter().filter(|e| e.status == Status::Committed).map(|e| e.record.clone())
             })
-            .unwrap_or_default()
+            .collect()
     }
 
-    /// The output reader for `topic`.
+    /// The output reader for `topic`: a read-committed consumer, partition by partition.
+    /// Each partition is read up to its last stable offset, the first offset still in an
+    /// open transaction: records behind an open transaction stay invisible until it ends,
+    /// even committed ones, exactly as Kafka's `isolation.level=read_committed`.
     pub fn output(&self, topic: &str) -> Arc<dyn OutputReader> {
         Arc::new(LogOutput { log: self.clone(), topic: topic.to_string() })
-    }
-
-    fn visible(&self, topic: &str, ids: Vec<RecordId>) {
-        if !ids.is_empty() {
-            self.history.record(&self.name, EventKind::Visible { location: format!("{}:{topic}", self.name), ids });
-        }
     }
 
     fn handle(&self, req: LogRequest) -> LogResponse {
@@ -179,7 +202,7 @@ impl PartitionedLog {
                 LogResponse::Partitions(s.topics.get(&topic).map_or(0, |p| p.len() as u32))
             }
             LogRequest::ListOffsets { topic } => LogResponse::Offsets(
-                s.topics.get(&topic).map(|parts| parts.iter().map(|p| p.len() as u64).collect()).unwrap_or_default(),
+                s.topics.get(&topic).map(|parts| parts.iter().map(|p| p.entries.len() as u64).collect()).unwrap_or_default(),
             ),
             LogRequest::Fetch { topic, partition, offset, max } => {
                 let Some(part) = s.topics.get(&topic).and_then(|t| t.get(partition as usize)) else {
@@ -188,12 +211,11 @@ impl PartitionedLog {
                 let mut entries = Vec::new();
                 let mut next = offset;
                 // Read committed: stop at the first open transaction (the last stable offset).
-                while (next as usize) < part.len() && entries.len() < max {
-                    let e = &part[next as usize];
-                    match e.status {
-                        Status::Pending => break,
-                        Status::Committed => entries.push((next, e.record.clone())),
-                        Status::Aborted => {}
+                let lso = part.lso();
+                while next < lso && entries.len() < max {
+                    let e = &part.entries[next as usize];
+                    if e.status == Status::Committed {
+                        entries.push((next, e.record.clone()));
                     }
                     next += 1;
                 }
@@ -212,23 +234,20 @@ impl PartitionedLog {
                     }
                     p.next_sequence += 1;
                 }
-                let State { topics, producers } = &mut *s;
+                let State { topics, producers, changes } = &mut *s;
                 let Some(part) = topics.get_mut(&topic).and_then(|t| t.get_mut(partition as usize)) else {
                     return LogResponse::Error(LogError::UnknownPartition);
                 };
+                *changes += 1;
                 let status = if txn.is_some() { Status::Pending } else { Status::Committed };
-                let mut ids = Vec::new();
                 for record in records {
+                    let offset = part.entries.len() as u64;
                     if let Some(t) = &txn {
                         let p = producers.get_mut(&t.id).expect("checked above");
-                        p.open.get_or_insert_with(Vec::new).push((topic.clone(), partition, part.len() as u64));
+                        p.open.get_or_insert_with(Vec::new).push((topic.clone(), partition, offset));
+                        part.open.insert(offset);
                     }
-                    ids.push(record.id);
-                    part.push(Entry { record, status });
-                }
-                drop(s);
-                if txn.is_none() {
-                    self.visible(&topic, ids);
+                    part.entries.push(Entry { record, status });
                 }
                 LogResponse::Ok
             }
@@ -239,8 +258,9 @@ impl PartitionedLog {
                 p.next_sequence = 0;
                 let epoch = p.epoch;
                 for (topic, part, off) in open.unwrap_or_default() {
-                    s.topics.get_mut(&topic).unwrap()[part as usize][off as usize].status = Status::Aborted;
+                    s.topics.get_mut(&topic).unwrap()[part as usize].settle(off, Status::Aborted);
                 }
+                s.changes += 1;
                 LogResponse::Epoch(epoch)
             }
             LogRequest::CommitTransaction { txn } => {
@@ -255,25 +275,20 @@ impl PartitionedLog {
                 }
                 p.committed_epochs.insert(txn.epoch);
                 let writes = p.open.take().unwrap_or_default();
-                let mut by_topic: BTreeMap<String, Vec<RecordId>> = BTreeMap::new();
                 for (topic, part, off) in writes {
-                    let e = &mut s.topics.get_mut(&topic).unwrap()[part as usize][off as usize];
-                    e.status = Status::Committed;
-                    by_topic.entry(topic).or_default().push(e.record.id);
+                    s.topics.get_mut(&topic).unwrap()[part as usize].settle(off, Status::Committed);
                 }
-                drop(s);
-                for (topic, ids) in by_topic {
-                    self.visible(&topic, ids);
-                }
+                s.changes += 1;
                 LogResponse::Ok
             }
             LogRequest::AbortTransaction { txn } => {
-                let State { topics, producers } = &mut *s;
+                let State { topics, producers, changes } = &mut *s;
                 match producers.get_mut(&txn.id) {
                     Some(p) if p.epoch == txn.epoch => {
                         for (topic, part, off) in p.open.take().unwrap_or_default() {
-                            topics.get_mut(&topic).unwrap()[part as usize][off as usize].status = Status::Aborted;
+                            topics.get_mut(&topic).unwrap()[part as usize].settle(off, Status::Aborted);
                         }
+                        *changes += 1;
                         LogResponse::Ok
                     }
                     _ => LogResponse::Error(LogError::Fenced),
@@ -309,7 +324,24 @@ impl OutputReader for LogOutput {
     fn location(&self) -> String {
         format!("{}:{}", self.log.name, self.topic)
     }
-    fn read_visible(&self) -> (Vec<RecordId>, Vec<String>) {
-        (self.log.read_committed(&self.topic).iter().map(|r| r.id).collect(), Vec::new())
+    fn version(&self) -> Option<u64> {
+        Some(self.log.state.lock().unwrap().changes)
+    }
+    fn parts(&self) -> Vec<Part> {
+        let s = self.log.state.lock().unwrap();
+        let Some(parts) = s.topics.get(&self.topic) else { return Vec::new() };
+        let name = |i: usize| format!("{}-{i}", self.topic);
+        parts.iter().enumerate().map(|(i, p)| Part { name: name(i), version: 0, end: p.lso() }).collect()
+    }
+    fn read(&self, part: &str, from: u64) -> Vec<Visible> {
+        let s = self.log.state.lock().unwrap();
+        let index = part.strip_prefix(&format!("{}-", self.topic)).and_then(|i| i.parse::<usize>().ok());
+        let Some(p) = index.and_then(|i| s.topics.get(&self.topic)?.get(i)) else { return Vec::new() };
+        let stable = &p.entries[(from.min(p.lso())) as usize..p.lso() as usize];
+        stable
+            .iter()
+            .filter(|e| e.status == Status::Committed)
+            .map(|e| Visible::record(e.record.id, e.record.digest()))
+            .collect()
     }
 }

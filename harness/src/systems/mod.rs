@@ -8,18 +8,21 @@
 
 mod collector;
 mod fs;
+mod kv;
 mod log;
 mod log_client;
+mod output;
 mod table;
 
 pub use collector::{Collector, CollectorClient};
 pub use fs::{FileSystem, FsClient, FsError, FsRequest, FsResponse};
+pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
 pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle};
 pub use log_client::LogClient;
+pub use output::{read_all, Entry, OutputReader, Part};
 pub use table::{SnapshotTable, TableClient, TableRequest, TableResponse};
 
 use crate::net::Inbox;
-use crate::record::RecordId;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::future::Future;
@@ -38,18 +41,10 @@ pub trait ExternalSystem: Send + Sync + 'static {
     fn crash(&self) {}
 }
 
-/// What a sink's output looks like to a downstream reader right now.
-pub trait OutputReader: Send + Sync + 'static {
-    /// The location tag that [`crate::history::EventKind::Visible`] events of this output carry.
-    fn location(&self) -> String;
-    /// Committed, visible record ids in the order a downstream reader sees them, plus
-    /// anything visible that is not a record (corrupt data), described.
-    fn read_visible(&self) -> (Vec<RecordId>, Vec<String>);
-}
-
-/// Answers every request in `inbox` with `handle`; undecodable requests get no answer
-/// (the caller times out), as a real server would drop a garbled frame.
-pub(crate) async fn serve_requests<Req, Resp>(mut inbox: Inbox, mut handle: impl FnMut(Req) -> Resp)
+/// The serve loop of a model: answers every request in `inbox` with `handle`. Undecodable
+/// requests get no answer (the caller times out), as a real server would drop a garbled
+/// frame. The harness reads the run's output after each request `handle` returns from.
+pub async fn serve_requests<Req, Resp>(mut inbox: Inbox, mut handle: impl FnMut(Req) -> Resp)
 where
     Req: DeserializeOwned,
     Resp: Serialize,

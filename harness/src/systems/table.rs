@@ -2,11 +2,12 @@
 //! when a snapshot that lists them is committed. A commit names the snapshot it builds on
 //! (optimistic concurrency) and records the checkpoint it belongs to as a property.
 
-use super::{serve_requests, BoxFuture, ExternalSystem, OutputReader};
+use super::output::{Entry, OutputReader, Part};
+use super::{serve_requests, BoxFuture, ExternalSystem};
 use crate::error::ConnectorError;
-use crate::history::{CheckpointId, EventKind, History};
+use crate::history::CheckpointId;
 use crate::net::{Endpoint, Inbox};
-use crate::record::{Record, RecordId};
+use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -41,6 +42,8 @@ struct State {
     files: BTreeMap<String, Vec<Record>>,
     /// Committed snapshots in order: (files added, checkpoint).
     snapshots: Vec<(Vec<String>, CheckpointId)>,
+    /// Changes when a data file a committed snapshot lists is rewritten.
+    rewrites: u64,
 }
 
 /// The snapshot-table model. Everything in it is durable.
@@ -48,19 +51,21 @@ struct State {
 pub struct SnapshotTable {
     name: String,
     state: Arc<Mutex<State>>,
-    history: History,
 }
 
 impl SnapshotTable {
     /// An empty table on node `name`.
-    pub fn new(name: &str, history: History) -> Self {
-        Self { name: name.into(), state: Arc::default(), history }
+    pub fn new(name: &str) -> Self {
+        Self { name: name.into(), state: Arc::default() }
     }
 
     fn handle(&self, req: TableRequest) -> TableResponse {
         let mut s = self.state.lock().unwrap();
         match req {
             TableRequest::WriteDataFile { path, records } => {
+                if s.snapshots.iter().any(|(files, _)| files.contains(&path)) {
+                    s.rewrites += 1; // a committed file changes under the readers' feet
+                }
                 s.files.insert(path, records);
                 TableResponse::Ok
             }
@@ -75,16 +80,15 @@ impl SnapshotTable {
                 if let Some(missing) = files.iter().find(|f| !s.files.contains_key(*f)) {
                     return TableResponse::MissingFile(missing.clone());
                 }
-                let ids: Vec<RecordId> = files.iter().flat_map(|f| s.files[f].iter().map(|r| r.id)).collect();
                 s.snapshots.push((files, checkpoint));
-                drop(s);
-                self.history.record(&self.name, EventKind::Visible { location: self.name.clone(), ids });
                 TableResponse::Ok
             }
         }
     }
 
-    /// The output reader: records of the data files of every committed snapshot, in order.
+    /// The output reader: the current snapshot, that is the records of the data files every
+    /// committed snapshot added, in commit order (one part, `snapshots`, whose positions are
+    /// snapshots). Data files no snapshot lists are invisible.
     pub fn output(&self) -> Arc<dyn OutputReader> {
         Arc::new(self.clone())
     }
@@ -104,10 +108,19 @@ impl OutputReader for SnapshotTable {
     fn location(&self) -> String {
         self.name.clone()
     }
-    fn read_visible(&self) -> (Vec<RecordId>, Vec<String>) {
+    fn version(&self) -> Option<u64> {
         let s = self.state.lock().unwrap();
-        let ids = s.snapshots.iter().flat_map(|(files, _)| files.iter().flat_map(|f| s.files[f].iter().map(|r| r.id)));
-        (ids.collect(), Vec::new())
+        Some(s.snapshots.len() as u64 + (s.rewrites << 32))
+    }
+    fn parts(&self) -> Vec<Part> {
+        let s = self.state.lock().unwrap();
+        vec![Part { name: "snapshots".into(), version: s.rewrites, end: s.snapshots.len() as u64 }]
+    }
+    fn read(&self, _part: &str, from: u64) -> Vec<Entry> {
+        let s = self.state.lock().unwrap();
+        let snapshots = s.snapshots.iter().skip(from as usize);
+        let records = snapshots.flat_map(|(files, _)| files.iter().flat_map(|f| s.files[f].iter()));
+        records.map(|r| Entry::record(r.id, r.digest())).collect()
     }
 }
 

@@ -1,6 +1,12 @@
 //! The suite cases: Flink's SourceTestSuiteBase and SinkTestSuiteBase cases, with faults, and
 //! what Flink's lack — crashes at every two-phase-commit phase, job-master failover, lost
-//! notifications, RPC faults, lost responses from the external system, a swarm case.
+//! notifications, RPC faults, lost responses and lost commit requests, external systems
+//! crashing mid-stream, splits appearing while the source system is unreachable, an
+//! unbounded job that must stay put after it converged, a swarm case.
+//!
+//! Every case's input arrives over [`PACE_MS`] of virtual time, so its checkpoints and
+//! faults land while records still flow (at least five checkpoints complete before the end
+//! of input on seed 1 of every case; a test holds the suites to it).
 
 use super::context::TestData;
 use crate::block::{self, Block, Target, Worker};
@@ -22,6 +28,9 @@ pub enum Body {
 pub struct CaseSpec {
     /// The case's name (`CONNSIM_CASE` selects cases by it).
     pub name: &'static str,
+    /// Coverage marks every run of the case must reach between its seeds (the swarm case's;
+    /// a scenario case carries its own in [`Scenario::requires`]).
+    pub requires: Vec<&'static str>,
     /// The data in the source system.
     pub data: TestData,
     /// The job's parallelism.
@@ -34,16 +43,39 @@ pub struct CaseSpec {
 
 const SPLITS: u32 = 8;
 const RECORDS: u64 = 3_000;
+/// How long every case's input takes to arrive, in virtual milliseconds.
+pub const PACE_MS: u64 = 2_000;
 
 fn case(name: &'static str, parallelism: usize, failover: FailoverStrategy, scenario: Scenario) -> CaseSpec {
-    let data = TestData { splits: SPLITS, records: RECORDS };
-    CaseSpec { name, data, parallelism, failover, body: Body::Scenario(scenario) }
+    let data = TestData::paced(SPLITS, RECORDS, PACE_MS);
+    CaseSpec { name, requires: Vec::new(), data, parallelism, failover, body: Body::Scenario(scenario) }
 }
 
-/// Every case, aimed at the given external systems (node names). Marks a case requires
-/// depend on the guarantee (an at-least-once sink may have nothing to commit).
-pub fn all(systems: &[String], guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
+/// The external systems a suite's cases aim at (node names).
+#[derive(Clone, Debug, Default)]
+pub struct Systems {
+    /// The source's systems (empty for the trusted generator).
+    pub source: Vec<String>,
+    /// The sink's systems.
+    pub sink: Vec<String>,
+    /// Whether the source can run unbounded and take new splits and records while it runs
+    /// (a source context; not the trusted generator).
+    pub source_grows: bool,
+}
+
+impl Systems {
+    /// The source's and the sink's systems.
+    pub fn all(&self) -> Vec<String> {
+        self.source.iter().chain(&self.sink).cloned().collect()
+    }
+}
+
+/// Every case, aimed at the given external systems. Marks a case requires depend on the
+/// guarantee (only an exactly-once sink commits through its external system).
+pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     let exactly_once = guarantee == DeliveryGuarantee::ExactlyOnce;
+    let all_systems = aimed.all();
+    let systems = all_systems.as_slice();
     let mut phases = Scenario::new("crash at every two-phase-commit phase");
     for phase in Phase::ALL {
         if phase == Phase::InsideCommit && !exactly_once {
@@ -64,15 +96,55 @@ pub fn all(systems: &[String], guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         Region,
         Scenario::new("single split").then(checkpoint()).then(crash(Worker::Any)).then(wait(100)),
     );
-    single.data = TestData { splits: 1, records: 1_000 };
+    single.data = TestData::paced(1, 1_000, PACE_MS);
     let mut idle = case(
         "more readers than splits",
         4,
         Region,
         Scenario::new("more readers than splits").then(checkpoint()).then(crash(Worker::Nth(3))).then(wait(100)),
     );
-    idle.data = TestData { splits: 2, records: 1_000 };
-    vec![
+    idle.data = TestData::paced(2, 1_000, PACE_MS);
+    // Requests to the sink's systems are lost, then slower than the clients' timeouts, while
+    // checkpoints complete: commits (and writes) must be retried without loss or duplicates.
+    let mut commits = Scenario::new("lost commit requests");
+    for s in &aimed.sink {
+        let to = Some(Target::System(s.clone()));
+        // Requests and their responses: about half of the calls get through.
+        let lost = Fault::Drop { probability: 0.3, kind: None, from: None, to: to.clone() };
+        // 30 ms each way on top of the latency: calls take effect, then time out.
+        let slow = Fault::Delay { ms: 30, kind: None, from: None, to };
+        commits = commits
+            .then(wait(100))
+            .then(during(lost, checkpoint().then(checkpoint()).then(checkpoint())))
+            .then(Block::Fault { fault: slow, for_ms: 150 })
+            .then(wait(100));
+    }
+    commits = match (aimed.sink.is_empty(), exactly_once) {
+        (true, _) => commits,
+        (false, true) => commits.requires("commit-request-lost"),
+        (false, false) => commits.requires("system-request-lost"),
+    };
+    // Every external system crashes and restarts while records flow; each loses exactly
+    // what its model keeps only in memory (the file system: unsynced bytes).
+    let mut crashes = Scenario::new("external systems crash mid-stream");
+    for s in systems {
+        crashes = crashes.then(wait(120)).then(crash(Target::System(s.clone())).restart_after(40));
+    }
+    if !systems.is_empty() {
+        crashes = crashes.then(wait(100)).requires("crash:system");
+    }
+    let mut settle = case(
+        "unbounded, stable after convergence",
+        4,
+        Region,
+        Scenario::new("unbounded, stable after convergence")
+            .then(checkpoint())
+            .then(crash(Worker::Any).restart_after(30))
+            .then(wait(200))
+            .requires("converged"),
+    );
+    settle.data.unbounded = true;
+    let mut cases = vec![
         single,
         case(
             "multiple splits, per-split order",
@@ -152,6 +224,9 @@ pub fn all(systems: &[String], guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
                 .requires("message-dropped"),
         ),
         case("lost responses from the external system", 4, Region, lost_responses),
+        case("lost commit requests", 4, Region, commits),
+        case("external systems crash mid-stream", 4, Region, crashes),
+        settle,
         case(
             "splits wait for a slow reader",
             4,
@@ -170,10 +245,29 @@ pub fn all(systems: &[String], guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         ),
         CaseSpec {
             name: "swarm",
-            data: TestData { splits: SPLITS, records: RECORDS },
+            requires: vec!["crash", "restore-from-checkpoint"],
+            data: TestData::paced(SPLITS, RECORDS, PACE_MS),
             parallelism: 4,
             failover: Region,
             body: Body::Swarm,
         },
-    ]
+    ];
+    if aimed.source_grows {
+        // Splits appear while the job master cannot reach the source system: discovery must
+        // find them once it can, and read them from their start.
+        let mut unreachable = Scenario::new("new splits while the source system is unreachable").then(wait(100));
+        for s in &aimed.source {
+            let cut = Fault::Partition { a: Target::JobMaster, b: Target::System(s.clone()) };
+            unreachable = unreachable.then(during(cut, add_splits(2).then(produce(200)).then(wait(150))));
+        }
+        let mut discovery = case(
+            "new splits while the source system is unreachable",
+            4,
+            Region,
+            unreachable.then(produce(100)).then(wait(100)).requires("discovery-faulted"),
+        );
+        discovery.data.unbounded = true;
+        cases.insert(cases.len() - 1, discovery);
+    }
+    cases
 }

@@ -4,17 +4,31 @@
 //! output. Both host their external system's model as a simulated node
 //! ([`World::add_system`]).
 
-use connsim::api::{DeliveryGuarantee, Sink, Source};
+use connsim::api::{Sink, Source};
 use connsim::run::{SinkSetup, SourceSetup, World};
 use std::sync::Arc;
 
-/// The data a suite case asks for: how many splits, how many records in all.
+/// The data a suite case asks for: how many splits, how many records in all, how fast they
+/// arrive, and whether the source ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TestData {
     /// Splits (partitions, files, …) in the source system.
     pub splits: u32,
     /// Records, spread over the splits.
     pub records: u64,
+    /// The records arrive evenly over this much virtual time from the start of the run (0:
+    /// all there at once), so the case's checkpoints and faults land while input still flows.
+    pub pace_ms: u64,
+    /// The source never ends: the case runs it unbounded (a source context that cannot
+    /// skips such cases in [`SourceContext::supports`]).
+    pub unbounded: bool,
+}
+
+impl TestData {
+    /// `records` records in `splits` splits, arriving over `pace_ms`, bounded.
+    pub fn paced(splits: u32, records: u64, pace_ms: u64) -> Self {
+        Self { splits, records, pace_ms, unbounded: false }
+    }
 }
 
 /// Runs a source under the suites.
@@ -22,7 +36,11 @@ pub struct TestData {
 /// `build` creates the source system (an [`connsim::systems::ExternalSystem`] registered
 /// with [`World::add_system`], so it lives on its own simulated node and network faults
 /// reach it), writes `data` into it with ids from [`World::new_record`] (the model records
-/// each as produced), and returns the source reading it, bounded.
+/// each as produced; records that arrive later are written by a [`World::during_run`]
+/// workload, paced as `data.pace_ms` says), declares where the source starts
+/// ([`World::declare_start`]) and returns the source reading it, bounded unless
+/// `data.unbounded` (then it also registers a producer, [`World::set_producer`], so cases
+/// can add splits and records while it runs).
 pub trait SourceContext: Send + Sync + 'static {
     /// The source.
     type Source: Source;
@@ -41,20 +59,17 @@ pub trait SourceContext: Send + Sync + 'static {
 
 /// Runs a sink under the suites.
 ///
-/// `build` creates the sink system, declares with [`World::set_output`] what a downstream
-/// reader sees of it now (committed data only), and returns the sink configured for
-/// `guarantee`.
+/// `build` creates the sink system, declares with [`World::set_output`] how a downstream
+/// reader reads it, and returns the sink. What the sink promises is what its
+/// [`Sink::delivery_guarantee`] says, and the suite holds it to that; a sink with several
+/// modes gets one context per mode.
 pub trait SinkContext: Send + Sync + 'static {
     /// The sink.
     type Sink: Sink;
     /// Name for reports.
     fn name(&self) -> String;
-    /// The guarantees the sink offers; every case runs once per guarantee.
-    fn guarantees(&self) -> Vec<DeliveryGuarantee> {
-        vec![DeliveryGuarantee::ExactlyOnce]
-    }
     /// Creates the system, declares the output, returns the sink.
-    fn build(&self, world: &mut World, guarantee: DeliveryGuarantee) -> Self::Sink;
+    fn build(&self, world: &mut World) -> Self::Sink;
     /// Node names of the systems `build` creates.
     fn systems(&self) -> Vec<String>;
     /// Whether the sink can run suite case `case`; `Err(why)` skips it.
@@ -92,17 +107,15 @@ impl<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 'static> SourceContext
     }
 }
 
-/// A sink context made of a [`SinkSetup`] whose sink offers one guarantee.
+/// A sink context made of a [`SinkSetup`].
 pub struct SinkFromSetup<S> {
     setup: S,
-    guarantee: DeliveryGuarantee,
     systems: Vec<String>,
 }
 
-/// A sink context from a [`SinkSetup`] whose sink offers `guarantee` (what its
-/// `Sink::delivery_guarantee` says).
-pub fn sink_from_setup<S: SinkSetup>(setup: S, guarantee: DeliveryGuarantee, systems: &[&str]) -> SinkFromSetup<S> {
-    SinkFromSetup { setup, guarantee, systems: systems.iter().map(|s| s.to_string()).collect() }
+/// A sink context from a [`SinkSetup`] whose systems are the nodes `systems`.
+pub fn sink_from_setup<S: SinkSetup>(setup: S, systems: &[&str]) -> SinkFromSetup<S> {
+    SinkFromSetup { setup, systems: systems.iter().map(|s| s.to_string()).collect() }
 }
 
 impl<S: SinkSetup> SinkContext for SinkFromSetup<S> {
@@ -110,10 +123,7 @@ impl<S: SinkSetup> SinkContext for SinkFromSetup<S> {
     fn name(&self) -> String {
         self.setup.name()
     }
-    fn guarantees(&self) -> Vec<DeliveryGuarantee> {
-        vec![self.guarantee]
-    }
-    fn build(&self, world: &mut World, _guarantee: DeliveryGuarantee) -> S::Sink {
+    fn build(&self, world: &mut World) -> S::Sink {
         self.setup.build(world)
     }
     fn systems(&self) -> Vec<String> {
@@ -130,7 +140,9 @@ pub(crate) struct SourceOf<C> {
 impl<C: SourceContext> SourceSetup for SourceOf<C> {
     type Source = C::Source;
     fn name(&self) -> String {
-        format!("{}({} splits, {} records)", self.ctx.name(), self.data.splits, self.data.records)
+        let d = &self.data;
+        let unbounded = if d.unbounded { ", unbounded" } else { "" };
+        format!("{}({} splits, {} records over {} ms{unbounded})", self.ctx.name(), d.splits, d.records, d.pace_ms)
     }
     fn build(&self, world: &mut World) -> C::Source {
         self.ctx.build(world, self.data)
@@ -140,15 +152,14 @@ impl<C: SourceContext> SourceSetup for SourceOf<C> {
 /// A sink context as a per-case [`SinkSetup`].
 pub(crate) struct SinkOf<C> {
     pub ctx: Arc<C>,
-    pub guarantee: DeliveryGuarantee,
 }
 
 impl<C: SinkContext> SinkSetup for SinkOf<C> {
     type Sink = C::Sink;
     fn name(&self) -> String {
-        format!("{}[{:?}]", self.ctx.name(), self.guarantee)
+        self.ctx.name()
     }
     fn build(&self, world: &mut World) -> C::Sink {
-        self.ctx.build(world, self.guarantee)
+        self.ctx.build(world)
     }
 }

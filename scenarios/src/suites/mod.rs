@@ -24,7 +24,7 @@
 pub mod cases;
 mod context;
 
-pub use cases::{Body, CaseSpec};
+pub use cases::{Body, CaseSpec, Systems};
 pub use context::{source_from_setup, sink_from_setup, SinkContext, SinkFromSetup, SourceContext, SourceFromSetup, TestData};
 
 use crate::generate::{self, Generator};
@@ -32,7 +32,7 @@ use crate::replay::CaseFile;
 use crate::scenario::Scenario;
 use connsim::api::DeliveryGuarantee;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
-use connsim::run::{Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
+use connsim::run::{declared_guarantee, Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
 use context::{SinkOf, SourceOf};
 use std::fmt;
 use std::path::PathBuf;
@@ -128,10 +128,9 @@ fn swarm(systems: &[String]) -> Generator {
     Generator { systems: systems.to_vec(), swarm: true, ..Generator::default() }
 }
 
-/// The case list for one guarantee, as runnable cases over the given testbed maker.
+/// The case list, as runnable cases over the given testbed maker.
 fn build_cases<A, B>(
     specs: Vec<CaseSpec>,
-    suffix: &str,
     systems: Vec<String>,
     skip: impl Fn(&str) -> Option<String>,
     make: impl Fn(TestData) -> Pipeline<A, B> + Send + Sync + 'static,
@@ -144,7 +143,7 @@ where
     specs
         .into_iter()
         .map(|spec| {
-            let name = format!("{}{suffix}", spec.name);
+            let name = spec.name.to_string();
             let (m, m2, systems, case_name) = (make.clone(), make.clone(), systems.clone(), name.clone());
             let testbed = connsim::run::Testbed::name(&make(spec.data));
             let data = spec.data;
@@ -192,6 +191,9 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
         Body::Swarm => {
             let seeds = runner.seed_list();
             let search = generate::search(&runner, &swarm(systems), seeds);
+            let reached: std::collections::BTreeSet<&String> = search.reports.iter().flat_map(|r| &r.marks).collect();
+            result.missed_marks =
+                spec.requires.iter().filter(|m| !reached.iter().any(|r| r == *m)).map(|m| m.to_string()).collect();
             if let Some(found) = &search.found {
                 if let Some(dir) = &settings.save_dir {
                     if let Ok(path) = CaseFile::from_report(&found.minimal, &found.report).save(dir) {
@@ -207,70 +209,62 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
     result
 }
 
-fn guarantee_suffix(all: &[DeliveryGuarantee], g: DeliveryGuarantee) -> String {
-    if all.len() > 1 {
-        format!(" [{g:?}]")
-    } else {
-        String::new()
-    }
-}
-
 /// The source suite: `ctx`'s source feeding the trusted collecting sink.
 pub fn source<C: SourceContext>(ctx: C) -> Suite {
     let ctx = Arc::new(ctx);
-    let (systems, name) = (ctx.systems(), ctx.name());
+    let name = ctx.name();
+    let systems = Systems { source: ctx.systems(), sink: vec!["collector".into()], source_grows: true };
     let c = ctx.clone();
     let cases = build_cases(
         cases::all(&systems, DeliveryGuarantee::ExactlyOnce),
-        "",
-        systems,
+        systems.all(),
         move |case| c.supports(case).err(),
         move |data| Pipeline(SourceOf { ctx: ctx.clone(), data }, CollectorSetup),
     );
     Suite::new(format!("source suite: {name}"), cases)
 }
 
-/// The sink suite: the trusted generator source feeding `ctx`'s sink, once per guarantee.
-pub fn sink<C: SinkContext>(ctx: C) -> Suite {
-    let ctx = Arc::new(ctx);
-    let systems = ctx.systems();
-    let guarantees = ctx.guarantees();
-    let mut cases = Vec::new();
-    for &g in &guarantees {
-        let (c, k) = (ctx.clone(), ctx.clone());
-        cases.extend(build_cases(
-            cases::all(&systems, g),
-            &guarantee_suffix(&guarantees, g),
-            systems.clone(),
-            move |case| c.supports(case).err(),
-            move |data| {
-                let per_split = data.records / u64::from(data.splits.max(1));
-                let source = GeneratorSetup { splits: data.splits as usize, records_per_split: per_split, ..Default::default() };
-                Pipeline(source, SinkOf { ctx: k.clone(), guarantee: g })
-            },
-        ));
+/// The trusted generator for a case's data.
+fn generator(data: TestData) -> GeneratorSetup {
+    let records_per_split = data.records / u64::from(data.splits.max(1));
+    GeneratorSetup {
+        splits: data.splits as usize,
+        records_per_split,
+        pace_ms: data.pace_ms,
+        unbounded: data.unbounded,
+        ..Default::default()
     }
-    Suite::new(format!("sink suite: {}", ctx.name()), cases)
 }
 
-/// The pipeline suite: `source`'s source feeding `sink`'s sink, once per sink guarantee.
+/// The sink suite: the trusted generator source feeding `ctx`'s sink, held to the guarantee
+/// its sink declares.
+pub fn sink<C: SinkContext>(ctx: C) -> Suite {
+    let ctx = Arc::new(ctx);
+    let guarantee = declared_guarantee(&SinkOf { ctx: ctx.clone() });
+    let systems = Systems { source: Vec::new(), sink: ctx.systems(), source_grows: false };
+    let (c, k) = (ctx.clone(), ctx.clone());
+    let cases = build_cases(
+        cases::all(&systems, guarantee),
+        systems.all(),
+        move |case| c.supports(case).err(),
+        move |data| Pipeline(generator(data), SinkOf { ctx: k.clone() }),
+    );
+    Suite::new(format!("sink suite: {} ({guarantee:?})", ctx.name()), cases)
+}
+
+/// The pipeline suite: `source`'s source feeding `sink`'s sink.
 pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
     let (source, sink) = (Arc::new(source), Arc::new(sink));
-    let mut systems = source.systems();
-    systems.extend(sink.systems());
-    let guarantees = sink.guarantees();
-    let mut cases = Vec::new();
-    for &g in &guarantees {
-        let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
-        cases.extend(build_cases(
-            cases::all(&systems, g),
-            &guarantee_suffix(&guarantees, g),
-            systems.clone(),
-            move |case| s1.supports(case).err().or_else(|| k1.supports(case).err()),
-            move |data| Pipeline(SourceOf { ctx: s2.clone(), data }, SinkOf { ctx: k2.clone(), guarantee: g }),
-        ));
-    }
-    Suite::new(format!("pipeline suite: {} -> {}", source.name(), sink.name()), cases)
+    let guarantee = declared_guarantee(&SinkOf { ctx: sink.clone() });
+    let systems = Systems { source: source.systems(), sink: sink.systems(), source_grows: true };
+    let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
+    let cases = build_cases(
+        cases::all(&systems, guarantee),
+        systems.all(),
+        move |case| s1.supports(case).err().or_else(|| k1.supports(case).err()),
+        move |data| Pipeline(SourceOf { ctx: s2.clone(), data }, SinkOf { ctx: k2.clone() }),
+    );
+    Suite::new(format!("pipeline suite: {} -> {} ({guarantee:?})", source.name(), sink.name()), cases)
 }
 
 impl Suite {

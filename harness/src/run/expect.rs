@@ -1,0 +1,161 @@
+//! Expected records: which produced records must be in the output, given where the source
+//! starts reading each split (as a Flink offsets initializer says it).
+//!
+//! A source setup declares the start ([`crate::run::World::declare_start`]); the checks
+//! resolve it against the history's `Produced` events, whose positions follow the rule of
+//! [`crate::history::History::record_produced`]. A record at or after its split's start must
+//! be in the output; one before it must not.
+
+use crate::history::{Event, EventKind};
+use crate::record::RecordId;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a source starts reading a split.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StartPosition {
+    /// From the first record.
+    #[default]
+    Earliest,
+    /// From the end of the split when the job starts: records produced before the job first
+    /// started are skipped. A job that restarts before its first completed checkpoint looks
+    /// the end up again (as Flink does), so records produced between the first start and the
+    /// last start without a checkpoint may or may not be read; a test should not rely on them.
+    Latest,
+    /// From this position.
+    Offset(u64),
+    /// From the offset a consumer group committed in the source system (the setup commits
+    /// it, and declares it here).
+    Committed(u64),
+    /// From the first record whose event time is at or after this (milliseconds).
+    Timestamp(i64),
+}
+
+/// Declared start positions: one for every split, with overrides per split.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Starts {
+    /// For splits without an override (including splits that appear during the run).
+    pub default: StartPosition,
+    /// Per split id.
+    pub splits: BTreeMap<String, StartPosition>,
+}
+
+/// What the output must hold, resolved from the history.
+#[derive(Clone, Debug, Default)]
+pub struct Expected {
+    /// Records that must be in the output.
+    pub required: BTreeSet<RecordId>,
+    /// Records that may or may not be there (see [`StartPosition::Latest`]).
+    pub optional: BTreeSet<RecordId>,
+    /// Records before their split's start, with that start position; they must not be there.
+    pub before_start: BTreeMap<RecordId, u64>,
+}
+
+struct Produced {
+    id: RecordId,
+    pos: u64,
+    event_time_ms: i64,
+    index: usize,
+}
+
+impl Starts {
+    /// Resolves the starts against a history.
+    pub fn expected(&self, events: &[Event]) -> Expected {
+        let mut splits: BTreeMap<&str, Vec<Produced>> = BTreeMap::new();
+        let mut first_start = None;
+        let mut last_fresh_start = None;
+        let mut first_completed = None;
+        for (index, e) in events.iter().enumerate() {
+            match &e.kind {
+                EventKind::Produced { id, split, pos, event_time_ms, .. } => {
+                    splits.entry(split).or_default().push(Produced { id: *id, pos: *pos, event_time_ms: *event_time_ms, index });
+                }
+                EventKind::JobStarted { .. } => {
+                    first_start.get_or_insert(index);
+                    if first_completed.is_none() {
+                        last_fresh_start = Some(index);
+                    }
+                }
+                EventKind::CheckpointCompleted { .. } => {
+                    first_completed.get_or_insert(index);
+                }
+                _ => {}
+            }
+        }
+        let mut out = Expected::default();
+        for (split, records) in splits {
+            let end_at = |at: Option<usize>| match at {
+                Some(i) => records.iter().filter(|r| r.index < i).map(|r| r.pos + 1).max().unwrap_or(0),
+                None => 0,
+            };
+            let (forbid_below, require_from) = match self.splits.get(split).copied().unwrap_or(self.default) {
+                StartPosition::Earliest => (0, 0),
+                StartPosition::Offset(k) | StartPosition::Committed(k) => (k, k),
+                StartPosition::Latest => (end_at(first_start), end_at(last_fresh_start)),
+                StartPosition::Timestamp(t) => {
+                    let at = records.iter().filter(|r| r.event_time_ms >= t).map(|r| r.pos).min().unwrap_or(u64::MAX);
+                    (at, at)
+                }
+            };
+            for r in &records {
+                if r.pos < forbid_below {
+                    out.before_start.insert(r.id, forbid_below);
+                } else if r.pos < require_from {
+                    out.optional.insert(r.id);
+                } else {
+                    out.required.insert(r.id);
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Event;
+
+    fn produced(id: u64, split: &str, pos: u64, time: i64) -> Event {
+        let kind = EventKind::Produced { id: RecordId(id), split: split.into(), pos, digest: 0, event_time_ms: time };
+        Event { t_us: 0, node: "log".into(), kind }
+    }
+    fn at(kind: EventKind) -> Event {
+        Event { t_us: 0, node: "jobmaster".into(), kind }
+    }
+    fn ids(set: &BTreeSet<RecordId>) -> Vec<u64> {
+        set.iter().map(|r| r.0).collect()
+    }
+
+    #[test]
+    fn every_kind_of_start_resolves_against_the_history() {
+        let events = vec![
+            produced(1, "a", 0, 10),
+            produced(2, "a", 1, 20),
+            at(EventKind::JobStarted { parallelism: 1 }),
+            produced(3, "a", 2, 30),
+            at(EventKind::JobStarted { parallelism: 1 }), // a fresh restart: no checkpoint yet
+            produced(4, "a", 3, 40),
+            at(EventKind::CheckpointCompleted { checkpoint: 1 }),
+            at(EventKind::JobStarted { parallelism: 1 }), // restored: latest is not looked up again
+            produced(5, "a", 4, 5),
+            produced(6, "b", 0, 50),
+        ];
+        let with = |default, splits: &[(&str, StartPosition)]| {
+            let s = Starts { default, splits: splits.iter().map(|(k, v)| (k.to_string(), *v)).collect() };
+            s.expected(&events)
+        };
+        let e = with(StartPosition::Earliest, &[]);
+        assert_eq!(ids(&e.required), vec![1, 2, 3, 4, 5, 6]);
+        let e = with(StartPosition::Latest, &[]);
+        assert_eq!((ids(&e.required), ids(&e.optional)), (vec![4, 5, 6], vec![3]));
+        assert_eq!(e.before_start.keys().map(|r| r.0).collect::<Vec<_>>(), vec![1, 2]);
+        let e = with(StartPosition::Earliest, &[("a", StartPosition::Offset(3))]);
+        assert_eq!(ids(&e.required), vec![4, 5, 6]);
+        assert_eq!(e.before_start.get(&RecordId(3)), Some(&3));
+        let e = with(StartPosition::Timestamp(25), &[]);
+        assert_eq!(ids(&e.required), vec![3, 4, 5, 6], "the first record at or after the time, and all after it");
+        let e = with(StartPosition::Committed(1), &[]);
+        assert_eq!(ids(&e.required), vec![2, 3, 4, 5], "split b has only position 0");
+    }
+}
