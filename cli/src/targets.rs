@@ -30,11 +30,14 @@ pub fn all() -> Vec<Target> {
     use contexts::*;
     vec![
         target("log-source", "source", None, || suites::source(log_source())),
+        target("log-source (latest)", "source", None, || suites::source(log_source_latest())),
+        target("log-source (offset)", "source", None, || suites::source(log_source_specific())),
         target("file-sink", "sink", None, || suites::sink(file_sink())),
         target("txn-log-sink", "sink", None, || suites::sink(txn_log_sink())),
         target("table-sink (global committer)", "sink", None, || suites::sink(table_sink())),
         target("log-sink (at-least-once, flush)", "sink", None, || suites::sink(log_sink(BarrierMode::Flush))),
         target("log-sink (at-least-once, state)", "sink", None, || suites::sink(log_sink(BarrierMode::BufferInState))),
+        target("upsert-sink (idempotent)", "sink", None, || suites::sink(upsert_sink())),
         target("log-source -> txn-log-sink", "pipeline", None, || suites::pipeline(log_source(), txn_log_sink())),
         target("log-source -> file-sink", "pipeline", None, || suites::pipeline(log_source(), file_sink())),
         target("mutant: ignores add_splits_back", "source", Some("no-loss"), || {
@@ -61,6 +64,28 @@ pub fn all() -> Vec<Target> {
         }),
         target("mutant: writer state not restored", "sink", Some("no-loss"), || {
             suites::sink(sink(IgnoresStateSetup, &["sink-log"]))
+        }),
+        target("mutant: in-progress files visible", "sink", Some("no-premature-visibility"), || {
+            suites::sink(sink(BuggyFileSinkSetup(InProgressVisible), &["fs"]))
+        }),
+        target("mutant: lossy writer state", "sink", Some("no-corruption"), || {
+            suites::sink(sink(LossyStateSetup, &["sink-log"]))
+        }),
+        target("mutant: writes barrier batch twice", "sink", Some("no-duplicates"), || {
+            suites::sink(sink(WritesTwiceSetup, &["sink-log"]))
+        }),
+        target("mutant: stale file relisted when idle", "sink", Some("stable-after-convergence"), || {
+            suites::sink(sink(RelistsStaleFileSetup, &["table"]))
+        }),
+        target("mutant: final file not synced", "sink", Some("stable-after-convergence"), || {
+            suites::sink(sink(BuggyFileSinkSetup(UnsyncedFinalFile), &["fs"]))
+        }),
+        target("mutant: returned splits restart at 0", "source", Some("no-phantoms"), || {
+            let start = connectors_under_test::LogStart::Offset(BEFORE_START);
+            suites::source(log_source_starting_with(RestartsReturnedSplits::NAME, start, |s| BuggySetup(s, RestartsReturnedSplits)))
+        }),
+        target("mutant: upsert sink claims exactly-once", "sink", Some("no-premature-visibility"), || {
+            suites::sink(sink(connectors_under_test::UpsertSinkSetup { claims_exactly_once: true }, &["kv"]))
         }),
     ]
 }

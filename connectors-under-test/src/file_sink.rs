@@ -32,6 +32,9 @@ pub struct FileSink {
     pub fs: String,
     /// Visible directory, ending in `/`.
     pub dir: String,
+    /// Where in-progress files are written: a hidden directory (a `.` name) inside the
+    /// visible one, so a downstream reader never sees them.
+    pub in_progress: String,
 }
 
 /// Its writer.
@@ -39,6 +42,7 @@ pub struct FileWriter {
     ctx: WriterContext,
     client: FsClient,
     dir: String,
+    in_progress: String,
     pub(crate) buffer: Vec<u8>,
     pub(crate) buffered: usize,
     /// The open in-progress file and its length.
@@ -64,7 +68,7 @@ impl FileWriter {
             return Ok(());
         }
         if self.file.is_none() {
-            let tmp = format!("{}.inprogress/{}", self.dir, self.name());
+            let tmp = format!("{}{}", self.in_progress, self.name());
             call(&self.client, FsRequest::Create { path: tmp.clone() }).await?.map_err(refused)?;
             self.file = Some((tmp, 0));
         }
@@ -75,6 +79,21 @@ impl FileWriter {
         self.file.as_mut().expect("opened above").1 += n;
         self.buffered = 0;
         Ok(())
+    }
+}
+
+impl FileWriter {
+    /// Closes the open file as a committable; `sync`: make its bytes durable first.
+    pub(crate) async fn roll(&mut self, sync: bool) -> Result<Vec<FileCommittable>, ConnectorError> {
+        self.write_buffer().await?;
+        let Some((tmp, len)) = self.file.take() else { return Ok(vec![]) };
+        if sync {
+            // The length check catches appends the file system lost in a crash.
+            call(&self.client, FsRequest::Sync { path: tmp.clone(), len }).await?.map_err(refused)?;
+        }
+        let dst = format!("{}{}", self.dir, self.name());
+        self.part += 1;
+        Ok(vec![FileCommittable { tmp, dst }])
     }
 }
 
@@ -96,13 +115,7 @@ impl SinkWriter for FileWriter {
     }
 
     async fn prepare_commit(&mut self, _checkpoint: CheckpointId) -> Result<Vec<FileCommittable>, ConnectorError> {
-        self.write_buffer().await?;
-        let Some((tmp, len)) = self.file.take() else { return Ok(vec![]) };
-        // The length check catches appends the file system lost in a crash.
-        call(&self.client, FsRequest::Sync { path: tmp.clone(), len }).await?.map_err(refused)?;
-        let dst = format!("{}{}", self.dir, self.name());
-        self.part += 1;
-        Ok(vec![FileCommittable { tmp, dst }])
+        self.roll(true).await
     }
 }
 
@@ -149,7 +162,8 @@ impl Sink for FileSink {
 
     async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<FileWriter, ConnectorError> {
         let client = FsClient::new(ctx.endpoint().clone(), &self.fs);
-        Ok(FileWriter { ctx, client, dir: self.dir.clone(), buffer: Vec::new(), buffered: 0, file: None, part: 0 })
+        let (dir, in_progress) = (self.dir.clone(), self.in_progress.clone());
+        Ok(FileWriter { ctx, client, dir, in_progress, buffer: Vec::new(), buffered: 0, file: None, part: 0 })
     }
 
     fn create_committer(&self, ctx: CommitterContext) -> FileCommitter {
@@ -170,6 +184,6 @@ impl SinkSetup for FileSinkSetup {
         let fs = FileSystem::new("fs", "out/");
         world.set_output(fs.output());
         world.add_system(Arc::new(fs));
-        FileSink { fs: "fs".into(), dir: "out/".into() }
+        FileSink { fs: "fs".into(), dir: "out/".into(), in_progress: "out/.inprogress/".into() }
     }
 }

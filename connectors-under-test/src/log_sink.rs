@@ -68,7 +68,8 @@ impl LogWriter {
         self.produce(records).await
     }
 
-    async fn produce(&self, records: Vec<Record>) -> Result<(), ConnectorError> {
+    /// Sends `records` (retried: a retry after a lost response writes twice).
+    pub(crate) async fn produce(&self, records: Vec<Record>) -> Result<(), ConnectorError> {
         let (client, topic, partition) = (&self.client, &self.topic, self.partition);
         idempotent(TRIES, || client.produce(topic, partition, records.clone(), None, 0)).await
     }

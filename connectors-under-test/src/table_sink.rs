@@ -35,7 +35,7 @@ pub struct TableSink {
 pub struct TableWriter {
     ctx: WriterContext,
     client: TableClient,
-    buffer: Vec<Record>,
+    pub(crate) buffer: Vec<Record>,
 }
 
 impl SinkWriter for TableWriter {

@@ -200,7 +200,11 @@ impl SourceSetup for LogSourceSetup {
     fn build(&self, world: &mut World) -> LogSource {
         let log = PartitionedLog::new("log", world.history().clone());
         log.create_topic("input", self.partitions);
-        world.declare_start(self.declared_start());
+        // The start applies to the partitions there at the first discovery; partitions that
+        // appear later are read from their first record.
+        for partition in 0..self.partitions {
+            world.declare_split_start(&format!("input-{partition}"), self.declared_start());
+        }
         for partition in 0..self.partitions {
             for _ in 0..self.before_start {
                 let record = new_record(world);

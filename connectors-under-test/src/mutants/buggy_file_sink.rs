@@ -25,12 +25,23 @@ pub trait FileBug: Clone + Debug + Send + Sync + 'static {
     fn flush(&self, w: &mut FileWriter, end_of_input: bool) -> impl Future<Output = Result<(), ConnectorError>> + Send {
         w.flush(end_of_input)
     }
+    /// The writer closes its file as a committable on the barrier; `ended`: the input has
+    /// ended (this is the final checkpoint).
+    fn prepare_commit(&self, w: &mut FileWriter, ended: bool) -> impl Future<Output = Result<Vec<FileCommittable>, ConnectorError>> + Send {
+        let _ = ended;
+        w.roll(true)
+    }
+    /// Where in-progress files go (default: the reference sink's hidden directory).
+    fn in_progress(&self, sink: &FileSink) -> String {
+        sink.in_progress.clone()
+    }
 }
 
 /// The writer with the bug.
 pub struct BuggyFileWriter<B> {
     inner: FileWriter,
     bug: B,
+    ended: bool,
 }
 
 impl<B: FileBug> SinkWriter for BuggyFileWriter<B> {
@@ -40,10 +51,11 @@ impl<B: FileBug> SinkWriter for BuggyFileWriter<B> {
         self.inner.write(record).await
     }
     async fn flush(&mut self, end_of_input: bool) -> Result<(), ConnectorError> {
+        self.ended |= end_of_input;
         self.bug.clone().flush(&mut self.inner, end_of_input).await
     }
-    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<FileCommittable>, ConnectorError> {
-        self.inner.prepare_commit(checkpoint).await
+    async fn prepare_commit(&mut self, _checkpoint: CheckpointId) -> Result<Vec<FileCommittable>, ConnectorError> {
+        self.bug.clone().prepare_commit(&mut self.inner, self.ended).await
     }
 }
 
@@ -80,7 +92,8 @@ impl<B: FileBug> Sink for BuggyFileSink<B> {
     type Committer = BuggyFileCommitter<B>;
     type GlobalCommitter = NoGlobalCommitter<FileCommittable>;
     async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<Self::Writer, ConnectorError> {
-        Ok(BuggyFileWriter { inner: self.inner.create_writer(ctx, restored).await?, bug: self.bug.clone() })
+        let inner = self.inner.create_writer(ctx, restored).await?;
+        Ok(BuggyFileWriter { inner, bug: self.bug.clone(), ended: false })
     }
     fn create_committer(&self, ctx: CommitterContext) -> Self::Committer {
         let client = FsClient::new(ctx.endpoint().clone(), &self.inner.fs);
@@ -98,6 +111,8 @@ impl<B: FileBug> SinkSetup for BuggyFileSinkSetup<B> {
         format!("mutant:{}(file-sink)", B::NAME)
     }
     fn build(&self, world: &mut World) -> BuggyFileSink<B> {
-        BuggyFileSink { inner: FileSinkSetup.build(world), bug: self.0.clone() }
+        let mut inner = FileSinkSetup.build(world);
+        inner.in_progress = self.0.in_progress(&inner);
+        BuggyFileSink { inner, bug: self.0.clone() }
     }
 }

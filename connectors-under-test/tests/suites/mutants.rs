@@ -76,3 +76,51 @@ fn an_at_least_once_writer_without_flush_loses_records() {
 fn ignoring_restored_writer_state_loses_records() {
     caught(suites::sink(contexts::sink(IgnoresStateSetup, &["sink-log"])), "no-loss");
 }
+
+/// Seeds a fixed case gets to catch one of the sharper oracle's mutants.
+const FIXED_SEEDS: u64 = 20;
+
+/// Caught within [`FIXED_SEEDS`] seeds by a fixed case (not the swarm), failing `check`.
+fn caught_by_a_fixed_case(suite: Suite, check: &str) {
+    let fixed = |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
+    let outcome = suite.seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fixed);
+    print!("{outcome}");
+    let caught = outcome.cases.iter().find(|c| fixed(c));
+    let Some(case) = caught else {
+        panic!("the mutant survived: no fixed case failed {check} within {FIXED_SEEDS} seeds\n{outcome}");
+    };
+    let report = case.reports.iter().find(|r| r.failed_checks().contains(&check)).expect("found above");
+    println!("caught by {check} in case {:?}, seed {}", case.case, report.seed);
+}
+
+#[test]
+fn in_progress_files_in_the_visible_directory_are_visible_too_early() {
+    caught_by_a_fixed_case(suites::sink(contexts::sink(BuggyFileSinkSetup(InProgressVisible), &["fs"])), "no-premature-visibility");
+}
+
+#[test]
+fn a_lossy_writer_state_serializer_corrupts_resent_records() {
+    caught_by_a_fixed_case(suites::sink(contexts::sink(LossyStateSetup, &["sink-log"])), "no-corruption");
+}
+
+#[test]
+fn an_at_least_once_writer_sending_its_barrier_batch_twice_is_an_unexplained_duplicate() {
+    caught_by_a_fixed_case(suites::sink(contexts::sink(WritesTwiceSetup, &["sink-log"])), "no-duplicates");
+}
+
+#[test]
+fn a_stale_file_committed_again_after_the_input_went_quiet_changes_a_converged_output() {
+    caught_by_a_fixed_case(suites::sink(contexts::sink(RelistsStaleFileSetup, &["table"])), "stable-after-convergence");
+}
+
+#[test]
+fn a_final_file_committed_without_sync_does_not_survive_a_restart_of_the_file_system() {
+    caught_by_a_fixed_case(suites::sink(contexts::sink(BuggyFileSinkSetup(UnsyncedFinalFile), &["fs"])), "stable-after-convergence");
+}
+
+#[test]
+fn returned_splits_restarted_from_the_earliest_offset_read_before_the_declared_start() {
+    let start = connectors_under_test::LogStart::Offset(contexts::BEFORE_START);
+    let ctx = contexts::log_source_starting_with(RestartsReturnedSplits::NAME, start, |s| BuggySetup(s, RestartsReturnedSplits));
+    caught_by_a_fixed_case(suites::source(ctx), "no-phantoms");
+}

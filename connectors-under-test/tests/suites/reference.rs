@@ -20,6 +20,33 @@ fn log_source_passes_the_source_suite() {
 }
 
 #[test]
+fn log_source_passes_the_source_suite_starting_at_the_latest_offsets() {
+    check(suites::source(contexts::log_source_latest()));
+}
+
+#[test]
+fn log_source_passes_the_source_suite_starting_at_a_specific_offset() {
+    check(suites::source(contexts::log_source_specific()));
+}
+
+#[test]
+fn upsert_sink_passes_the_sink_suite_as_idempotent() {
+    check(suites::sink(contexts::upsert_sink()));
+}
+
+#[test]
+fn upsert_sink_claiming_exactly_once_fails_premature_visibility() {
+    let ctx = contexts::sink(connectors_under_test::UpsertSinkSetup { claims_exactly_once: true }, &["kv"]);
+    let outcome = suites::sink(ctx).seeds(2).only("single split").run();
+    let (case, report) = outcome.caught_by("no-premature-visibility").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
+    assert_eq!((case, report.seed), ("single split", 1), "{report}");
+    // Everything else about it is sound: no loss, no duplicates, no corruption.
+    for check in ["no-loss", "no-duplicates", "no-corruption", "stable-after-convergence"] {
+        assert!(report.verdict(check).unwrap().passed, "{report}");
+    }
+}
+
+#[test]
 fn file_sink_passes_the_sink_suite() {
     check(suites::sink(contexts::file_sink()));
 }
