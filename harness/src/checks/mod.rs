@@ -26,6 +26,8 @@ mod phantoms;
 mod premature;
 mod settled;
 mod split_accounting;
+#[cfg(test)]
+mod tests;
 
 pub use index::{Change, Origin, RunEnd, RunFacts};
 pub use liveness::SETTLE_CHECKPOINTS;

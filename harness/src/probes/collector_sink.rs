@@ -27,6 +27,13 @@ pub struct ProbeSink {
     collector: String,
 }
 
+impl ProbeSink {
+    /// The collecting sink committing to the collector on node `collector`.
+    pub fn new(collector: &str) -> Self {
+        Self { collector: collector.to_string() }
+    }
+}
+
 /// Its writer.
 pub struct ProbeWriter {
     ctx: WriterContext,

@@ -1,0 +1,257 @@
+//! Every check on hand-built histories: each passes on a history that keeps its invariant
+//! and fails, naming the evidence, on one that breaks it.
+
+use super::{run_all, RunEnd, RunFacts, Verdict};
+use crate::api::DeliveryGuarantee;
+use crate::cluster::JobStatus;
+use crate::history::{Cause, Event, EventKind};
+use crate::record::{Record, RecordId, Seen};
+use crate::run::StartPosition;
+use crate::systems::Entry;
+
+/// The record with id `id` as the tests produce it.
+fn rec(id: u64) -> Record {
+    Record { id: RecordId(id), key: id, event_time_ms: id as i64, payload: format!("p{id}").into_bytes() }
+}
+
+fn seen(id: u64) -> Seen {
+    Seen::of(&rec(id))
+}
+
+/// A history under construction, and how the run ended.
+struct H {
+    events: Vec<Event>,
+    end: RunEnd,
+}
+
+impl H {
+    fn new() -> Self {
+        Self { events: Vec::new(), end: RunEnd::new("out") }
+    }
+    fn at(&mut self, node: &str, kind: EventKind) -> &mut Self {
+        let t_us = self.events.len() as u64 * 1000;
+        self.events.push(Event { t_us, node: node.into(), kind });
+        self
+    }
+    /// Records 1..=n produced into split "s", positions 0..n.
+    fn produced(&mut self, n: u64) -> &mut Self {
+        for id in 1..=n {
+            let r = rec(id);
+            let kind = EventKind::Produced { id: r.id, split: "s".into(), pos: id - 1, digest: r.digest(), event_time_ms: r.event_time_ms };
+            self.at("log", kind);
+        }
+        self
+    }
+    fn emitted(&mut self, attempt: u64, ids: &[u64]) -> &mut Self {
+        self.at("taskexecutor-0", EventKind::Emitted { subtask: 0, attempt, ids: ids.iter().map(|i| RecordId(*i)).collect() })
+    }
+    fn barrier(&mut self, attempt: u64, checkpoint: u64) -> &mut Self {
+        self.at("taskexecutor-0", EventKind::Barrier { subtask: 0, attempt, checkpoint, splits: vec!["s".into()] })
+    }
+    fn triggered(&mut self, checkpoint: u64) -> &mut Self {
+        self.at("jobmaster", EventKind::CheckpointTriggered { checkpoint, pending: vec![] })
+    }
+    fn completed(&mut self, checkpoint: u64) -> &mut Self {
+        self.at("jobmaster", EventKind::CheckpointCompleted { checkpoint })
+    }
+    fn change(&mut self, appeared: bool, records: Vec<Seen>, cause: Cause) -> &mut Self {
+        let (output, part, garbage) = ("out".to_string(), "p".to_string(), vec![]);
+        let kind = match appeared {
+            true => EventKind::Appeared { output, part, records, garbage, cause },
+            false => EventKind::Vanished { output, part, records, garbage, cause },
+        };
+        self.at("harness", kind)
+    }
+    fn appeared(&mut self, ids: &[u64]) -> &mut Self {
+        let call = Some(100 + self.events.len() as u64);
+        let cause = Cause::Request { node: "fs".into(), from: "taskexecutor-0".into(), kind: "fs.rename".into(), call };
+        self.change(true, ids.iter().map(|i| seen(*i)).collect(), cause)
+    }
+    fn vanished(&mut self, ids: &[u64]) -> &mut Self {
+        self.change(false, ids.iter().map(|i| seen(*i)).collect(), Cause::Crash { node: "fs".into() })
+    }
+    /// The final output: these records, in this order.
+    fn visible(&mut self, ids: &[u64]) -> &mut Self {
+        self.end.visible = Ok(ids.iter().map(|i| Entry::Record(seen(*i))).collect());
+        self
+    }
+    fn guarantee(&mut self, g: DeliveryGuarantee) -> &mut Self {
+        self.end.guarantee = g;
+        self
+    }
+    fn facts(&self) -> RunFacts {
+        RunFacts::new(self.events.clone(), self.end.clone())
+    }
+    fn verdict(&self, check: &str) -> Verdict {
+        run_all(&self.facts()).into_iter().find(|v| v.check == check).expect("a check of that name")
+    }
+}
+
+/// Records 1..=3, emitted, covered by checkpoint 1, then visible: every check passes.
+fn clean() -> H {
+    let mut h = H::new();
+    h.produced(3).emitted(1, &[1, 2, 3]).triggered(1).barrier(1, 1).completed(1).appeared(&[1, 2, 3]).visible(&[1, 2, 3]);
+    h
+}
+
+fn fails(v: Verdict, evidence: &str) {
+    assert!(!v.passed, "{v:?}");
+    let all = format!("{} {}", v.summary, v.evidence.join(" "));
+    assert!(all.contains(evidence), "{evidence:?} not in the evidence: {v:?}");
+}
+
+#[test]
+fn a_clean_history_passes_every_check() {
+    for v in run_all(&clean().facts()) {
+        assert!(v.passed, "{v:?}");
+    }
+}
+
+#[test]
+fn no_loss_fails_on_a_missing_expected_record_and_ignores_records_before_the_start() {
+    let mut h = clean();
+    h.visible(&[1, 3]);
+    fails(h.verdict("no-loss"), "r2 (split s pos 1) lost");
+    h.end.starts.splits.insert("s".into(), StartPosition::Offset(2));
+    h.visible(&[3]);
+    assert!(h.verdict("no-loss").passed, "records 1 and 2 lie before the start");
+}
+
+#[test]
+fn no_duplicates_fails_on_a_record_visible_twice_when_exactly_once_or_idempotent() {
+    let mut h = clean();
+    h.appeared(&[2]).visible(&[1, 2, 3, 2]);
+    fails(h.verdict("no-duplicates"), "r2 (split s pos 1) visible 2 times");
+    h.guarantee(DeliveryGuarantee::Idempotent);
+    fails(h.verdict("no-duplicates"), "visible 2 times");
+}
+
+#[test]
+fn at_least_once_duplicates_pass_only_where_a_restore_or_a_lost_response_explains_them() {
+    let mut h = clean();
+    h.guarantee(DeliveryGuarantee::AtLeastOnce).appeared(&[2]).visible(&[1, 2, 3, 2]);
+    fails(h.verdict("no-duplicates"), "emitted 1 times, with 0 failovers");
+    // A failover after the record was emitted explains one more copy.
+    let mut restored = clean();
+    restored.guarantee(DeliveryGuarantee::AtLeastOnce);
+    let failover = EventKind::Failover { strategy: "region".into(), subtasks: vec![0], checkpoint: 1, cause: "test".into() };
+    restored.at("jobmaster", failover).appeared(&[2]).visible(&[1, 2, 3, 2]);
+    assert!(restored.verdict("no-duplicates").passed);
+    // So does a copy whose request's caller timed out (it retried).
+    let mut retried = clean();
+    retried.guarantee(DeliveryGuarantee::AtLeastOnce);
+    retried.appeared(&[2]);
+    let Some(EventKind::Appeared { cause: Cause::Request { call: Some(call), .. }, .. }) = retried.events.last().map(|e| e.kind.clone())
+    else {
+        unreachable!()
+    };
+    retried.at("taskexecutor-0", EventKind::CallTimedOut { to: "fs".into(), kind: "fs.rename".into(), call });
+    retried.appeared(&[2]).visible(&[1, 2, 3, 2, 2]);
+    fails(retried.verdict("no-duplicates"), "1 copies from requests whose response was lost");
+    retried.visible(&[1, 2, 3, 2]);
+    assert!(retried.verdict("no-duplicates").passed);
+}
+
+#[test]
+fn no_phantoms_fails_on_a_record_never_produced_or_before_its_start() {
+    let mut h = clean();
+    h.appeared(&[9]).visible(&[1, 2, 3, 9]);
+    fails(h.verdict("no-phantoms"), "r9 is visible but was never produced");
+    let mut early = clean();
+    early.end.starts.default = StartPosition::Offset(1);
+    fails(early.verdict("no-phantoms"), "r1 (split s pos 0) is visible but lies before its split's declared start (pos 1)");
+}
+
+#[test]
+fn no_corruption_fails_on_changed_content_and_on_garbage() {
+    let mut h = clean();
+    h.change(true, vec![Seen { id: RecordId(2), digest: 7 }], Cause::Setup);
+    fails(h.verdict("no-corruption"), "r2 (split s pos 1) became visible with other content");
+    let mut g = clean();
+    g.end.visible = Ok(vec![Entry::Garbage("out/f: line 3 is not a record".into())]);
+    fails(g.verdict("no-corruption"), "line 3 is not a record");
+}
+
+#[test]
+fn exactly_once_fails_on_a_record_visible_before_its_checkpoint_completed_and_on_vanishing() {
+    let mut h = H::new();
+    h.produced(2).emitted(1, &[1, 2]).triggered(1).barrier(1, 1).appeared(&[1]).completed(1).appeared(&[2]).visible(&[1, 2]);
+    fails(h.verdict("no-premature-visibility"), "r1 (split s pos 0) became visible");
+    let mut late = H::new();
+    late.produced(2).emitted(1, &[1]).triggered(1).barrier(1, 1).emitted(1, &[2]).completed(1).appeared(&[1, 2]);
+    fails(late.verdict("no-premature-visibility"), "r2 (split s pos 1) became visible");
+    let mut gone = clean();
+    gone.vanished(&[3]).visible(&[1, 2]);
+    fails(gone.verdict("no-premature-visibility"), "r3 (split s pos 2) vanished");
+    gone.guarantee(DeliveryGuarantee::AtLeastOnce);
+    fails(gone.verdict("no-premature-visibility"), "vanished");
+}
+
+#[test]
+fn at_least_once_and_idempotent_may_show_records_early_but_idempotent_never_loses_one() {
+    let mut h = H::new();
+    h.produced(2).appeared(&[1, 2]).emitted(1, &[1, 2]).triggered(1).barrier(1, 1).completed(1).visible(&[1, 2]);
+    h.guarantee(DeliveryGuarantee::AtLeastOnce);
+    assert!(h.verdict("no-premature-visibility").passed);
+    h.guarantee(DeliveryGuarantee::Idempotent);
+    assert!(h.verdict("no-premature-visibility").passed);
+    // A rewrite (another copy appears, the old one goes) is fine for an upsert...
+    h.appeared(&[2]).vanished(&[2]);
+    assert!(h.verdict("no-premature-visibility").passed);
+    // ...losing the record altogether is not.
+    h.vanished(&[2]).visible(&[1]);
+    fails(h.verdict("no-premature-visibility"), "r2 (split s pos 1) vanished");
+}
+
+#[test]
+fn per_split_order_fails_when_a_record_overtakes_an_earlier_one_of_its_split() {
+    let mut h = clean();
+    h.end.ordered = true;
+    assert!(h.verdict("per-split-order").passed);
+    h.visible(&[1, 3, 2]);
+    fails(h.verdict("per-split-order"), "r2 (pos 1) is read at output position 2, after r3 (pos 2)");
+}
+
+#[test]
+fn split_accounting_fails_on_a_split_in_two_places() {
+    let mut h = clean();
+    h.at("jobmaster", EventKind::CheckpointTriggered { checkpoint: 2, pending: vec!["s".into()] }).barrier(1, 2).completed(2);
+    fails(h.verdict("split-accounting"), "split s is in 2 places: enumerator, reader 0");
+}
+
+#[test]
+fn liveness_fails_on_a_hang_and_on_an_unbounded_job_that_stops_checkpointing() {
+    let mut h = clean();
+    h.end.status = JobStatus::Running;
+    fails(h.verdict("liveness"), "did not finish");
+    h.end.bounded = false;
+    h.visible(&[1, 2]);
+    fails(h.verdict("liveness"), "1 expected records not visible");
+    h.visible(&[1, 2, 3]).at("supervisor", EventKind::Converged).completed(2).completed(3);
+    fails(h.verdict("liveness"), "only 2 of 3 more checkpoints completed");
+    h.completed(4);
+    assert!(h.verdict("liveness").passed);
+}
+
+#[test]
+fn unobserved_visibility_fails_on_what_appeared_only_in_the_final_read_or_could_not_be_read() {
+    let mut h = clean();
+    h.change(true, vec![seen(3)], Cause::Final);
+    fails(h.verdict("no-unobserved-visibility"), "r3 (split s pos 2) in p");
+    let mut broken = clean();
+    broken.at("harness", EventKind::OutputUnreadable { output: "out".into(), error: "the output reader of out panicked: boom".into() });
+    fails(broken.verdict("no-unobserved-visibility"), "output out could not be read: the output reader of out panicked: boom");
+}
+
+#[test]
+fn stable_after_convergence_fails_on_any_change_after_it_and_at_least_once_only_on_vanishing() {
+    let mut h = clean();
+    h.at("supervisor", EventKind::Converged);
+    assert!(h.verdict("stable-after-convergence").passed);
+    h.appeared(&[3]);
+    fails(h.verdict("stable-after-convergence"), "r3 (split s pos 2) appeared");
+    h.guarantee(DeliveryGuarantee::AtLeastOnce);
+    assert!(h.verdict("stable-after-convergence").passed, "a late explained duplicate is no-duplicates' business");
+    h.vanished(&[3]);
+    fails(h.verdict("stable-after-convergence"), "r3 (split s pos 2) vanished");
+}
