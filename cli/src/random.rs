@@ -3,7 +3,8 @@
 //! story predicts). Also where `connsim replay` finds testbeds of random-fault runs.
 
 use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
-use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
+use connectors_under_test::log_sink::{BarrierMode, LogSinkSetup};
+use connectors_under_test::{FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup, UpsertSinkSetup};
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use crate::args::Args;
@@ -76,6 +77,14 @@ pub fn all() -> Vec<Target> {
         t.push(target("log-source -> probe", f, None, move || Pipeline(log(), CollectorSetup)));
         t.push(target("probe -> file-sink", f, None, move || Pipeline(gen(), FileSinkSetup)));
         t.push(target("probe -> txn-log-sink", f, None, move || Pipeline(gen(), TxnLogSinkSetup { partitions: 4 })));
+        t.push(target("probe -> upsert-sink (idempotent)", f, None, move || Pipeline(gen(), UpsertSinkSetup::default())));
+        t.push(target("probe -> log-sink (at-least-once, state)", f, None, move || {
+            Pipeline(gen(), LogSinkSetup { partitions: 4, mode: BarrierMode::BufferInState })
+        }));
+        t.push(target("log-source (offset 20, paced) -> txn-log-sink", f, None, move || {
+            let source = LogSourceSetup::bounded(8, 5000).paced(1_000).starting(LogStart::Offset(20), 20);
+            Pipeline(source, TxnLogSinkSetup { partitions: 4 })
+        }));
     }
     t.push(target("mutant: premature commit", Region, Some("no-premature-visibility"), move || {
         Pipeline(log(), PrematureCommitSetup)

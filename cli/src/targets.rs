@@ -84,6 +84,12 @@ pub fn all() -> Vec<Target> {
             let start = connectors_under_test::LogStart::Offset(BEFORE_START);
             suites::source(log_source_starting_with(RestartsReturnedSplits::NAME, start, |s| BuggySetup(s, RestartsReturnedSplits)))
         }),
+        target("mutant: partition moves with the attempt", "sink", Some("per-split-order"), || {
+            suites::sink(sink(PartitionByAttemptSetup, &["sink-log"]))
+        }),
+        target("mutant: output version misses appends", "sink", Some("no-unobserved-visibility"), || {
+            suites::sink(sink(StaleOutputVersionSetup, &["sink-log"]))
+        }),
         target("mutant: upsert sink claims exactly-once", "sink", Some("no-premature-visibility"), || {
             suites::sink(sink(connectors_under_test::UpsertSinkSetup { claims_exactly_once: true }, &["kv"]))
         }),

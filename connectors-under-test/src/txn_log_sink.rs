@@ -30,7 +30,7 @@ pub struct TxnLogWriter {
     client: LogClient,
     topic: String,
     id_prefix: String,
-    partition: u32,
+    pub(crate) partition: u32,
     txn: TxnHandle,
     sequence: u64,
     buffer: Vec<Record>,

@@ -5,8 +5,11 @@
 //! ([`SourceSetup`], [`SinkSetup`]), and runs it over many seeds with a [`Runner`]. Each seed
 //! is one deterministic run of a simulated cluster — a job master and task executors on
 //! madsim nodes that share no memory — with task-executor crashes and RPC drops, followed by
-//! a liveness phase once faults heal. The checks ([`checks`]) read the recorded
-//! [`history`] and the sink's visible output and return verdicts with evidence.
+//! a liveness phase once faults heal. The harness reads the sink's output the way a
+//! downstream reader would ([`systems::OutputReader`]) after every request an external
+//! system serves, and records what appeared and vanished, content digests included; the
+//! checks ([`checks`]) judge the recorded [`history`] against the guarantee the sink
+//! declares and return verdicts with evidence.
 //!
 //! The smallest complete run pairs the two trusted probes:
 //!

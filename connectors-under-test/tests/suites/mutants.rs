@@ -124,3 +124,13 @@ fn returned_splits_restarted_from_the_earliest_offset_read_before_the_declared_s
     let ctx = contexts::log_source_starting_with(RestartsReturnedSplits::NAME, start, |s| BuggySetup(s, RestartsReturnedSplits));
     caught_by_a_fixed_case(suites::source(ctx), "no-phantoms");
 }
+
+#[test]
+fn a_partition_that_moves_with_the_attempt_breaks_per_split_order() {
+    caught_by_a_fixed_case(suites::sink(contexts::sink(PartitionByAttemptSetup, &["sink-log"])), "per-split-order");
+}
+
+#[test]
+fn an_output_reader_whose_version_misses_appends_is_unobserved_visibility() {
+    caught_by_a_fixed_case(suites::sink(contexts::sink(StaleOutputVersionSetup, &["sink-log"])), "no-unobserved-visibility");
+}

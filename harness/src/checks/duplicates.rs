@@ -15,7 +15,7 @@ const NAME: &str = "no-duplicates";
 
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
-    let dups: Vec<(RecordId, usize)> = f.final_counts().into_iter().filter(|(_, n)| *n > 1).collect();
+    let dups = f.visible_more_than_once();
     if dups.is_empty() {
         return Verdict::pass(NAME, "no record is visible twice");
     }

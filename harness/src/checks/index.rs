@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Origin {
     /// Its split.
-    pub split: String,
+    pub split: std::sync::Arc<str>,
     /// Its position in the split.
     pub pos: u64,
     /// Its content's digest.
@@ -117,10 +117,13 @@ impl RunFacts {
         let mut produced = BTreeMap::new();
         let mut completed = BTreeMap::new();
         let mut converged = None;
+        // One shared name per split, not one copy per record.
+        let mut splits: BTreeMap<&str, std::sync::Arc<str>> = BTreeMap::new();
         for (i, e) in events.iter().enumerate() {
             match &e.kind {
                 EventKind::Produced { id, split, pos, digest, .. } => {
-                    produced.insert(*id, Origin { split: split.clone(), pos: *pos, digest: *digest });
+                    let split = splits.entry(split).or_insert_with(|| split.as_str().into()).clone();
+                    produced.insert(*id, Origin { split, pos: *pos, digest: *digest });
                 }
                 EventKind::CheckpointCompleted { checkpoint } => {
                     completed.insert(*checkpoint, i);
@@ -175,13 +178,15 @@ impl RunFacts {
         })
     }
 
-    /// How many copies of each record are visible at the end.
-    pub fn final_counts(&self) -> BTreeMap<RecordId, usize> {
-        let mut count = BTreeMap::new();
-        for s in &self.visible_final {
-            *count.entry(s.id).or_default() += 1;
+    /// The records visible more than once at the end, with how often, in id order.
+    pub fn visible_more_than_once(&self) -> Vec<(RecordId, usize)> {
+        let mut ids: Vec<RecordId> = self.visible_final.iter().map(|s| s.id).collect();
+        ids.sort_unstable();
+        let mut dups = Vec::new();
+        for run in ids.chunk_by(|a, b| a == b).filter(|run| run.len() > 1) {
+            dups.push((run[0], run.len()));
         }
-        count
+        dups
     }
 
     /// Describes where a record came from, for evidence.

@@ -20,7 +20,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut open: BTreeMap<(usize, u64), Vec<RecordId>> = BTreeMap::new();
     let mut covered: BTreeMap<RecordId, Vec<u64>> = BTreeMap::new();
     // Where each split was last seen, so the evidence can say where its records went missing.
-    let splits: BTreeSet<&str> = wanted.iter().filter_map(|id| f.produced.get(id)).map(|o| o.split.as_str()).collect();
+    let splits: BTreeSet<&str> = wanted.iter().filter_map(|id| f.produced.get(id)).map(|o| &*o.split).collect();
     let mut last_seen: BTreeMap<&str, String> = BTreeMap::new();
     let mut failover_checkpoint = 0;
     for (i, e) in f.events.iter().enumerate() {
@@ -76,7 +76,7 @@ pub fn check(f: &RunFacts) -> Verdict {
                 let done: Vec<_> = cs.iter().filter(|c| f.completed.contains_key(c)).collect();
                 format!("covered by checkpoints {cs:?}, completed among them {done:?}")
             });
-            let split = f.produced.get(id).map(|o| o.split.as_str()).unwrap_or_default();
+            let split = f.produced.get(id).map(|o| &*o.split).unwrap_or_default();
             let last = last_seen.get(split).map_or("never seen in any assignment or checkpoint".to_string(), Clone::clone);
             format!("{} lost: {by}; {cps}; split last seen: {last}", f.origin(*id))
         })

@@ -25,24 +25,22 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut violations = 0;
     for (i, s) in f.visible_final.iter().enumerate() {
         let id = &s.id;
-        {
-            if !seen.insert(*id) {
-                continue; // duplicates are the duplicate check's business
-            }
-            let Some(crate::checks::Origin { split, pos, .. }) = f.produced.get(id) else { continue };
-            if let Some((prev_pos, prev)) = last.get(split.as_str()) {
-                if pos < prev_pos {
-                    violations += 1;
-                    if evidence.len() < EVIDENCE_MAX {
-                        evidence.push(format!(
-                            "split {split}: {id} (pos {pos}) is read at output position {i}, after {prev} (pos {prev_pos})"
-                        ));
-                    }
-                    continue;
-                }
-            }
-            last.insert(split, (*pos, *id));
+        if !seen.insert(*id) {
+            continue; // duplicates are the duplicate check's business
         }
+        let Some(crate::checks::Origin { split, pos, .. }) = f.produced.get(id) else { continue };
+        if let Some((prev_pos, prev)) = last.get(&**split) {
+            if pos < prev_pos {
+                violations += 1;
+                if evidence.len() < EVIDENCE_MAX {
+                    evidence.push(format!(
+                        "split {split}: {id} (pos {pos}) is read at output position {i}, after {prev} (pos {prev_pos})"
+                    ));
+                }
+                continue;
+            }
+        }
+        last.insert(&**split, (*pos, *id));
     }
     if violations == 0 {
         Verdict::pass("per-split-order", format!("order preserved in {} splits", last.len()))

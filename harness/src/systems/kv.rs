@@ -37,7 +37,7 @@ pub enum KvResponse {
 }
 
 /// Keys are spread over this many parts, so a write rereads only its part.
-const BUCKETS: u64 = 16;
+const BUCKETS: u64 = 256;
 
 fn bucket(key: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -112,7 +112,7 @@ impl OutputReader for KvStore {
     fn parts(&self) -> Vec<Part> {
         let s = self.state.lock().unwrap();
         let part = |(b, rows): (&u64, &BTreeMap<String, Record>)| Part {
-            name: format!("bucket-{b:02}"),
+            name: format!("bucket-{b:03}"),
             version: s.versions.get(b).copied().unwrap_or(0),
             end: rows.len() as u64,
         };

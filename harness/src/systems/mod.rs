@@ -3,8 +3,9 @@
 //!
 //! A model is hosted on its own node (named after the system). Crashing that node loses
 //! only what the model says is volatile ([`ExternalSystem::crash`]); its durable data
-//! survives, as on disk. Each model can be read the way a downstream consumer reads it:
-//! the committed, visible state, which is what the checks inspect.
+//! survives, as on disk. Each model has an [`OutputReader`] with the semantics of its real
+//! downstream reader; the harness reads it after every request the model serves
+//! ([`serve_requests`]), so a model never announces what became visible.
 
 mod collector;
 mod fs;
