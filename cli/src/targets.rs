@@ -87,6 +87,9 @@ pub fn all() -> Vec<Target> {
         target("mutant: partition moves with the attempt", "sink", Some("per-split-order"), || {
             suites::sink(sink(PartitionByAttemptSetup, &["sink-log"]))
         }),
+        target("mutant: forgets removed transactions", "sink", Some("no-loss"), || {
+            suites::sink(sink(ForgetsRemovedTransactionsSetup, &["sink-log"]))
+        }),
         target("mutant: output version misses appends", "sink", Some("no-unobserved-visibility"), || {
             suites::sink(sink(StaleOutputVersionSetup, &["sink-log"]))
         }),

@@ -1,15 +1,33 @@
 //! An exactly-once log sink on transactions (as Flink's Kafka sink): one transactional id per
 //! subtask and checkpoint, `<prefix>-<subtask>-<n>`. On the barrier the open transaction
-//! becomes the committable and the next one starts; on restore, transactions newer than the
-//! restored checkpoint are lingering and get aborted (by fencing their id).
+//! becomes the committable and the next one starts.
+//!
+//! On start, a writer aborts the lingering transactions it owns (by fencing their ids): a
+//! transaction left open blocks every read-committed consumer of its partition at the last
+//! stable offset. Writer `s` of `p` owns the ids of subtasks `s, s + p, s + 2p, …` (so ids of
+//! subtasks a scale-down removed are still owned). Its writer state records the parallelism
+//! that wrote it, so a restored writer knows which subtasks took part in the restored
+//! checkpoint: their transactions up to it may be committables (committed on restore), newer
+//! ones are lingering; every transaction of a subtask that did not take part is lingering.
 
 use crate::retry::idempotent;
-use connsim::api::{NoGlobalCommitter, CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext};
+use connsim::api::{
+    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter,
+    WriterContext,
+};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
 use connsim::systems::{LogClient, LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle};
 use connsim::{ConnectorError, Record};
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+/// A writer's checkpointed state: the parallelism of the job that wrote it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxnWriterState {
+    /// How many writers took part in the checkpoint.
+    pub parallelism: usize,
+}
 
 const BUFFER_RECORDS: usize = 32;
 const TRIES: u32 = 20;
@@ -34,6 +52,7 @@ pub struct TxnLogWriter {
     txn: TxnHandle,
     sequence: u64,
     buffer: Vec<Record>,
+    parallelism: usize,
 }
 
 async fn begin(client: &LogClient, id: String) -> Result<TxnHandle, ConnectorError> {
@@ -47,7 +66,16 @@ impl TxnLogWriter {
         }
         let records = std::mem::take(&mut self.buffer);
         let (client, txn, seq) = (&self.client, &self.txn, self.sequence);
-        idempotent(TRIES, || client.produce(&self.topic, self.partition, records.clone(), Some(txn.clone()), seq)).await?;
+        idempotent(TRIES, || {
+            client.produce(
+                &self.topic,
+                self.partition,
+                records.clone(),
+                Some(txn.clone()),
+                seq,
+            )
+        })
+        .await?;
         self.sequence += 1;
         Ok(())
     }
@@ -55,7 +83,7 @@ impl TxnLogWriter {
 
 impl SinkWriter for TxnLogWriter {
     type Committable = TxnHandle;
-    type State = ();
+    type State = TxnWriterState;
 
     async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
         self.buffer.push(record);
@@ -69,11 +97,24 @@ impl SinkWriter for TxnLogWriter {
         self.send_buffer().await
     }
 
-    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<TxnHandle>, ConnectorError> {
+    async fn prepare_commit(
+        &mut self,
+        checkpoint: CheckpointId,
+    ) -> Result<Vec<TxnHandle>, ConnectorError> {
         self.send_buffer().await?;
-        let next = begin(&self.client, format!("{}{}", self.id_prefix, checkpoint + 1)).await?;
+        let next = begin(
+            &self.client,
+            format!("{}{}", self.id_prefix, checkpoint + 1),
+        )
+        .await?;
         self.sequence = 0;
         Ok(vec![std::mem::replace(&mut self.txn, next)])
+    }
+
+    fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> Vec<TxnWriterState> {
+        vec![TxnWriterState {
+            parallelism: self.parallelism,
+        }]
     }
 }
 
@@ -87,13 +128,15 @@ impl Committer for TxnLogCommitter {
     async fn commit(&mut self, requests: Vec<CommitRequest<TxnHandle>>) -> Vec<CommitOutcome> {
         let mut out = Vec::new();
         for r in requests {
-            let req = LogRequest::CommitTransaction { txn: r.committable.clone() };
+            let req = LogRequest::CommitTransaction {
+                txn: r.committable.clone(),
+            };
             out.push(match self.client.request(req).await {
                 Ok(LogResponse::Ok) => CommitOutcome::Committed,
                 Ok(LogResponse::AlreadyCommitted) => CommitOutcome::AlreadyCommitted,
-                Ok(LogResponse::Error(LogError::NotCommittable)) => {
-                    CommitOutcome::FailedKnown(format!("transaction {} was aborted", r.committable.id))
-                }
+                Ok(LogResponse::Error(LogError::NotCommittable)) => CommitOutcome::FailedKnown(
+                    format!("transaction {} was aborted", r.committable.id),
+                ),
                 Ok(other) => CommitOutcome::FailedUnknown(format!("{other:?}")),
                 Err(_) => CommitOutcome::RetryLater,
             });
@@ -102,9 +145,55 @@ impl Committer for TxnLogCommitter {
     }
 }
 
+impl TxnLogSink {
+    /// A writer for `ctx` that first aborts every open transaction of the sink's prefix for
+    /// which `lingering(owner subtask, checkpoint number)` says so.
+    pub(crate) async fn open_writer(
+        &self,
+        ctx: WriterContext,
+        lingering: impl Fn(usize, CheckpointId) -> bool,
+    ) -> Result<TxnLogWriter, ConnectorError> {
+        let client = LogClient::new(ctx.endpoint().clone(), &self.log);
+        let id_prefix = format!("{}-{}-", self.prefix, ctx.subtask());
+        let all = format!("{}-", self.prefix);
+        for txn in idempotent(TRIES, || client.open_transactions(&all)).await? {
+            let mut parts = txn.id[all.len()..].splitn(2, '-');
+            let owner: usize = parts
+                .next()
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(usize::MAX);
+            let n: CheckpointId = parts
+                .next()
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(CheckpointId::MAX);
+            if lingering(owner, n) {
+                begin(&client, txn.id.clone()).await?; // fencing the id aborts its transaction
+            }
+        }
+        let partitions = idempotent(TRIES, || client.partitions(&self.topic))
+            .await?
+            .max(1);
+        let txn = begin(
+            &client,
+            format!("{id_prefix}{}", ctx.restored_checkpoint() + 1),
+        )
+        .await?;
+        Ok(TxnLogWriter {
+            client,
+            topic: self.topic.clone(),
+            id_prefix,
+            partition: ctx.subtask() as u32 % partitions,
+            txn,
+            sequence: 0,
+            buffer: Vec::new(),
+            parallelism: ctx.parallelism(),
+        })
+    }
+}
+
 impl Sink for TxnLogSink {
     type Committable = TxnHandle;
-    type WriterState = ();
+    type WriterState = TxnWriterState;
     type Writer = TxnLogWriter;
     type Committer = TxnLogCommitter;
     type GlobalCommitter = NoGlobalCommitter<Self::Committable>;
@@ -115,33 +204,31 @@ impl Sink for TxnLogSink {
         true
     }
 
-    async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<TxnLogWriter, ConnectorError> {
-        let client = LogClient::new(ctx.endpoint().clone(), &self.log);
-        let id_prefix = format!("{}-{}-", self.prefix, ctx.subtask());
-        let restored = ctx.restored_checkpoint();
-        // Abort lingering transactions: anything opened after the restored checkpoint.
-        let open = idempotent(TRIES, || client.open_transactions(&id_prefix)).await?;
-        for txn in open {
-            let n: CheckpointId = txn.id[id_prefix.len()..].parse().unwrap_or(CheckpointId::MAX);
-            if n > restored {
-                begin(&client, txn.id.clone()).await?;
-            }
-        }
-        let partitions = idempotent(TRIES, || client.partitions(&self.topic)).await?.max(1);
-        let txn = begin(&client, format!("{id_prefix}{}", restored + 1)).await?;
-        Ok(TxnLogWriter {
-            client,
-            topic: self.topic.clone(),
-            id_prefix,
-            partition: ctx.subtask() as u32 % partitions,
-            txn,
-            sequence: 0,
-            buffer: Vec::new(),
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        restored: Vec<TxnWriterState>,
+    ) -> Result<TxnLogWriter, ConnectorError> {
+        // Subtasks below `took_part` wrote the restored checkpoint. A writer that got no
+        // state back while restoring was not among them (each writer checkpoints one state).
+        let r = ctx.restored_checkpoint();
+        let took_part = if r == 0 {
+            0
+        } else {
+            restored.first().map_or(0, |st| st.parallelism)
+        };
+        let (s, p) = (ctx.subtask(), ctx.parallelism());
+        // Owned ids: its own and those of subtasks a scale-down removed (FLINK-23854).
+        self.open_writer(ctx, |owner, n| {
+            owner % p == s && (owner >= took_part || n > r)
         })
+        .await
     }
 
     fn create_committer(&self, ctx: CommitterContext) -> TxnLogCommitter {
-        TxnLogCommitter { client: LogClient::new(ctx.endpoint().clone(), &self.log) }
+        TxnLogCommitter {
+            client: LogClient::new(ctx.endpoint().clone(), &self.log),
+        }
     }
 }
 
@@ -162,6 +249,10 @@ impl SinkSetup for TxnLogSinkSetup {
         log.create_topic("output", self.partitions);
         world.set_output(log.output("output"));
         world.add_system(Arc::new(log));
-        TxnLogSink { log: "sink-log".into(), topic: "output".into(), prefix: "connsim-sink".into() }
+        TxnLogSink {
+            log: "sink-log".into(),
+            topic: "output".into(),
+            prefix: "connsim-sink".into(),
+        }
     }
 }

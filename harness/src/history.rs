@@ -125,6 +125,9 @@ pub enum Cause {
     Crash { node: String },
     /// A system node restarted.
     Restart { node: String },
+    /// A periodic audit: the output's parts listed without trusting its version (a change
+    /// found here was missed by the reads the version allowed to skip).
+    Audit,
     /// The final full read at the end of the run.
     Final,
 }

@@ -129,3 +129,19 @@ fn a_scenario_fails_when_the_fault_path_it_requires_was_never_reached() {
         .requires("crash-at:inside-commit");
     aimed.run(&mut runner).assert_ok();
 }
+
+#[test]
+fn a_block_that_meets_an_ended_job_is_skipped_as_a_step_the_report_shows() {
+    use connsim::probes::{CollectorSetup, GeneratorSetup};
+    use connsim::run::{Pipeline, Runner};
+    let scenario = Scenario::new("after the end").then(drain(5_000)).then(crash(Worker::Any)).then(checkpoint());
+    let mut runner = Runner::new(Pipeline(GeneratorSetup { splits: 2, records_per_split: 50, ..Default::default() }, CollectorSetup));
+    runner.seeds(1);
+    let outcome = scenario.run(&mut runner).outcome;
+    let report = &outcome.reports[0];
+    assert!(report.passed(), "{report}");
+    let text = report.to_string();
+    for step in ["skipped, the job already ended: crash(Worker::Any)", "skipped, the job already ended: checkpoint()"] {
+        assert!(text.contains(step), "{step:?} not in the timeline:\n{text}");
+    }
+}

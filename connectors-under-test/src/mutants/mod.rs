@@ -9,6 +9,7 @@ pub mod buggy_log_source;
 mod assigns_unregistered;
 mod drops_final_committables;
 mod drops_recovered_committables;
+mod forgets_removed_transactions;
 mod ignores_splits_back;
 mod ignores_writer_state;
 mod in_progress_visible;
@@ -31,6 +32,9 @@ pub use buggy_file_sink::{BuggyFileSinkSetup, FileBug};
 pub use buggy_log_source::{BuggySetup, LogBug};
 pub use drops_final_committables::DropsFinalCommittables;
 pub use drops_recovered_committables::DropsRecoveredCommittables;
+pub use forgets_removed_transactions::{
+    ForgetsRemovedTransactionsSetup, ForgetsRemovedTransactionsSink,
+};
 pub use ignores_splits_back::{IgnoresSplitsBack, IgnoresSplitsBackSetup, IgnoresSplitsBackSource};
 pub use ignores_writer_state::{IgnoresStateSetup, IgnoresStateSink};
 pub use in_progress_visible::InProgressVisible;

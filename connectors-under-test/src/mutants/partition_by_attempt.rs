@@ -11,7 +11,9 @@
 //!
 //! Caught by: `per-split-order`.
 
-use crate::txn_log_sink::{TxnLogCommitter, TxnLogSink, TxnLogSinkSetup, TxnLogWriter};
+use crate::txn_log_sink::{
+    TxnLogCommitter, TxnLogSink, TxnLogSinkSetup, TxnLogWriter, TxnWriterState,
+};
 use connsim::api::{CommitterContext, NoGlobalCommitter, Sink, WriterContext};
 use connsim::run::{SinkSetup, World};
 use connsim::systems::TxnHandle;
@@ -26,14 +28,18 @@ pub struct PartitionByAttemptSink {
 
 impl Sink for PartitionByAttemptSink {
     type Committable = TxnHandle;
-    type WriterState = ();
+    type WriterState = TxnWriterState;
     type Writer = TxnLogWriter;
     type Committer = TxnLogCommitter;
     type GlobalCommitter = NoGlobalCommitter<TxnHandle>;
     fn keeps_split_order(&self) -> bool {
         true
     }
-    async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<TxnLogWriter, ConnectorError> {
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        restored: Vec<TxnWriterState>,
+    ) -> Result<TxnLogWriter, ConnectorError> {
         let shifted = (ctx.subtask() as u64 + ctx.attempt()) % u64::from(self.partitions); // the bug
         let mut writer = self.inner.create_writer(ctx, restored).await?;
         writer.partition = shifted as u32;
@@ -54,6 +60,9 @@ impl SinkSetup for PartitionByAttemptSetup {
         "mutant:partition-by-attempt(txn-log-sink)".into()
     }
     fn build(&self, world: &mut World) -> PartitionByAttemptSink {
-        PartitionByAttemptSink { inner: TxnLogSinkSetup { partitions: 4 }.build(world), partitions: 4 }
+        PartitionByAttemptSink {
+            inner: TxnLogSinkSetup { partitions: 4 }.build(world),
+            partitions: 4,
+        }
     }
 }

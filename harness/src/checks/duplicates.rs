@@ -1,11 +1,13 @@
 //! No duplicates. Exactly-once and idempotent sinks show no record twice at the end. An
 //! at-least-once sink may show a record more than once, but only where the history explains
-//! it: each emission of the record (a re-emission after a restore), each failover after it
-//! was first emitted (a restored writer resending what its state held), and each copy that
-//! became visible through a call whose caller never got the response (a retried request)
-//! allows one copy. An unexplained duplicate fails, so any duplicate of a fault-free run does.
+//! it. One copy is allowed for each emission of the record (a re-emission after a restore);
+//! for each failover of its subtask that restored a checkpoint covering it (a restored writer
+//! resending what its state held; a record the checkpoint did not cover is re-emitted
+//! instead, so a failover counts one way or the other); and for each copy that became
+//! visible through a call whose caller never got the response (a retried request). An
+//! unexplained duplicate fails, so any duplicate of a fault-free run does.
 
-use super::{Change, RunFacts, Verdict, EVIDENCE_MAX};
+use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::api::DeliveryGuarantee;
 use crate::history::{Cause, EventKind};
 use crate::record::RecordId;
@@ -50,17 +52,29 @@ fn at_least_once(
     first_second_copy: &dyn Fn(&mut dyn Iterator<Item = &RecordId>) -> Option<usize>,
 ) -> Verdict {
     let wanted: BTreeSet<RecordId> = dups.iter().map(|(id, _)| *id).collect();
-    let mut emitted: BTreeMap<RecordId, (usize, usize)> = BTreeMap::new(); // (count, first index)
-    let mut failovers = Vec::new();
+    // Per record: how often it was emitted, and the checkpoints whose barrier (in the emitting
+    // attempt) came after an emission, each with the emitting subtask.
+    let mut emissions: BTreeMap<RecordId, usize> = BTreeMap::new();
+    let mut open: BTreeMap<(usize, u64), Vec<RecordId>> = BTreeMap::new();
+    let mut covered: BTreeMap<RecordId, Vec<(usize, u64)>> = BTreeMap::new();
+    let mut failovers: Vec<(Vec<usize>, bool, u64)> = Vec::new(); // (subtasks, all, restored checkpoint)
     let mut timed_out = BTreeSet::new();
-    for (i, e) in f.events.iter().enumerate() {
+    for e in &f.events {
         match &e.kind {
-            EventKind::Emitted { ids, .. } => {
+            EventKind::Emitted { subtask, attempt, ids } => {
                 for id in ids.iter().filter(|id| wanted.contains(id)) {
-                    emitted.entry(*id).or_insert((0, i)).0 += 1;
+                    *emissions.entry(*id).or_default() += 1;
+                    open.entry((*subtask, *attempt)).or_default().push(*id);
                 }
             }
-            EventKind::Failover { .. } => failovers.push(i),
+            EventKind::Barrier { subtask, attempt, checkpoint, .. } => {
+                for id in open.remove(&(*subtask, *attempt)).unwrap_or_default() {
+                    covered.entry(id).or_default().push((*subtask, *checkpoint));
+                }
+            }
+            EventKind::Failover { strategy, subtasks, checkpoint, .. } => {
+                failovers.push((subtasks.clone(), strategy != "region", *checkpoint));
+            }
             EventKind::CallTimedOut { call, .. } => {
                 timed_out.insert(*call);
             }
@@ -68,8 +82,7 @@ fn at_least_once(
         }
     }
     let mut lost_response: BTreeMap<RecordId, usize> = BTreeMap::new();
-    let changes: Vec<Change<'_>> = f.changes().filter(|c| c.appeared).collect();
-    for c in &changes {
+    for c in f.changes().filter(|c| c.appeared) {
         if let Cause::Request { call: Some(call), .. } = c.cause {
             if timed_out.contains(call) {
                 for s in c.records.iter().filter(|s| wanted.contains(&s.id)) {
@@ -78,14 +91,23 @@ fn at_least_once(
             }
         }
     }
+    // A failover restores a checkpoint that covers the record when the record was emitted
+    // before that checkpoint's barrier, by a subtask the failover restarted (every subtask,
+    // for anything but a region failover: a rescale deals writer states out anew).
+    let restores_covering = |id: &RecordId| {
+        let cov = covered.get(id).map(Vec::as_slice).unwrap_or_default();
+        failovers
+            .iter()
+            .filter(|(subtasks, all, restored)| cov.iter().any(|(s, c)| c <= restored && (*all || subtasks.contains(s))))
+            .count()
+    };
     let mut unexplained = Vec::new();
     for (id, n) in dups {
-        let (emissions, first) = emitted.get(id).copied().unwrap_or((0, usize::MAX));
-        let restores = failovers.iter().filter(|&&i| i > first).count();
+        let emitted = emissions.get(id).copied().unwrap_or(0);
+        let restores = restores_covering(id);
         let retried = lost_response.get(id).copied().unwrap_or(0);
-        let allowed = emissions.max(1) + restores + retried;
-        if *n > allowed {
-            unexplained.push((*id, *n, emissions, restores, retried));
+        if *n > emitted.max(1) + restores + retried {
+            unexplained.push((*id, *n, emitted, restores, retried));
         }
     }
     if unexplained.is_empty() {
@@ -97,9 +119,9 @@ fn at_least_once(
     let evidence = unexplained
         .iter()
         .take(EVIDENCE_MAX)
-        .map(|(id, n, emissions, restores, retried)| {
+        .map(|(id, n, emitted, restores, retried)| {
             format!(
-                "{} visible {n} times, but emitted {emissions} times, with {restores} failovers after its first emission and {retried} copies from requests whose response was lost: {}",
+                "{} visible {n} times, but emitted {emitted} times, with {restores} restores of a checkpoint covering it and {retried} copies from requests whose response was lost: {}",
                 f.origin(*id),
                 when(id)
             )

@@ -91,7 +91,8 @@ pub struct RunFacts {
     pub expected: Expected,
     /// Event index at which each checkpoint completed.
     pub completed: BTreeMap<CheckpointId, usize>,
-    /// Event index at which the output converged, if it did.
+    /// Event index at which the output converged, if it did: a bounded job's `JobFinished`,
+    /// an unbounded one's `Converged`.
     pub converged: Option<usize>,
 }
 
@@ -128,7 +129,8 @@ impl RunFacts {
                 EventKind::CheckpointCompleted { checkpoint } => {
                     completed.insert(*checkpoint, i);
                 }
-                EventKind::Converged => {
+                // A bounded job's output must not change once it finished.
+                EventKind::Converged | EventKind::JobFinished => {
                     converged.get_or_insert(i);
                 }
                 _ => {}
@@ -210,6 +212,7 @@ impl RunFacts {
             Cause::Request { node, from, kind, .. } => format!("after {node} served {kind} from {from}"),
             Cause::Crash { node } => format!("when {node} crashed"),
             Cause::Restart { node } => format!("when {node} restarted"),
+            Cause::Audit => "in an audit".to_string(),
             Cause::Final => "in the final read".to_string(),
         };
         format!("{} in {} ({why})", self.describe(c.index), c.part)

@@ -130,13 +130,26 @@ fn no_duplicates_fails_on_a_record_visible_twice_when_exactly_once_or_idempotent
 fn at_least_once_duplicates_pass_only_where_a_restore_or_a_lost_response_explains_them() {
     let mut h = clean();
     h.guarantee(DeliveryGuarantee::AtLeastOnce).appeared(&[2]).visible(&[1, 2, 3, 2]);
-    fails(h.verdict("no-duplicates"), "emitted 1 times, with 0 failovers");
-    // A failover after the record was emitted explains one more copy.
+    fails(h.verdict("no-duplicates"), "emitted 1 times, with 0 restores of a checkpoint covering it");
+    // A failover of the record's subtask that restores a checkpoint covering it explains one
+    // more copy (its writer may resend what its state held)...
+    let failover = |subtasks: Vec<usize>, checkpoint| EventKind::Failover {
+        strategy: "region".into(),
+        subtasks,
+        checkpoint,
+        cause: "test".into(),
+    };
     let mut restored = clean();
     restored.guarantee(DeliveryGuarantee::AtLeastOnce);
-    let failover = EventKind::Failover { strategy: "region".into(), subtasks: vec![0], checkpoint: 1, cause: "test".into() };
-    restored.at("jobmaster", failover).appeared(&[2]).visible(&[1, 2, 3, 2]);
+    restored.at("jobmaster", failover(vec![0], 1)).appeared(&[2]).visible(&[1, 2, 3, 2]);
     assert!(restored.verdict("no-duplicates").passed);
+    // ...a failover of another subtask, or one restoring a checkpoint from before the record,
+    // does not.
+    let mut elsewhere = clean();
+    elsewhere.guarantee(DeliveryGuarantee::AtLeastOnce);
+    elsewhere.at("jobmaster", failover(vec![1], 1)).at("jobmaster", failover(vec![0], 0));
+    elsewhere.appeared(&[2]).visible(&[1, 2, 3, 2]);
+    fails(elsewhere.verdict("no-duplicates"), "with 0 restores of a checkpoint covering it");
     // So does a copy whose request's caller timed out (it retried).
     let mut retried = clean();
     retried.guarantee(DeliveryGuarantee::AtLeastOnce);
@@ -237,7 +250,10 @@ fn liveness_fails_on_a_hang_and_on_an_unbounded_job_that_stops_checkpointing() {
 fn unobserved_visibility_fails_on_what_appeared_only_in_the_final_read_or_could_not_be_read() {
     let mut h = clean();
     h.change(true, vec![seen(3)], Cause::Final);
-    fails(h.verdict("no-unobserved-visibility"), "r3 (split s pos 2) in p");
+    fails(h.verdict("no-unobserved-visibility"), "r3 (split s pos 2) appeared, found only by the final read, in p");
+    let mut audited = clean();
+    audited.change(false, vec![seen(2)], Cause::Audit);
+    fails(audited.verdict("no-unobserved-visibility"), "r2 (split s pos 1) vanished, found by an audit");
     let mut broken = clean();
     broken.at("harness", EventKind::OutputUnreadable { output: "out".into(), error: "the output reader of out panicked: boom".into() });
     fails(broken.verdict("no-unobserved-visibility"), "output out could not be read: the output reader of out panicked: boom");

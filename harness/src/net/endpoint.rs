@@ -157,6 +157,9 @@ impl Endpoint {
         let id = self.gateway.next_call_id();
         let (tx, rx) = oneshot::channel();
         self.pending.lock().unwrap().insert(id, tx);
+        // Whatever ends the call without its response (the timeout, or the caller giving up
+        // on the call, or a crash dropping it) is recorded: the request may have taken effect.
+        let mut unanswered = Unanswered { endpoint: self, to, kind, id, answered: false };
         self.gateway.route(Envelope {
             from: self.addr.clone(),
             to: to.to_string(),
@@ -166,15 +169,32 @@ impl Endpoint {
         });
         let timed_out = || RpcError::Timeout { to: to.to_string(), kind: kind.to_string() };
         match madsim::time::timeout(timeout, rx).await {
-            Ok(Ok(bytes)) => bincode::deserialize(&bytes).map_err(|e| RpcError::Decode(e.to_string())),
-            Ok(Err(_)) => Err(timed_out()),
-            Err(_) => {
-                self.pending.lock().unwrap().remove(&id);
-                let event = EventKind::CallTimedOut { to: to.to_string(), kind: kind.to_string(), call: id };
-                self.gateway.history().record(&self.addr, event);
-                Err(timed_out())
+            Ok(Ok(bytes)) => {
+                unanswered.answered = true;
+                bincode::deserialize(&bytes).map_err(|e| RpcError::Decode(e.to_string()))
             }
+            Ok(Err(_)) | Err(_) => Err(timed_out()),
         }
+    }
+}
+
+/// A call in flight; when it is dropped without its response, the call counts as timed out.
+struct Unanswered<'a> {
+    endpoint: &'a Endpoint,
+    to: &'a str,
+    kind: &'a str,
+    id: u64,
+    answered: bool,
+}
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        self.endpoint.pending.lock().unwrap().remove(&self.id);
+        let event = EventKind::CallTimedOut { to: self.to.to_string(), kind: self.kind.to_string(), call: self.id };
+        self.endpoint.gateway.history().record(&self.endpoint.addr, event);
     }
 }
 

@@ -21,6 +21,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// What `all_visible` depends on: observed output changes, records produced, checkpoints
+/// completed.
+type VisibleKey = (u64, usize, usize);
+
 /// Builds a task-executor node for subtask index `i`.
 pub(crate) type TeBuilder = Box<dyn Fn(usize) -> NodeHandle + Send + Sync>;
 
@@ -56,7 +60,7 @@ struct Inner {
     observer: Observer,
     starts: Starts,
     /// The last answer of `all_visible`, with the output changes and produced count it saw.
-    visible_cache: Mutex<Option<(u64, usize, bool)>>,
+    visible_cache: Mutex<Option<(VisibleKey, bool)>>,
     bounded: bool,
     crash_restart_ms: Mutex<u64>,
     workloads: Vec<madsim::task::JoinHandle<()>>,
@@ -93,6 +97,10 @@ pub(crate) struct ControlParts {
 }
 
 const SUPERVISOR: &str = "supervisor";
+
+/// How long a finished bounded job's output is watched after the systems restarted: longer
+/// than a client's call timeout plus a retry, and than a checkpoint interval.
+pub const SETTLE_BOUNDED_MS: u64 = 150;
 
 impl Control {
     pub(crate) fn new(parts: ControlParts, hits: tokio::sync::mpsc::UnboundedReceiver<Hit>) -> Self {
@@ -528,22 +536,25 @@ impl Control {
     /// Whether every expected record (produced at or after its split's declared start) is
     /// visible in the sink's output, as the harness last observed it.
     pub fn all_visible(&self) -> bool {
-        let key = (self.inner.observer.changes(), self.inner.history.produced());
-        if let Some((changes, produced, answer)) = *self.inner.visible_cache.lock().unwrap() {
-            if (changes, produced) == key {
+        // What is expected changes with what is produced and, for a latest start, with the
+        // first checkpoint; what is visible with every observed change.
+        let key = (self.inner.observer.changes(), self.inner.history.produced(), self.inner.history.completed());
+        if let Some((seen, answer)) = *self.inner.visible_cache.lock().unwrap() {
+            if seen == key {
                 return answer;
             }
         }
         let expected = self.inner.history.with_events(|events| self.inner.starts.expected(events));
         let answer = self.inner.observer.all_visible(expected.required.iter());
-        *self.inner.visible_cache.lock().unwrap() = Some((key.0, key.1, answer));
+        *self.inner.visible_cache.lock().unwrap() = Some((key, answer));
         answer
     }
 
-    /// After the output converged: a bounded job that finished gets every external system
-    /// restarted once; an unbounded one keeps running until [`SETTLE_CHECKPOINTS`] more
-    /// checkpoints completed with no new input (or `timeout_ms` passed), then the systems
-    /// restart too. What the output shows must not change meanwhile.
+    /// After the output converged, every external system crashes and restarts once (what a
+    /// sink committed must survive it); then an unbounded job keeps running until
+    /// [`SETTLE_CHECKPOINTS`] more checkpoints completed with no new input (or `timeout_ms`
+    /// passed), and a bounded one gets [`SETTLE_BOUNDED_MS`] for whatever still reacts to the
+    /// restarts. What the output shows must not change meanwhile.
     ///
     /// [`SETTLE_CHECKPOINTS`]: crate::checks::SETTLE_CHECKPOINTS
     pub(crate) async fn settle(&self, timeout_ms: u64) {
@@ -553,17 +564,18 @@ impl Control {
             return;
         }
         self.record(EventKind::Converged);
-        if running_unbounded {
-            let want = self.inner.history.completed() + crate::checks::SETTLE_CHECKPOINTS;
-            let deadline = self.now_ms() + timeout_ms;
-            while self.inner.history.completed() < want && self.now_ms() < deadline && !self.ended() {
-                self.sleep_ms(10).await;
-            }
-        }
         self.restart_systems().await;
-        // Give whatever reacts to the restarts a moment to show itself.
-        self.sleep_ms(50).await;
+        if finished {
+            self.sleep_ms(SETTLE_BOUNDED_MS).await;
+            return;
+        }
+        let want = self.inner.history.completed() + crate::checks::SETTLE_CHECKPOINTS;
+        let deadline = self.now_ms() + timeout_ms;
+        while self.inner.history.completed() < want && self.now_ms() < deadline && !self.ended() {
+            self.sleep_ms(10).await;
+        }
     }
+
 
     /// Whether the testbed's during-run workloads (upstream producers) have all finished.
     pub fn workloads_done(&self) -> bool {
@@ -571,7 +583,7 @@ impl Control {
     }
 
     /// Waits until the job converged — a bounded job ended; an unbounded one shows every
-    /// produced record and nothing is producing any more — or `timeout_ms` passed. True if
+    /// expected record and nothing is producing any more — or `timeout_ms` passed. True if
     /// it converged.
     pub async fn drain(&self, timeout_ms: u64) -> bool {
         let deadline = self.now_ms() + timeout_ms;

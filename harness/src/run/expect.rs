@@ -18,9 +18,10 @@ pub enum StartPosition {
     #[default]
     Earliest,
     /// From the end of the split when the job starts: records produced before the job first
-    /// started are skipped. A job that restarts before its first completed checkpoint looks
-    /// the end up again (as Flink does), so records produced between the first start and the
-    /// last start without a checkpoint may or may not be read; a test should not rely on them.
+    /// started must not be read. The source looks the end up some time after the start (and
+    /// again after a restart before its first completed checkpoint, as Flink does), so the
+    /// records from the first start to the first split assignment after the last such
+    /// restart may or may not be read; everything after it must be.
     Latest,
     /// From this position.
     Offset(u64),
@@ -74,6 +75,9 @@ impl Starts {
         let mut first_start = None;
         let mut last_fresh_start = None;
         let mut first_completed = None;
+        // The first split assignment after the last start without a completed checkpoint: by
+        // then the source has looked its start positions up.
+        let mut resolved = None;
         for (index, e) in events.iter().enumerate() {
             match &e.kind {
                 EventKind::Produced { id, split, pos, event_time_ms, .. } => {
@@ -83,7 +87,11 @@ impl Starts {
                     first_start.get_or_insert(index);
                     if first_completed.is_none() {
                         last_fresh_start = Some(index);
+                        resolved = None;
                     }
+                }
+                EventKind::SplitsAssigned { .. } if last_fresh_start.is_some() => {
+                    resolved.get_or_insert(index);
                 }
                 EventKind::CheckpointCompleted { .. } => {
                     first_completed.get_or_insert(index);
@@ -100,7 +108,7 @@ impl Starts {
             let (forbid_below, require_from) = match self.splits.get(split).copied().unwrap_or(self.default) {
                 StartPosition::Earliest => (0, 0),
                 StartPosition::Offset(k) | StartPosition::Committed(k) => (k, k),
-                StartPosition::Latest => (end_at(first_start), end_at(last_fresh_start)),
+                StartPosition::Latest => (end_at(first_start), end_at(resolved.or(last_fresh_start))),
                 StartPosition::Timestamp(t) => {
                     let at = records.iter().filter(|r| r.event_time_ms >= t).map(|r| r.pos).min().unwrap_or(u64::MAX);
                     (at, at)
@@ -145,9 +153,11 @@ mod tests {
             produced(3, "a", 2, 30),
             at(EventKind::JobStarted { parallelism: 1 }), // a fresh restart: no checkpoint yet
             produced(4, "a", 3, 40),
+            at(EventKind::SplitsAssigned { subtask: 0, attempt: 1, splits: vec!["a".into()] }),
+            produced(7, "a", 4, 45),
             at(EventKind::CheckpointCompleted { checkpoint: 1 }),
             at(EventKind::JobStarted { parallelism: 1 }), // restored: latest is not looked up again
-            produced(5, "a", 4, 5),
+            produced(5, "a", 5, 5),
             produced(6, "b", 0, 50),
         ];
         let with = |default, splits: &[(&str, StartPosition)]| {
@@ -155,16 +165,18 @@ mod tests {
             s.expected(&events)
         };
         let e = with(StartPosition::Earliest, &[]);
-        assert_eq!(ids(&e.required), vec![1, 2, 3, 4, 5, 6]);
+        assert_eq!(ids(&e.required), vec![1, 2, 3, 4, 5, 6, 7]);
         let e = with(StartPosition::Latest, &[]);
-        assert_eq!((ids(&e.required), ids(&e.optional)), (vec![4, 5, 6], vec![3]));
+        // 3 and 4 came between the first start and the first assignment after the last fresh
+        // start: the source may have looked the end up before or after them.
+        assert_eq!((ids(&e.required), ids(&e.optional)), (vec![5, 6, 7], vec![3, 4]));
         assert_eq!(e.before_start.keys().map(|r| r.0).collect::<Vec<_>>(), vec![1, 2]);
         let e = with(StartPosition::Earliest, &[("a", StartPosition::Offset(3))]);
-        assert_eq!(ids(&e.required), vec![4, 5, 6]);
+        assert_eq!(ids(&e.required), vec![4, 5, 6, 7]);
         assert_eq!(e.before_start.get(&RecordId(3)), Some(&3));
         let e = with(StartPosition::Timestamp(25), &[]);
-        assert_eq!(ids(&e.required), vec![3, 4, 5, 6], "the first record at or after the time, and all after it");
+        assert_eq!(ids(&e.required), vec![3, 4, 5, 6, 7], "the first record at or after the time, and all after it");
         let e = with(StartPosition::Committed(1), &[]);
-        assert_eq!(ids(&e.required), vec![2, 3, 4, 5], "split b has only position 0");
+        assert_eq!(ids(&e.required), vec![2, 3, 4, 5, 7], "split b has only position 0");
     }
 }

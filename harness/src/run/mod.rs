@@ -27,7 +27,7 @@ pub use env::Env;
 pub use expect::{Expected, StartPosition, Starts};
 pub use report::{RunReport, RunStats};
 pub use runner::{Outcome, Runner};
-pub use control::{Control, Spread};
+pub use control::{Control, Spread, SETTLE_BOUNDED_MS};
 pub use script::{RandomFaults, Script, ScriptFuture};
 pub use simulate::{simulate, simulate_script};
 pub use testbed::{declared_guarantee, Pipeline, Producer, RecordMaker, SinkSetup, SourceSetup, Testbed, World};

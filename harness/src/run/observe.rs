@@ -9,9 +9,10 @@
 //!                          history: Appeared / Vanished { output, part, records, cause }
 //! ```
 //!
-//! Models announce nothing. What a model changes outside a served request is still found by
-//! the final reconciliation, a full read at the end of the run; whatever appears only there
-//! was never seen appearing, and the `no-unobserved-visibility` check fails on it.
+//! Models announce nothing. Every [`AUDIT_EVERY`]th observation lists the parts even when
+//! the output's version says nothing changed, so a version that lies is found while the run
+//! goes on; the final reconciliation reads everything in full. What only an audit or the
+//! final read finds was never seen appearing, and `no-unobserved-visibility` fails on it.
 
 use crate::history::{Cause, EventKind, History};
 use crate::record::RecordId;
@@ -27,8 +28,13 @@ struct Cached {
     entries: Vec<Entry>,
 }
 
+/// How often an observation audits the parts listing instead of trusting the version.
+pub(crate) const AUDIT_EVERY: u64 = 16;
+
 struct State {
     version: Option<u64>,
+    /// Observations so far.
+    observations: u64,
     parts: BTreeMap<String, Cached>,
     /// How many copies of each record are visible now (only asked, never iterated).
     counts: HashMap<RecordId, u32>,
@@ -105,7 +111,14 @@ fn split(entries: Vec<Entry>) -> (Vec<crate::record::Seen>, Vec<String>) {
 impl Observer {
     pub(crate) fn new(output: Arc<dyn OutputReader>, history: History) -> Self {
         let location = output.location();
-        let state = State { version: None, parts: BTreeMap::new(), counts: HashMap::new(), changes: 0, broken: false };
+        let state = State {
+            version: None,
+            observations: 0,
+            parts: BTreeMap::new(),
+            counts: HashMap::new(),
+            changes: 0,
+            broken: false,
+        };
         Self { output, location, history, state: Arc::new(Mutex::new(state)) }
     }
 
@@ -120,13 +133,18 @@ impl Observer {
             Ok(v) => v,
             Err(e) => return self.break_off(&mut s, e),
         };
-        if version.is_some() && version == s.version {
+        s.observations += 1;
+        let unchanged = version.is_some() && version == s.version;
+        let audit = s.observations.is_multiple_of(AUDIT_EVERY);
+        if unchanged && !audit {
             return;
         }
         let parts = match guarded(&self.location, || output.parts()) {
             Ok(p) => p,
             Err(e) => return self.break_off(&mut s, e),
         };
+        // The version said nothing changed: anything found now, it failed to say.
+        let cause = if unchanged { Cause::Audit } else { cause };
         if let Err(e) = self.update(&mut s, parts, &cause, false) {
             return self.break_off(&mut s, e);
         }

@@ -176,6 +176,24 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
                 .then(savepoint_and_rescale(1))
                 .requires("rescale"),
         ),
+        case(
+            "scale down, then up",
+            4,
+            Region,
+            // What the subtasks a scale-down removed left behind (open transactions, in-progress
+            // files) must not hold up the subtasks that come back with the scale-up. A worker
+            // cut off from the job master first keeps checkpoints from completing while the
+            // others write on.
+            Scenario::new("scale down, then up")
+                .then(wait(100))
+                .then(partition(Worker::Nth(3), job_master(), 250))
+                .then(rescale(1))
+                .then(checkpoint())
+                .then(wait(100))
+                .then(savepoint_and_rescale(4))
+                .then(wait(100))
+                .requires("rescale"),
+        ),
         idle,
         case(
             "task failure mid-stream (region)",
