@@ -57,7 +57,8 @@ fn at_least_once(
     let mut emissions: BTreeMap<RecordId, usize> = BTreeMap::new();
     let mut open: BTreeMap<(usize, u64), Vec<RecordId>> = BTreeMap::new();
     let mut covered: BTreeMap<RecordId, Vec<(usize, u64)>> = BTreeMap::new();
-    let mut failovers: Vec<(Vec<usize>, bool, u64)> = Vec::new(); // (subtasks, all, restored checkpoint)
+    // (subtasks, every subtask restarted, states dealt out anew, restored checkpoint)
+    let mut failovers: Vec<(Vec<usize>, bool, bool, u64)> = Vec::new();
     let mut timed_out = BTreeSet::new();
     for e in &f.events {
         match &e.kind {
@@ -73,7 +74,7 @@ fn at_least_once(
                 }
             }
             EventKind::Failover { strategy, subtasks, checkpoint, .. } => {
-                failovers.push((subtasks.clone(), strategy != "region", *checkpoint));
+                failovers.push((subtasks.clone(), strategy != "region", strategy == "rescale", *checkpoint));
             }
             EventKind::CallTimedOut { call, .. } => {
                 timed_out.insert(*call);
@@ -93,13 +94,19 @@ fn at_least_once(
     }
     // A failover restores a checkpoint that covers the record when the record was emitted
     // before that checkpoint's barrier, by a subtask the failover restarted (every subtask,
-    // for anything but a region failover: a rescale deals writer states out anew).
+    // for anything but a region failover). Once a rescale has dealt the writer states out
+    // anew, the record's state may sit with any subtask: every later restore counts.
     let restores_covering = |id: &RecordId| {
         let cov = covered.get(id).map(Vec::as_slice).unwrap_or_default();
-        failovers
-            .iter()
-            .filter(|(subtasks, all, restored)| cov.iter().any(|(s, c)| c <= restored && (*all || subtasks.contains(s))))
-            .count()
+        let mut dealt = false;
+        let mut n = 0;
+        for (subtasks, all, rescale, restored) in &failovers {
+            if cov.iter().any(|(s, c)| c <= restored && (*all || dealt || subtasks.contains(s))) {
+                n += 1;
+                dealt |= *rescale;
+            }
+        }
+        n
     };
     let mut unexplained = Vec::new();
     for (id, n) in dups {
