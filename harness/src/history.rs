@@ -78,9 +78,9 @@ pub enum EventKind {
     SubtaskFinished { subtask: usize, attempt: u64 },
     /// The harness read output `output` and found records (and content that is not a
     /// record) in `part` that were not there when it last read it.
-    Appeared { output: String, part: String, records: Vec<Seen>, garbage: Vec<String>, cause: Cause },
+    Appeared { output: String, part: String, records: Vec<Seen>, garbage: Vec<String>, cause: Box<Cause> },
     /// The harness read output `output` and found records (or other content) gone from `part`.
-    Vanished { output: String, part: String, records: Vec<Seen>, garbage: Vec<String>, cause: Cause },
+    Vanished { output: String, part: String, records: Vec<Seen>, garbage: Vec<String>, cause: Box<Cause> },
     /// Reading output `output` failed (its reader panicked); it is not observed any more.
     OutputUnreadable { output: String, error: String },
     /// The output converged: a bounded job finished, or an unbounded one shows every

@@ -12,7 +12,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut first_bad = None;
     for c in f.changes().filter(|c| c.appeared) {
         for s in c.records {
-            let Some(origin) = f.produced.get(&s.id) else { continue }; // a phantom, not corruption
+            let Some(origin) = f.origin_of(s.id) else { continue }; // a phantom, not corruption
             if origin.digest != s.digest {
                 changed += 1;
                 first_bad.get_or_insert(c.index);

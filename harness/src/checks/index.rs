@@ -94,6 +94,9 @@ pub struct RunFacts {
     /// Event index at which the output converged, if it did: a bounded job's `JobFinished`,
     /// an unbounded one's `Converged`.
     pub converged: Option<usize>,
+    /// `produced` by id when ids are dense (they are when a [`crate::run::RecordMaker`] made
+    /// them): the checks look a record up for every record they see.
+    dense: Vec<Option<Origin>>,
 }
 
 /// One observed change of the output.
@@ -137,6 +140,16 @@ impl RunFacts {
             }
         }
         let expected = end.starts.expected(&events);
+        let max_id = produced.keys().next_back().map_or(0, |id| id.0 as usize);
+        let dense = if max_id <= 4 * produced.len() + 1024 {
+            let mut dense = vec![None; max_id + 1];
+            for (id, o) in &produced {
+                dense[id.0 as usize] = Some(o.clone());
+            }
+            dense
+        } else {
+            Vec::new()
+        };
         let (mut visible_final, mut garbage_final, mut unreadable) = (Vec::new(), Vec::new(), None);
         match end.visible {
             Ok(entries) => {
@@ -165,6 +178,15 @@ impl RunFacts {
             expected,
             completed,
             converged,
+            dense,
+        }
+    }
+
+    /// Where a record came from, if it was produced.
+    pub fn origin_of(&self, id: RecordId) -> Option<&Origin> {
+        match self.dense.is_empty() {
+            true => self.produced.get(&id),
+            false => self.dense.get(id.0 as usize).and_then(Option::as_ref),
         }
     }
 
@@ -193,7 +215,7 @@ impl RunFacts {
 
     /// Describes where a record came from, for evidence.
     pub fn origin(&self, id: RecordId) -> String {
-        match self.produced.get(&id) {
+        match self.origin_of(id) {
             Some(o) => format!("{id} (split {} pos {})", o.split, o.pos),
             None => format!("{id} (never produced)"),
         }

@@ -11,7 +11,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut first_bad = None;
     for c in f.changes().filter(|c| c.appeared) {
         for s in c.records {
-            let why = match (f.produced.get(&s.id), f.expected.before_start.get(&s.id)) {
+            let why = match (f.origin_of(s.id), f.expected.before_start.get(&s.id)) {
                 (None, _) => {
                     invented += 1;
                     format!("{} is visible but was never produced", s.id)

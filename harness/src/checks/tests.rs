@@ -56,6 +56,7 @@ impl H {
     }
     fn change(&mut self, appeared: bool, records: Vec<Seen>, cause: Cause) -> &mut Self {
         let (output, part, garbage) = ("out".to_string(), "p".to_string(), vec![]);
+        let cause = Box::new(cause);
         let kind = match appeared {
             true => EventKind::Appeared { output, part, records, garbage, cause },
             false => EventKind::Vanished { output, part, records, garbage, cause },
@@ -158,10 +159,8 @@ fn at_least_once_duplicates_pass_only_where_a_restore_or_a_lost_response_explain
     let mut retried = clean();
     retried.guarantee(DeliveryGuarantee::AtLeastOnce);
     retried.appeared(&[2]);
-    let Some(EventKind::Appeared { cause: Cause::Request { call: Some(call), .. }, .. }) = retried.events.last().map(|e| e.kind.clone())
-    else {
-        unreachable!()
-    };
+    let Some(EventKind::Appeared { cause, .. }) = retried.events.last().map(|e| e.kind.clone()) else { unreachable!() };
+    let Cause::Request { call: Some(call), .. } = *cause else { unreachable!() };
     retried.at("taskexecutor-0", EventKind::CallTimedOut { to: "fs".into(), kind: "fs.rename".into(), call });
     retried.appeared(&[2]).visible(&[1, 2, 3, 2, 2]);
     fails(retried.verdict("no-duplicates"), "1 copies from requests whose response was lost");

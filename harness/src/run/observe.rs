@@ -218,7 +218,7 @@ impl Observer {
             }
             if !d.appeared.is_empty() {
                 let (records, garbage) = split(std::mem::take(&mut d.appeared));
-                let (output, part, cause) = (self.location.clone(), part.clone(), cause.clone());
+                let (output, part, cause) = (self.location.clone(), part.clone(), Box::new(cause.clone()));
                 self.history.record("harness", EventKind::Appeared { output, part, records, garbage, cause });
             }
         }
@@ -232,7 +232,7 @@ impl Observer {
             }
             if !d.vanished.is_empty() {
                 let (records, garbage) = split(d.vanished);
-                let (output, cause) = (self.location.clone(), cause.clone());
+                let (output, cause) = (self.location.clone(), Box::new(cause.clone()));
                 self.history.record("harness", EventKind::Vanished { output, part, records, garbage, cause });
             }
         }
