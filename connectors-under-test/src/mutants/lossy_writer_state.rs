@@ -1,12 +1,15 @@
-//! **Writer state serializer that drops the payload**: the at-least-once log sink keeps its
-//! buffer in its checkpointed state, but the state's serialized form leaves out each
-//! record's payload; a restored writer resends the buffered records empty.
+//! **Restored writer state read back without the payload**: the at-least-once log sink keeps
+//! its buffer in its checkpointed state; the state round-trips whole, but the code that turns
+//! a restored state back into records leaves the payload out (it reads the state's layout
+//! from before the payload was added), so a restored writer resends the buffered records
+//! empty.
 //!
-//! Story: a sink writer's state serializer that does not round-trip every field corrupts
-//! exactly the records that were buffered at a checkpoint, and only after a restore
-//! (FLINK-37964, apache/flink PR #26686: the async sink's state serializer read back
-//! entries wrongly; ClickHouse/flink-connector-clickhouse PR #155: null payloads restored
-//! from state). Ids survive, so a check that compares ids passes.
+//! Story: restoring a sink writer's state wrongly corrupts exactly the records that were
+//! buffered at a checkpoint, and only after a restore (FLINK-37964, apache/flink PR #26686:
+//! the async sink's state serializer read back entries wrongly; ClickHouse/
+//! flink-connector-clickhouse PR #155: null payloads restored from state). Ids survive, so a
+//! check that compares ids passes; and since the state itself survives its serde round trip,
+//! connsim's serde wall does not stop it either.
 //!
 //! Caught by: `no-corruption`: the resent records' content differs from what was produced.
 
@@ -24,8 +27,7 @@ pub struct StateRecord {
     id: RecordId,
     key: u64,
     event_time_ms: i64,
-    #[serde(skip)]
-    payload: Vec<u8>, // the bug: not written, restored empty
+    payload: Vec<u8>,
 }
 
 /// The log sink (buffer-in-state mode), with the bug.
@@ -69,7 +71,8 @@ impl Sink for LossyStateSink {
         DeliveryGuarantee::AtLeastOnce
     }
     async fn create_writer(&self, ctx: WriterContext, restored: Vec<Vec<StateRecord>>) -> Result<LossyStateWriter, ConnectorError> {
-        let back = |s: StateRecord| Record { id: s.id, key: s.key, event_time_ms: s.event_time_ms, payload: s.payload };
+        // The bug: the payload is not carried back into the record.
+        let back = |s: StateRecord| Record { id: s.id, key: s.key, event_time_ms: s.event_time_ms, payload: Vec::new() };
         let records = restored.into_iter().map(|batch| batch.into_iter().map(back).collect()).collect();
         Ok(LossyStateWriter(self.0.create_writer(ctx, records).await?))
     }

@@ -36,7 +36,7 @@ impl<Snk: Sink> GlobalHost<Snk> {
         }
         self.combined_upto = c;
         if !committables.is_empty() {
-            let global = self.committer.combine(c, committables);
+            let (_, global) = super::wall::round_trip(&self.committer.combine(c, committables), "the global committable")?;
             self.pending.push((c, global, 0));
         }
         Ok(self.encoded())

@@ -14,6 +14,7 @@ mod subtask;
 pub(crate) mod taskexecutor;
 mod tracker;
 mod uplink;
+mod wall;
 
 pub use config::{FailoverStrategy, JobConfig};
 pub use hooks::Phase;

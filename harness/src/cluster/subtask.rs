@@ -72,6 +72,7 @@ struct Subtask<Src: Source, Snk: Sink> {
     uplink: Uplink,
     control: mpsc::UnboundedReceiver<Control>,
     requests: mpsc::UnboundedReceiver<ReaderRequest>,
+    requests_open: bool,
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -171,6 +172,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             uplink,
             control: setup.control,
             requests,
+            requests_open: true,
         };
         // Recovered committables belong to a completed checkpoint: commit them again (idempotently).
         if let Err(e) = task.commit_due().await {
@@ -224,7 +226,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             let wake = tokio::select! {
                 biased;
                 ctl = self.control.recv() => Wake::Control(ctl),
-                req = self.requests.recv() => Wake::Request(req),
+                // A reader that let go of its context closed this channel: a closed channel
+                // answers at once, so it is not listened to any more (it would spin).
+                req = self.requests.recv(), if self.requests_open => Wake::Request(req),
                 _ = self.reader.available(), if !self.ended && !self.stopped => Wake::Available,
                 _ = madsim::time::sleep(Duration::from_millis(20)), if retry => Wake::RetryCommits,
             };
@@ -232,7 +236,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 Wake::Control(Some(ctl)) => self.on_control(ctl).await?,
                 Wake::Control(None) => return Ok(()),
                 Wake::Request(Some(req)) => self.forward(req),
-                Wake::Request(None) | Wake::Available => {}
+                Wake::Request(None) => self.requests_open = false,
+                Wake::Available => {}
                 Wake::RetryCommits => self.commit_due().await?,
             }
         }
@@ -295,7 +300,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     async fn checkpoint(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
         crash_point(&self.hooks, self.id, Phase::BeforeBarrier, c).await;
-        let splits = self.reader.snapshot_state(c);
+        let wall = |e: String| ConnectorError::fail_job(e);
+        // Across the serde wall: from here on the runtime holds what decoding gave back.
+        let (splits_bytes, splits) =
+            super::wall::round_trip(&self.reader.snapshot_state(c), "the reader's split state").map_err(wall)?;
         let ids = splits.iter().map(Split::id).collect();
         self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
         crash_point(&self.hooks, self.id, Phase::AfterReaderSnapshot, c).await;
@@ -303,17 +311,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             self.writer.flush(false).await?;
         }
         let committables = self.writer.prepare_commit(c).await?;
+        let (_, committables) = super::wall::round_trip(&committables, "the writer's committables").map_err(wall)?;
         crash_point(&self.hooks, self.id, Phase::AfterPrepareCommit, c).await;
         self.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
-        let writer_state = self.writer.snapshot_state(c);
+        let writer = super::wall::encode_checked(&self.writer.snapshot_state(c), "the writer's state").map_err(wall)?;
         let pending: Vec<(CheckpointId, Snk::Committable)> =
             self.pending.iter().map(|(c, x, _)| (*c, x.clone())).collect();
-        let state = SubtaskState {
-            splits: encode(&splits),
-            writer: encode(&writer_state),
-            committables: encode(&pending),
-            finished: self.ended,
-        };
+        let state = SubtaskState { splits: splits_bytes, writer, committables: encode(&pending), finished: self.ended };
         if let Some(ms) = self.hooks.snapshot_stall(self.id) {
             madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this snapshot slow
         }

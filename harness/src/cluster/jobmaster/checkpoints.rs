@@ -31,7 +31,11 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         let c = self.store.next_checkpoint_id();
         let stop = self.stop_requested;
-        let state = self.enumerator.snapshot_state(c);
+        let (enumerator, state) =
+            match crate::cluster::wall::round_trip(&self.enumerator.snapshot_state(c), "the enumerator's state") {
+                Ok(crossed) => crossed,
+                Err(e) => return self.fail_job(e),
+            };
         self.record(EventKind::CheckpointTriggered { checkpoint: c, pending: state.pending_splits() });
         self.tracker.snapshot(c);
         if self.cfg.coordinator_valve {
@@ -39,7 +43,6 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 slot.held = Some(Vec::new());
             }
         }
-        let enumerator = bincode::serialize(&state).expect("enumerator state serializes");
         self.pending = Some(Pending { id: c, enumerator, acks: BTreeMap::new(), started: now, triggered: false, stop });
         // Writing the enumerator's state to checkpoint storage takes time; events wait meanwhile.
         let internal = self.internal.clone();

@@ -373,12 +373,15 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                         ));
                         return;
                     }
+                    let (bytes, splits) = match super::wall::round_trip(&splits, "assigned splits") {
+                        Ok(crossed) => crossed,
+                        Err(e) => return self.fail_job(e),
+                    };
                     self.record(EventKind::SplitsAssigned {
                         subtask,
                         attempt,
                         splits: splits.iter().map(Split::id).collect(),
                     });
-                    let bytes = bincode::serialize(&splits).expect("splits serialize");
                     self.tracker.record(subtask, splits);
                     (subtask, ToTask::AddSplits { attempt, splits: bytes })
                 }
