@@ -70,6 +70,7 @@ mod tests {
     use std::collections::HashMap;
 
     #[derive(Debug, Serialize, Deserialize)]
+    #[allow(dead_code)] // read through Debug only
     struct Split {
         id: String,
         #[serde(skip)]
