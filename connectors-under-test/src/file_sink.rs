@@ -26,7 +26,7 @@ pub struct FileCommittable {
 }
 
 /// The file sink.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FileSink {
     /// Node name of the file system.
     pub fs: String,

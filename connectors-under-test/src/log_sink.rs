@@ -35,7 +35,7 @@ pub enum BarrierMode {
 }
 
 /// The at-least-once log sink.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LogSink {
     /// Node name of the log.
     pub log: String,

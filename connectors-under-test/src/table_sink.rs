@@ -25,7 +25,7 @@ pub struct TableCommit {
 }
 
 /// The table sink.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct TableSink {
     /// Node name of the table.
     pub table: String,

@@ -33,7 +33,7 @@ const BUFFER_RECORDS: usize = 32;
 const TRIES: u32 = 20;
 
 /// The transactional log sink.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct TxnLogSink {
     /// Node name of the log.
     pub log: String,

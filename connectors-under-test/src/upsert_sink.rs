@@ -20,7 +20,7 @@ const BUFFER_RECORDS: usize = 32;
 const TRIES: u32 = 20;
 
 /// The upsert sink.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct UpsertSink {
     /// Node name of the store.
     pub store: String,

@@ -10,13 +10,13 @@ use connsim::run::FaultConfig;
 use connsim::{ConnectorError, Pipeline, Record, RunReport, Runner, SinkSetup, World};
 
 /// A sink that wraps the probe sink and misbehaves in one way.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Misbehaving {
     inner: ProbeSink,
     how: How,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 enum How {
     PanicInWrite,
     CommitFailsUnknown,

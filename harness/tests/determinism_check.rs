@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::WithReaderSetup;
+use common::{FromData, WithReaderSetup};
 use connsim::api::{FetchedBatch, SplitReader, SplitsChange};
 use connsim::probes::{CollectorSetup, GenSplit, GeneratorReader, GeneratorSetup};
 use connsim::run::FaultConfig;
@@ -30,13 +30,19 @@ impl SplitReader for Leaky {
     }
 }
 
+impl FromData for Leaky {
+    fn from_data(data: std::sync::Arc<Vec<Vec<Record>>>) -> Self {
+        Leaky(GeneratorReader::new(data))
+    }
+}
+
 #[test]
 fn state_leaking_between_runs_is_reported_as_nondeterminism() {
     let mut r = Runner::new(Pipeline(
         WithReaderSetup {
             name: "leaky",
             generator: GeneratorSetup { splits: 4, records_per_split: 100, ..Default::default() },
-            new_reader: |data| Leaky(GeneratorReader::new(data)),
+            reader: std::marker::PhantomData::<fn() -> Leaky>,
         },
         CollectorSetup,
     ));

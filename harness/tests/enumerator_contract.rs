@@ -7,7 +7,7 @@ use connsim::probes::{CollectorSetup, GenSplit, GeneratorSetup, GeneratorSource,
 use connsim::run::FaultConfig;
 use connsim::{Pipeline, Runner, SourceSetup, World};
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 #[allow(clippy::enum_variant_names)]
 enum Bug {
     AssignAfterNoMoreSplits,
@@ -44,7 +44,7 @@ impl SplitEnumerator for Broken {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct BrokenSource(GeneratorSource, Bug);
 
 impl Source for BrokenSource {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::WithReaderSetup;
+use common::{FromData, WithReaderSetup};
 use connsim::api::{FetchedBatch, SplitReader, SplitsChange};
 use connsim::probes::{CollectorSetup, GenSplit, GeneratorSetup};
 use connsim::run::FaultConfig;
@@ -20,13 +20,19 @@ impl SplitReader for NeverReads {
     fn handle_splits_changes(&mut self, _change: SplitsChange<GenSplit>) {}
 }
 
+impl FromData for NeverReads {
+    fn from_data(_: std::sync::Arc<Vec<Vec<Record>>>) -> Self {
+        NeverReads
+    }
+}
+
 #[test]
 fn a_connector_that_never_makes_progress_is_reported_stuck() {
     let mut r = Runner::new(Pipeline(
         WithReaderSetup {
             name: "stalled",
             generator: GeneratorSetup { splits: 4, records_per_split: 10, ..Default::default() },
-            new_reader: |_| NeverReads,
+            reader: std::marker::PhantomData::<fn() -> NeverReads>,
         },
         CollectorSetup,
     ));

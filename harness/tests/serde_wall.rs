@@ -36,7 +36,7 @@ impl EnumeratorState for Pending {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct ForgetfulSource {
     data: Arc<Vec<Vec<Record>>>,
 }

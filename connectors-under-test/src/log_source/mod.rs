@@ -38,7 +38,7 @@ impl Split for LogSplit {
 
 /// Where the source starts reading the partitions it finds at its first discovery (a Flink
 /// `OffsetsInitializer`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LogStart {
     /// The first offset.
     Earliest,
@@ -49,7 +49,7 @@ pub enum LogStart {
 }
 
 /// The log source.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LogSource {
     /// Node name of the log.
     pub log: String,

@@ -14,7 +14,7 @@ use crate::log_source::LogSplit;
 use connsim::api::EnumeratorContext;
 
 /// The bug.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct AssignsUnregistered;
 
 impl LogBug for AssignsUnregistered {

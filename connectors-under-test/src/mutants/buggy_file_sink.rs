@@ -13,7 +13,7 @@ use std::fmt::Debug;
 use std::future::Future;
 
 /// One bug in the file sink. Every method defaults to the reference behaviour.
-pub trait FileBug: Clone + Debug + Send + Sync + 'static {
+pub trait FileBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static {
     /// Name for reports.
     const NAME: &'static str;
     /// Commits one committable for the committer of `attempt`.
@@ -79,7 +79,7 @@ impl<B: FileBug> Committer for BuggyFileCommitter<B> {
 }
 
 /// The file sink with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BuggyFileSink<B> {
     inner: FileSink,
     bug: B,

@@ -12,7 +12,7 @@ use connsim::ConnectorError;
 use std::fmt::Debug;
 
 /// One bug in the log source. Every method defaults to the reference behaviour.
-pub trait LogBug: Clone + Debug + Send + Sync + 'static {
+pub trait LogBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static {
     /// Name for reports.
     const NAME: &'static str;
     /// The enumerator gets splits back from a failed reader.
@@ -97,7 +97,7 @@ impl<B: LogBug> SourceReader for BuggyReader<B> {
 }
 
 /// The log source with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BuggySource<B> {
     inner: LogSource,
     bug: B,

@@ -13,7 +13,7 @@ use crate::file_sink::FileWriter;
 use connsim::ConnectorError;
 
 /// The bug.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DropsFinalCommittables;
 
 impl FileBug for DropsFinalCommittables {

@@ -13,7 +13,7 @@ use connsim::api::CommitOutcome;
 use connsim::systems::FsClient;
 
 /// The bug.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DropsRecoveredCommittables;
 
 impl FileBug for DropsRecoveredCommittables {

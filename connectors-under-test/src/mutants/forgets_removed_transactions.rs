@@ -22,7 +22,7 @@ use connsim::systems::TxnHandle;
 use connsim::ConnectorError;
 
 /// The transactional log sink, with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ForgetsRemovedTransactionsSink(pub TxnLogSink);
 
 impl Sink for ForgetsRemovedTransactionsSink {

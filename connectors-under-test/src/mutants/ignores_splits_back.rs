@@ -17,7 +17,7 @@ use connsim::run::{SourceSetup, World};
 use connsim::ConnectorError;
 
 /// The log source, with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct IgnoresSplitsBackSource(pub LogSource);
 
 /// A log enumerator that forgets returned splits.

@@ -14,7 +14,7 @@ use connsim::run::{SinkSetup, World};
 use connsim::{ConnectorError, Record};
 
 /// The log sink (state mode), with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct IgnoresStateSink(pub LogSink);
 
 impl Sink for IgnoresStateSink {

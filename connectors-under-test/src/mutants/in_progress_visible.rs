@@ -15,7 +15,7 @@ use super::buggy_file_sink::FileBug;
 use crate::file_sink::FileSink;
 
 /// The bug.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct InProgressVisible;
 
 impl FileBug for InProgressVisible {

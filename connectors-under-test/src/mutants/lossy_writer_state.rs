@@ -31,7 +31,7 @@ pub struct StateRecord {
 }
 
 /// The log sink (buffer-in-state mode), with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LossyStateSink(pub LogSink);
 
 /// The writer, whose state goes through the lossy form.

@@ -15,7 +15,7 @@ use connsim::run::{SinkSetup, World};
 use connsim::{ConnectorError, Record};
 
 /// The log sink (flush mode), with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct NoFlushSink(pub LogSink);
 
 /// A writer that only sends when its buffer is full or the input ends.

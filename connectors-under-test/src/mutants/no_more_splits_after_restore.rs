@@ -13,7 +13,7 @@ use crate::log_source::LogSplit;
 use connsim::api::{EnumeratorContext, SplitEnumerator};
 
 /// The bug.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct NoMoreSplitsAfterRestore;
 
 impl LogBug for NoMoreSplitsAfterRestore {

@@ -15,7 +15,7 @@ use connsim::api::CommitOutcome;
 use connsim::systems::{FsClient, FsRequest, FsResponse};
 
 /// The bug.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct NonIdempotentCommit;
 
 impl FileBug for NonIdempotentCommit {

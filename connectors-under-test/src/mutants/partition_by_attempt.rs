@@ -20,7 +20,7 @@ use connsim::systems::TxnHandle;
 use connsim::ConnectorError;
 
 /// The transactional log sink, with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PartitionByAttemptSink {
     inner: TxnLogSink,
     partitions: u32,

@@ -17,7 +17,7 @@ use connsim::systems::FsClient;
 use connsim::{ConnectorError, Record};
 
 /// The file sink, with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PrematureCommitSink(pub FileSink);
 
 /// A file writer that commits its own files on the barrier.

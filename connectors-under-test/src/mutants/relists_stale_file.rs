@@ -18,7 +18,7 @@ use connsim::run::{SinkSetup, World};
 use connsim::{ConnectorError, Record};
 
 /// The table sink, with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RelistsStaleFileSink(pub TableSink);
 
 /// A writer that remembers its last data file and reports it again when idle.

@@ -14,7 +14,7 @@ use super::buggy_log_source::LogBug;
 use crate::log_source::LogEnumState;
 
 /// The bug.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SnapshotOmitsPending;
 
 impl LogBug for SnapshotOmitsPending {

@@ -16,7 +16,7 @@ use crate::log_source::LogSplit;
 const BEHIND: u64 = 8;
 
 /// The bug.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct StaleReaderSnapshot;
 
 impl LogBug for StaleReaderSnapshot {

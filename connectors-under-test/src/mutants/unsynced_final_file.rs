@@ -16,7 +16,7 @@ use crate::file_sink::{FileCommittable, FileWriter};
 use connsim::ConnectorError;
 
 /// The bug.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct UnsyncedFinalFile;
 
 impl FileBug for UnsyncedFinalFile {

@@ -18,7 +18,7 @@ use connsim::run::{SinkSetup, World};
 use connsim::{ConnectorError, Record};
 
 /// The log sink (flush mode), with the bug.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct WritesTwiceSink(pub LogSink);
 
 /// A writer whose barrier flush keeps the buffer.

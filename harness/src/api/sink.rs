@@ -152,7 +152,12 @@ pub trait Committer: Send + 'static {
 }
 
 /// A two-phase-commit sink: a factory for its writers and committers.
-pub trait Sink: Clone + Send + Sync + 'static {
+///
+/// A sink is a serializable value (as Flink's is): every node gets its own copy, decoded
+/// from the sink's serialized form, so nodes share no memory through it. An `Arc` inside a
+/// sink is not shared between the job master and the task executors, nor between task
+/// executors.
+pub trait Sink: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
     /// What writers prepare and committers commit.
     type Committable: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static;
     /// Checkpointed writer state.

@@ -46,7 +46,11 @@ pub enum Boundedness {
 }
 
 /// A source connector: a factory for its enumerator and readers.
-pub trait Source: Clone + Send + Sync + 'static {
+///
+/// A source is a serializable value (as Flink's is): the job master and every task executor
+/// get their own copy, decoded from the source's serialized form, so the enumerator and the
+/// readers share no memory through it (an `Arc` inside a source is not shared).
+pub trait Source: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
     /// The split type.
     type Split: Split;
     /// The enumerator's checkpointed state.

@@ -130,10 +130,6 @@ impl Endpoint {
         &self.addr
     }
 
-    /// The gateway this endpoint is bound to.
-    pub fn gateway(&self) -> &Gateway {
-        &self.gateway
-    }
 
     /// Sends a one-way message; it may be lost.
     pub fn send<M: Serialize>(&self, to: &str, kind: &str, msg: &M) {

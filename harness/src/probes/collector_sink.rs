@@ -22,7 +22,7 @@ pub struct ProbeBatch {
 }
 
 /// The collecting sink.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct ProbeSink {
     collector: String,
 }

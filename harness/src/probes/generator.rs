@@ -47,7 +47,7 @@ impl EnumeratorState for GeneratorState {
 }
 
 /// The generator source.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct GeneratorSource {
     data: Arc<Vec<Vec<Record>>>,
     on_request: bool,

@@ -79,6 +79,39 @@ pub fn simulate_script<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64, s
     report
 }
 
+/// A testbed's source and sink in their serialized form.
+struct Shipped<T: Testbed> {
+    source: Vec<u8>,
+    sink: Vec<u8>,
+    _testbed: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Testbed> Shipped<T> {
+    /// Serializes both; a connector that does not survive it stops the run with a message
+    /// naming it (the runner reports the panic with the seed).
+    fn pack(source: &T::Source, sink: &T::Sink) -> Self {
+        let ship = |bytes: Result<Vec<u8>, bincode::Error>, what: &str| {
+            bytes.unwrap_or_else(|e| panic!("the {what} does not serialize ({e}); every node gets its own copy of it"))
+        };
+        let shipped = Self {
+            source: ship(bincode::serialize(source), "source"),
+            sink: ship(bincode::serialize(sink), "sink"),
+            _testbed: std::marker::PhantomData,
+        };
+        shipped.unpack(); // fail here, before any node starts, if it does not decode
+        shipped
+    }
+
+    /// A fresh copy of both, for one node incarnation.
+    fn unpack(&self) -> (T::Source, T::Sink) {
+        let source = bincode::deserialize(&self.source)
+            .unwrap_or_else(|e| panic!("the source does not deserialize ({e}); every node gets its own copy of it"));
+        let sink = bincode::deserialize(&self.sink)
+            .unwrap_or_else(|e| panic!("the sink does not deserialize ({e}); every node gets its own copy of it"));
+        (source, sink)
+    }
+}
+
 async fn drive<T: Testbed>(
     testbed: &T,
     config: &RunConfig,
@@ -132,15 +165,20 @@ async fn drive<T: Testbed>(
             .build();
         systems.push((node, system));
     }
+    // Connectors reach the nodes as Flink ships them, serialized: every node incarnation
+    // decodes its own copy, so no node shares memory with another through a connector.
+    let shipped = Arc::new(Shipped::<T>::pack(&source, &sink));
     let build_te: TeBuilder = {
-        let (gw, h, src, snk, hk, handle) =
-            (gateway.clone(), history.clone(), source.clone(), sink.clone(), hooks.clone(), handle.clone());
+        let (gw, h, shipped, hk, handle) = (gateway.clone(), history.clone(), shipped.clone(), hooks.clone(), handle.clone());
         Box::new(move |i| {
-            let (gw, h, src, snk, hk) = (gw.clone(), h.clone(), src.clone(), snk.clone(), hk.clone());
+            let (gw, h, shipped, hk) = (gw.clone(), h.clone(), shipped.clone(), hk.clone());
             handle
                 .create_node()
                 .name(task_executor(i))
-                .init(move || taskexecutor::run(i, gw.clone(), h.clone(), hk.clone(), src.clone(), snk.clone()))
+                .init(move || {
+                    let (src, snk) = shipped.unpack();
+                    taskexecutor::run(i, gw.clone(), h.clone(), hk.clone(), src, snk)
+                })
                 .build()
         })
     };
@@ -150,11 +188,10 @@ async fn drive<T: Testbed>(
     let status: JobStatusCell = Arc::new(Mutex::new(JobStatus::Running));
     let store = CheckpointStore::default();
     let job_master = {
-        let (gw, h, src, snk, cfg, st, store, hk) = (
+        let (gw, h, shipped, cfg, st, store, hk) = (
             gateway.clone(),
             history.clone(),
-            source.clone(),
-            sink.clone(),
+            shipped.clone(),
             config.job.clone(),
             status.clone(),
             store.clone(),
@@ -164,9 +201,10 @@ async fn drive<T: Testbed>(
             .create_node()
             .name(JOB_MASTER)
             .init(move || {
+                let (src, snk) = shipped.unpack();
                 jobmaster::run(
-                    src.clone(),
-                    snk.clone(),
+                    src,
+                    snk,
                     cfg.clone(),
                     gw.clone(),
                     h.clone(),

@@ -5,25 +5,33 @@ use connsim::api::{
 };
 use connsim::probes::{GenSplit, GeneratorEmitter, GeneratorSetup, GeneratorSource, GeneratorState};
 use connsim::{Record, SourceSetup, World};
+use serde::{Deserialize, Serialize};
+use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// Makes the split reader from the generator's records.
-pub type NewReader<R> = fn(Arc<Vec<Vec<Record>>>) -> R;
+/// A split reader over the generator's records, made from them.
+pub trait FromData: SplitReader<Split = GenSplit, Element = (u64, Record)> {
+    /// The reader, over the generator's records per split.
+    fn from_data(data: Arc<Vec<Vec<Record>>>) -> Self;
+}
 
 /// The generator source (its enumerator and data) read by another split reader, to give a
 /// test a reader that misbehaves in one way.
+#[derive(Serialize, Deserialize)]
+#[serde(bound = "")]
 pub struct WithReader<R> {
     inner: GeneratorSource,
-    new_reader: NewReader<R>,
+    #[serde(skip)]
+    reader: PhantomData<fn() -> R>,
 }
 
 impl<R> Clone for WithReader<R> {
     fn clone(&self) -> Self {
-        Self { inner: self.inner.clone(), new_reader: self.new_reader }
+        Self { inner: self.inner.clone(), reader: PhantomData }
     }
 }
 
-impl<R: SplitReader<Split = GenSplit, Element = (u64, Record)>> Source for WithReader<R> {
+impl<R: FromData> Source for WithReader<R> {
     type Split = GenSplit;
     type EnumState = GeneratorState;
     type Enumerator = <GeneratorSource as Source>::Enumerator;
@@ -38,8 +46,8 @@ impl<R: SplitReader<Split = GenSplit, Element = (u64, Record)>> Source for WithR
         self.inner.restore_enumerator(ctx, s)
     }
     fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
-        let (data, new_reader) = (self.inner.data(), self.new_reader);
-        SourceReaderBase::new(ctx, move || new_reader(data.clone()), GeneratorEmitter, FetcherMode::Single)
+        let data = self.inner.data();
+        SourceReaderBase::new(ctx, move || R::from_data(data.clone()), GeneratorEmitter, FetcherMode::Single)
     }
 }
 
@@ -50,15 +58,15 @@ pub struct WithReaderSetup<R> {
     /// The generator's shape.
     pub generator: GeneratorSetup,
     /// The split reader to use.
-    pub new_reader: NewReader<R>,
+    pub reader: PhantomData<fn() -> R>,
 }
 
-impl<R: SplitReader<Split = GenSplit, Element = (u64, Record)>> SourceSetup for WithReaderSetup<R> {
+impl<R: FromData> SourceSetup for WithReaderSetup<R> {
     type Source = WithReader<R>;
     fn name(&self) -> String {
         self.name.into()
     }
     fn build(&self, world: &mut World) -> WithReader<R> {
-        WithReader { inner: self.generator.build(world), new_reader: self.new_reader }
+        WithReader { inner: self.generator.build(world), reader: PhantomData }
     }
 }
