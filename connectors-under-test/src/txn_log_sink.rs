@@ -116,6 +116,13 @@ impl SinkWriter for TxnLogWriter {
             parallelism: self.parallelism,
         }]
     }
+
+    /// Aborts the open transaction (as Flink's Kafka writer does on close): what it holds
+    /// was never prepared, and an open transaction would pin its partition until fenced.
+    async fn close(&mut self) {
+        let abort = LogRequest::AbortTransaction { txn: self.txn.clone() };
+        let _ = self.client.request(abort).await; // best effort: a later writer fences it anyway
+    }
 }
 
 /// Its committer.

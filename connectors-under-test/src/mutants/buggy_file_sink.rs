@@ -57,6 +57,9 @@ impl<B: FileBug> SinkWriter for BuggyFileWriter<B> {
     async fn prepare_commit(&mut self, _checkpoint: CheckpointId) -> Result<Vec<FileCommittable>, ConnectorError> {
         self.bug.clone().prepare_commit(&mut self.inner, self.ended).await
     }
+    async fn close(&mut self) {
+        self.inner.close().await
+    }
 }
 
 /// The committer with the bug.

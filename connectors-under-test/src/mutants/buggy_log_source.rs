@@ -60,6 +60,9 @@ impl<B: LogBug> SplitEnumerator for BuggyEnumerator<B> {
     async fn discover(&mut self, ctx: &mut EnumeratorContext<LogSplit>) -> Result<(), ConnectorError> {
         self.inner.discover(ctx).await
     }
+    async fn close(&mut self) {
+        self.inner.close().await
+    }
 }
 
 /// The reader with the bug.
@@ -93,6 +96,9 @@ impl<B: LogBug> SourceReader for BuggyReader<B> {
     }
     fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) {
         self.inner.pause_or_resume_splits(pause, resume)
+    }
+    async fn close(&mut self) {
+        self.inner.close().await
     }
 }
 

@@ -59,6 +59,9 @@ impl SinkWriter for LossyStateWriter {
             })
             .collect()
     }
+    async fn close(&mut self) {
+        self.0.close().await
+    }
 }
 
 impl Sink for LossyStateSink {

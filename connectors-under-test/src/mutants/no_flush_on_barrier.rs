@@ -36,6 +36,9 @@ impl SinkWriter for NoFlushWriter {
     async fn prepare_commit(&mut self, _checkpoint: CheckpointId) -> Result<Vec<()>, ConnectorError> {
         Ok(Vec::new())
     }
+    async fn close(&mut self) {
+        self.0.close().await
+    }
 }
 
 impl Sink for NoFlushSink {

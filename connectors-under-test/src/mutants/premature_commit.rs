@@ -43,6 +43,9 @@ impl SinkWriter for PrematureCommitWriter {
         }
         Ok(committables)
     }
+    async fn close(&mut self) {
+        self.inner.close().await
+    }
 }
 
 impl Sink for PrematureCommitSink {

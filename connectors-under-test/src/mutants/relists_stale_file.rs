@@ -47,6 +47,9 @@ impl SinkWriter for RelistsStaleFileWriter {
         }
         Ok(files)
     }
+    async fn close(&mut self) {
+        self.inner.close().await
+    }
 }
 
 impl Sink for RelistsStaleFileSink {

@@ -39,6 +39,9 @@ impl SinkWriter for WritesTwiceWriter {
     async fn prepare_commit(&mut self, _checkpoint: CheckpointId) -> Result<Vec<()>, ConnectorError> {
         Ok(Vec::new())
     }
+    async fn close(&mut self) {
+        self.0.close().await
+    }
 }
 
 impl Sink for WritesTwiceSink {

@@ -64,6 +64,10 @@ pub trait SplitReader: Send + 'static {
     fn fetch(&mut self) -> impl Future<Output = Result<FetchedBatch<Self::Element>, ConnectorError>> + Send;
     /// Applies a change of assigned splits.
     fn handle_splits_changes(&mut self, change: SplitsChange<Self::Split>);
+    /// The split reader is done: its reader closes. Default: nothing to release.
+    fn close(&mut self) -> impl Future<Output = ()> + Send {
+        async {}
+    }
 }
 
 /// The mutable, in-reader progress of one split.
@@ -95,8 +99,15 @@ pub enum FetcherMode {
 
 type Fetched<E> = Result<FetchedBatch<E>, ConnectorError>;
 
+/// What the reader tells a fetcher.
+enum FetcherCmd<S> {
+    Change(SplitsChange<S>),
+    /// Close the split reader, say so, and stop.
+    Close(tokio::sync::oneshot::Sender<()>),
+}
+
 struct Fetcher<S> {
-    changes: mpsc::UnboundedSender<SplitsChange<S>>,
+    changes: mpsc::UnboundedSender<FetcherCmd<S>>,
     task: madsim::task::JoinHandle<()>,
 }
 
@@ -184,29 +195,54 @@ where
     }
 }
 
+/// Runs one fetcher until the reader closes it (or goes away, or the split reader fails for
+/// good); its split reader is closed on the way out, except when the task is aborted.
 async fn run_fetcher<SR: SplitReader>(
     mut reader: SR,
-    mut changes: mpsc::UnboundedReceiver<SplitsChange<SR::Split>>,
+    changes: mpsc::UnboundedReceiver<FetcherCmd<SR::Split>>,
     queue: mpsc::Sender<Fetched<SR::Element>>,
 ) {
+    let closed = fetch_until_done(&mut reader, changes, queue).await;
+    reader.close().await;
+    if let Some(ack) = closed {
+        let _ = ack.send(());
+    }
+}
+
+/// Fetches until done; returns the close request if that is what ended it.
+async fn fetch_until_done<SR: SplitReader>(
+    reader: &mut SR,
+    mut changes: mpsc::UnboundedReceiver<FetcherCmd<SR::Split>>,
+    queue: mpsc::Sender<Fetched<SR::Element>>,
+) -> Option<tokio::sync::oneshot::Sender<()>> {
     let mut assigned = 0usize;
     // Consecutive empty fetches: an idle fetcher backs off (1, 2, 4, 8, 10 ms) instead of
     // asking the external system every millisecond.
     let mut idle = 0u32;
-    let apply = |reader: &mut SR, change: SplitsChange<SR::Split>, assigned: &mut usize| {
-        if let SplitsChange::Add(splits) = &change {
-            *assigned += splits.len();
+    let apply = |reader: &mut SR, cmd: FetcherCmd<SR::Split>, assigned: &mut usize| match cmd {
+        FetcherCmd::Change(change) => {
+            if let SplitsChange::Add(splits) = &change {
+                *assigned += splits.len();
+            }
+            reader.handle_splits_changes(change);
+            None
         }
-        reader.handle_splits_changes(change);
+        FetcherCmd::Close(ack) => Some(ack),
     };
     loop {
-        while let Ok(change) = changes.try_recv() {
-            apply(&mut reader, change, &mut assigned);
+        while let Ok(cmd) = changes.try_recv() {
+            if let Some(ack) = apply(reader, cmd, &mut assigned) {
+                return Some(ack);
+            }
         }
         if assigned == 0 {
             match changes.recv().await {
-                Some(change) => apply(&mut reader, change, &mut assigned),
-                None => return,
+                Some(cmd) => {
+                    if let Some(ack) = apply(reader, cmd, &mut assigned) {
+                        return Some(ack);
+                    }
+                }
+                None => return None,
             }
             continue;
         }
@@ -220,13 +256,13 @@ async fn run_fetcher<SR: SplitReader>(
                 idle = 0;
                 assigned = assigned.saturating_sub(batch.finished.len());
                 if queue.send(Ok(batch)).await.is_err() {
-                    return;
+                    return None;
                 }
             }
             Err(e) if e.hint == RetryHint::Retry => madsim::time::sleep(Duration::from_millis(5)).await,
             Err(e) => {
                 let _ = queue.send(Err(e)).await;
-                return;
+                return None;
             }
         }
     }
@@ -293,7 +329,7 @@ where
                 (FetcherMode::Single, false) => 0,
                 _ => self.spawn_fetcher(),
             };
-            let _ = self.fetchers[fetcher].changes.send(SplitsChange::Add(vec![split]));
+            let _ = self.fetchers[fetcher].changes.send(FetcherCmd::Change(SplitsChange::Add(vec![split])));
         }
     }
 
@@ -307,7 +343,29 @@ where
 
     fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) {
         for f in &self.fetchers {
-            let _ = f.changes.send(SplitsChange::PauseResume { pause: pause.clone(), resume: resume.clone() });
+            let _ = f.changes.send(FetcherCmd::Change(SplitsChange::PauseResume { pause: pause.clone(), resume: resume.clone() }));
+        }
+    }
+
+    /// Closes every fetcher's split reader. A fetcher waiting to hand over a batch is let
+    /// through (the batch is dropped) so it can see the request.
+    async fn close(&mut self) {
+        let mut acks = Vec::new();
+        for f in &self.fetchers {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            if f.changes.send(FetcherCmd::Close(tx)).is_ok() {
+                acks.push(rx);
+            }
+        }
+        self.stash = None;
+        for mut ack in acks {
+            loop {
+                tokio::select! {
+                    biased;
+                    _ = &mut ack => break,
+                    batch = self.queue_rx.recv() => if batch.is_none() { break },
+                }
+            }
         }
     }
 }

@@ -74,6 +74,7 @@ impl WriterContext {
 pub struct CommitterContext {
     pub(crate) subtask: usize,
     pub(crate) attempt: u64,
+    pub(crate) restored_checkpoint: CheckpointId,
     pub(crate) endpoint: Endpoint,
 }
 
@@ -85,6 +86,11 @@ impl CommitterContext {
     /// The subtask attempt this committer runs in (grows with every restart).
     pub fn attempt(&self) -> u64 {
         self.attempt
+    }
+    /// The checkpoint this committer's subtask was restored from (0: started fresh); the
+    /// recovered committables it commits first belong to it or earlier ones.
+    pub fn restored_checkpoint(&self) -> CheckpointId {
+        self.restored_checkpoint
     }
     /// The task executor's gateway endpoint, for talking to external systems.
     pub fn endpoint(&self) -> &Endpoint {
@@ -111,6 +117,11 @@ pub trait SinkWriter: Send + 'static {
     /// The writer's state for `checkpoint`, after `prepare_commit`.
     fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> Vec<Self::State> {
         Vec::new()
+    }
+    /// The writer is done: its attempt finished, was cancelled, or failed. Called once; a
+    /// crash of its task executor calls nothing. Default: nothing to release.
+    fn close(&mut self) -> impl Future<Output = ()> + Send {
+        async {}
     }
 }
 
@@ -149,6 +160,10 @@ pub trait Committer: Send + 'static {
         &mut self,
         requests: Vec<CommitRequest<Self::Committable>>,
     ) -> impl Future<Output = Vec<CommitOutcome>> + Send;
+    /// The committer is done (as [`SinkWriter::close`]). Default: nothing to release.
+    fn close(&mut self) -> impl Future<Output = ()> + Send {
+        async {}
+    }
 }
 
 /// A two-phase-commit sink: a factory for its writers and committers.

@@ -149,6 +149,15 @@ pub trait SplitEnumerator: Send + 'static {
     fn notify_checkpoint_complete(&mut self, _checkpoint: CheckpointId) {}
     /// A reader sent a connector-defined event.
     fn handle_source_event(&mut self, _subtask: usize, _event: Vec<u8>, _ctx: &mut EnumeratorContext<Self::Split>) {}
+    /// The reader of `subtask` failed (before its splits come back through
+    /// [`SplitEnumerator::add_splits_back`]); whatever the enumerator handed it outside split
+    /// assignments (a connector-defined event, a lease) is its to take back. Default: nothing.
+    fn reader_failed(&mut self, _subtask: usize, _ctx: &mut EnumeratorContext<Self::Split>) {}
+    /// The enumerator is done: the job finished or stopped, or a global failover replaces
+    /// it. Called once; a crash of the job master calls nothing. Default: nothing to release.
+    fn close(&mut self) -> impl Future<Output = ()> + Send {
+        async {}
+    }
     /// Periodic work requested through [`EnumeratorContext::call_periodically`] (e.g. split discovery).
     fn discover(&mut self, _ctx: &mut EnumeratorContext<Self::Split>) -> impl Future<Output = Result<(), ConnectorError>> + Send {
         async { Ok(()) }
@@ -251,4 +260,9 @@ pub trait SourceReader: Send + 'static {
     fn handle_source_event(&mut self, _event: Vec<u8>) {}
     /// Pauses and resumes splits (watermark alignment).
     fn pause_or_resume_splits(&mut self, _pause: Vec<SplitId>, _resume: Vec<SplitId>) {}
+    /// The reader is done: its attempt finished, was cancelled, or failed. Called once; a
+    /// crash of its task executor calls nothing. Default: nothing to release.
+    fn close(&mut self) -> impl Future<Output = ()> + Send {
+        async {}
+    }
 }

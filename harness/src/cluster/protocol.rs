@@ -39,6 +39,9 @@ pub enum ToTask {
     Notify { attempt: u64, checkpoint: CheckpointId },
     /// The final checkpoint completed: answer once everything up to it is committed.
     NotifyFinal { attempt: u64, checkpoint: CheckpointId },
+    /// The job finished or stopped: close the attempt's components and end it; answered once
+    /// closed (`false`: the attempt does not run here).
+    Close { attempt: u64 },
 }
 
 impl ToTask {
@@ -53,6 +56,7 @@ impl ToTask {
             ToTask::Trigger { .. } => "Trigger",
             ToTask::Notify { .. } => "Notify",
             ToTask::NotifyFinal { .. } => "NotifyFinal",
+            ToTask::Close { .. } => "Close",
         }
     }
 }

@@ -36,6 +36,9 @@ pub(crate) enum Control {
     Trigger(CheckpointId, bool),
     Notify(CheckpointId),
     NotifyFinal(CheckpointId, oneshot::Sender<()>),
+    /// Close every component and end the attempt (cancel, or the job finished); answered
+    /// once closed.
+    Close(oneshot::Sender<()>),
 }
 
 pub(crate) struct SubtaskSetup<Src, Snk> {
@@ -100,7 +103,10 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     let err = match Subtask::<Src, Snk>::start(setup, uplink).await {
         Ok(mut task) => match task.run().await {
             Ok(()) => return,
-            Err(e) => (e, task.uplink),
+            Err(e) => {
+                task.close().await; // a failed attempt releases what it holds, as a cancelled one does
+                (e, task.uplink)
+            }
         },
         Err((e, uplink)) => (e, uplink),
     };
@@ -146,13 +152,18 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             restored_checkpoint: restored_cp,
             endpoint: setup.endpoint.clone(),
         };
+        let mut reader = reader;
         let writer = match setup.sink.create_writer(wctx, writer_state).await {
             Ok(w) => w,
-            Err(e) => return Err((e, uplink)),
+            Err(e) => {
+                reader.close().await;
+                return Err((e, uplink));
+            }
         };
         let committer = setup.sink.create_committer(CommitterContext {
             subtask: setup.subtask,
             attempt: setup.attempt,
+            restored_checkpoint: restored_cp,
             endpoint: setup.endpoint.clone(),
         });
         let mut task: Subtask<Src, Snk> = Subtask {
@@ -176,12 +187,14 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         };
         // Recovered committables belong to a completed checkpoint: commit them again (idempotently).
         if let Err(e) = task.commit_due().await {
+            task.close().await;
             return Err((e, task.uplink));
         }
         if !splits.is_empty() {
             task.reader.add_splits(splits);
         }
         if let Err(e) = task.reader.start().await {
+            task.close().await;
             return Err((e, task.uplink));
         }
         if let Some(ms) = task.hooks.start_stall(task.id) {
@@ -203,7 +216,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 self.forward(req);
             }
             while let Ok(ctl) = self.control.try_recv() {
-                self.on_control(ctl).await?;
+                if self.on_control(ctl).await? {
+                    return Ok(());
+                }
             }
             if !self.ended && !self.stopped {
                 let mut out = ReaderOutput::default();
@@ -233,7 +248,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 _ = madsim::time::sleep(Duration::from_millis(20)), if retry => Wake::RetryCommits,
             };
             match wake {
-                Wake::Control(Some(ctl)) => self.on_control(ctl).await?,
+                Wake::Control(Some(ctl)) => {
+                    if self.on_control(ctl).await? {
+                        return Ok(());
+                    }
+                }
                 Wake::Control(None) => return Ok(()),
                 Wake::Request(Some(req)) => self.forward(req),
                 Wake::Request(None) => self.requests_open = false,
@@ -245,6 +264,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     fn record(&self, kind: EventKind) {
         self.history.record(&self.node, kind);
+    }
+
+    /// Closes the reader, the writer and the committer, once.
+    async fn close(&mut self) {
+        self.reader.close().await;
+        self.writer.close().await;
+        self.committer.close().await;
     }
 
     fn forward(&self, req: ReaderRequest) {
@@ -268,8 +294,14 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         Ok(())
     }
 
-    async fn on_control(&mut self, ctl: Control) -> Result<(), ConnectorError> {
+    /// Handles one control message; true once the attempt is closed and must end.
+    async fn on_control(&mut self, ctl: Control) -> Result<bool, ConnectorError> {
         match ctl {
+            Control::Close(done) => {
+                self.close().await;
+                let _ = done.send(());
+                return Ok(true);
+            }
             Control::AddSplits(bytes) => {
                 let splits: Vec<Src::Split> = decode(&bytes, "assigned splits")?;
                 self.reader.add_splits(splits);
@@ -295,7 +327,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 let _ = done.send(());
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     async fn checkpoint(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {

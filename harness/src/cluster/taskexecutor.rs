@@ -7,6 +7,7 @@ use super::subtask::{self, Control, SubtaskSetup};
 use crate::api::{Sink, Source};
 use crate::history::History;
 use crate::net::Gateway;
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 struct Running {
@@ -20,6 +21,21 @@ impl Running {
     fn alive(&self) -> bool {
         !self.task.is_finished()
     }
+}
+
+/// How long a cancelled attempt gets to close its components before it is aborted.
+const CLOSE_TIMEOUT: Duration = Duration::from_millis(100);
+
+/// Ends an attempt in order: its components close (Flink's cancel), then it stops; one that
+/// does not close in time is aborted.
+async fn close(running: Running) {
+    if running.alive() {
+        let (done, closed) = oneshot::channel();
+        if running.control.send(Control::Close(done)).is_ok() {
+            let _ = madsim::time::timeout(CLOSE_TIMEOUT, closed).await;
+        }
+    }
+    running.task.abort();
 }
 
 /// The init task of task executor `index`: serves until the node is crashed.
@@ -49,7 +65,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                     Some(r) if r.attempt > attempt => false,
                     _ => {
                         if let Some(old) = current.take() {
-                            old.task.abort();
+                            close(old).await;
                         }
                         let (control, rx) = mpsc::unbounded_channel();
                         let setup = SubtaskSetup {
@@ -102,6 +118,15 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             }
             ToTask::Notify { attempt, checkpoint } => {
                 route(&current, attempt, Control::Notify(checkpoint));
+            }
+            ToTask::Close { attempt } => {
+                let ok = current.as_ref().is_some_and(|r| r.attempt == attempt && r.alive());
+                if ok {
+                    close(current.take().expect("checked")).await;
+                }
+                if let Some(r) = replier {
+                    r.reply(&ok);
+                }
             }
             ToTask::NotifyFinal { attempt, checkpoint } => {
                 let (done_tx, done_rx) = oneshot::channel();

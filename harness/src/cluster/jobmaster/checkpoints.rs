@@ -162,6 +162,23 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
     }
 
+    /// The job is done: every attempt closes its components (best effort: a task executor
+    /// that does not answer in time is left to the end of the run), then the enumerator.
+    pub(super) async fn close_all(&mut self) {
+        let calls = self.slots.iter().enumerate().map(|(subtask, slot)| {
+            let (endpoint, attempt) = (self.endpoint.clone(), slot.attempt);
+            madsim::task::spawn(async move {
+                let close = ToTask::Close { attempt };
+                let te = crate::cluster::protocol::task_executor(subtask);
+                let _ = endpoint.call::<_, bool>(&te, "Close", &close, Duration::from_millis(200)).await;
+            })
+        });
+        for call in calls.collect::<Vec<_>>() {
+            let _ = call.await;
+        }
+        self.enumerator.close().await;
+    }
+
     /// Every subtask committed the final checkpoint: commit what the global committer still
     /// holds, then the job is finished.
     pub(super) async fn finish(&mut self) {
@@ -175,6 +192,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 }
             }
         }
+        self.close_all().await;
         if let Some((c, _, true)) = self.finishing {
             self.record(EventKind::JobStopped { savepoint: c });
             *self.status.lock().unwrap() = JobStatus::Stopped(c);

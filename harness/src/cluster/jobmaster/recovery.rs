@@ -58,6 +58,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         for subtask in failed {
             let returned = self.tracker.take_uncheckpointed(subtask);
             self.ctx.registered.remove(&subtask);
+            self.enumerator.reader_failed(subtask, &mut self.ctx);
             if !returned.is_empty() {
                 self.record(EventKind::SplitsReturned { subtask, splits: returned.iter().map(Split::id).collect() });
                 self.enumerator.add_splits_back(returned, subtask, &mut self.ctx);
@@ -94,6 +95,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 }
             }
         }
+        // The enumerator being replaced is closed first (it may hold connections).
+        self.enumerator.close().await;
         self.enumerator = match latest {
             Some(cp) => match bincode::deserialize(&cp.enumerator) {
                 Ok(state) => self.source.restore_enumerator(&self.ctx, state),
