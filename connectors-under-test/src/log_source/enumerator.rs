@@ -1,7 +1,7 @@
 //! The log enumerator: partition p belongs to reader p mod parallelism (as Kafka's does).
 
 use super::{LogSource, LogSplit, LogStart};
-use connsim::api::{Boundedness, EnumeratorContext, EnumeratorState, Split, SplitEnumerator, SplitId};
+use connsim::api::{AsyncResult, Boundedness, EnumeratorContext, EnumeratorState, Split, SplitEnumerator, SplitId};
 use connsim::history::CheckpointId;
 use connsim::systems::LogClient;
 use connsim::ConnectorError;
@@ -24,6 +24,9 @@ impl EnumeratorState for LogEnumState {
     }
 }
 
+/// What a periodic discovery found: the end offsets of every partition.
+pub struct Discovered(pub Result<Vec<u64>, ConnectorError>);
+
 /// The log enumerator.
 pub struct LogEnumerator {
     source: LogSource,
@@ -44,9 +47,15 @@ impl LogEnumerator {
     /// Finds partitions not seen before and adds them as pending splits: the first
     /// discovery's partitions start where the source's start says, later ones at offset 0.
     async fn discover_partitions(&mut self) -> Result<(), ConnectorError> {
+        let ends = self.client.end_offsets(&self.source.topic).await?;
+        self.add_partitions(ends);
+        Ok(())
+    }
+
+    /// Adds the partitions of `ends` (end offsets by partition) not seen before.
+    fn add_partitions(&mut self, ends: Vec<u64>) {
         let bounded = self.source.boundedness == Boundedness::Bounded;
         let first = self.state.discovered.is_empty();
-        let ends = self.client.end_offsets(&self.source.topic).await?;
         for (partition, end) in ends.into_iter().enumerate() {
             let partition = partition as u32;
             if self.state.discovered.insert(partition) {
@@ -64,7 +73,6 @@ impl LogEnumerator {
                 });
             }
         }
-        Ok(())
     }
 
     /// Hands every pending split to its owner if that reader is registered; bounded reads
@@ -106,7 +114,12 @@ impl SplitEnumerator for LogEnumerator {
             self.discover_partitions().await?;
         }
         if self.source.boundedness == Boundedness::Unbounded {
-            ctx.call_periodically(Duration::from_millis(self.source.discovery_interval_ms));
+            // Discovery runs off the coordinator's loop; its result is handled on it.
+            let (client, topic) = (self.client.clone(), self.source.topic.clone());
+            ctx.call_async_periodically(Duration::from_millis(self.source.discovery_interval_ms), move || {
+                let (client, topic) = (client.clone(), topic.clone());
+                async move { Discovered(client.end_offsets(&topic).await) }
+            });
         }
         self.assign_pending(ctx);
         Ok(())
@@ -125,9 +138,11 @@ impl SplitEnumerator for LogEnumerator {
         self.state.clone()
     }
 
-    async fn discover(&mut self, ctx: &mut EnumeratorContext<LogSplit>) -> Result<(), ConnectorError> {
-        self.discover_partitions().await?;
-        self.assign_pending(ctx);
-        Ok(())
+    fn handle_async(&mut self, result: AsyncResult, ctx: &mut EnumeratorContext<LogSplit>) {
+        // A failed discovery is tried again at the next interval.
+        if let Ok(Discovered(Ok(ends))) = result.downcast::<Discovered>().map(|d| *d) {
+            self.add_partitions(ends);
+            self.assign_pending(ctx);
+        }
     }
 }

@@ -57,8 +57,8 @@ impl<B: LogBug> SplitEnumerator for BuggyEnumerator<B> {
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> LogEnumState {
         self.bug.enumerator_snapshot(self.inner.snapshot_state(checkpoint))
     }
-    async fn discover(&mut self, ctx: &mut EnumeratorContext<LogSplit>) -> Result<(), ConnectorError> {
-        self.inner.discover(ctx).await
+    fn handle_async(&mut self, result: connsim::api::AsyncResult, ctx: &mut EnumeratorContext<LogSplit>) {
+        self.inner.handle_async(result, ctx)
     }
     async fn close(&mut self) {
         self.inner.close().await

@@ -38,8 +38,8 @@ impl SplitEnumerator for IgnoresSplitsBack {
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> LogEnumState {
         self.0.snapshot_state(checkpoint)
     }
-    async fn discover(&mut self, ctx: &mut EnumeratorContext<LogSplit>) -> Result<(), ConnectorError> {
-        self.0.discover(ctx).await
+    fn handle_async(&mut self, result: connsim::api::AsyncResult, ctx: &mut EnumeratorContext<LogSplit>) {
+        self.0.handle_async(result, ctx)
     }
 }
 

@@ -14,8 +14,8 @@ pub use sink::{
     CommitOutcome, CommitRequest, Committer, CommitterContext, DeliveryGuarantee, Sink, SinkWriter,
     WriterContext,
 };
-pub(crate) use source::EnumAction;
+pub(crate) use source::{AsyncCall, EnumAction};
 pub use source::{
-    Boundedness, EnumeratorContext, EnumeratorState, InputStatus, ReaderContext, ReaderOutput,
+    AsyncCallable, AsyncResult, Boundedness, EnumeratorContext, EnumeratorState, InputStatus, ReaderContext, ReaderOutput,
     ReaderRequest, Source, SourceReader, Split, SplitEnumerator, SplitId,
 };

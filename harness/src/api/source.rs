@@ -78,18 +78,31 @@ pub(crate) enum EnumAction<S> {
     Event { subtask: usize, event: Vec<u8> },
 }
 
+/// What an asynchronous call hands to [`SplitEnumerator::handle_async`]: the enumerator
+/// downcasts it to what its callable returned.
+pub type AsyncResult = Box<dyn std::any::Any + Send>;
+
+/// A callable's future.
+pub type AsyncCallable = std::pin::Pin<Box<dyn Future<Output = AsyncResult> + Send>>;
+
+/// Work the enumerator asked to run off the coordinator's loop.
+pub(crate) enum AsyncCall {
+    Once(AsyncCallable),
+    Periodic(Duration, Box<dyn Fn() -> AsyncCallable + Send>),
+}
+
 /// The enumerator's view of the job: registered readers, and a way to assign splits.
 pub struct EnumeratorContext<S> {
     pub(crate) parallelism: usize,
     pub(crate) registered: BTreeSet<usize>,
     pub(crate) actions: Vec<EnumAction<S>>,
     pub(crate) endpoint: Endpoint,
-    pub(crate) discovery_interval: Option<Duration>,
+    pub(crate) calls: Vec<AsyncCall>,
 }
 
 impl<S: Split> EnumeratorContext<S> {
     pub(crate) fn new(parallelism: usize, endpoint: Endpoint) -> Self {
-        Self { parallelism, registered: BTreeSet::new(), actions: Vec::new(), endpoint, discovery_interval: None }
+        Self { parallelism, registered: BTreeSet::new(), actions: Vec::new(), endpoint, calls: Vec::new() }
     }
     /// Number of reader subtasks.
     pub fn parallelism(&self) -> usize {
@@ -113,10 +126,26 @@ impl<S: Split> EnumeratorContext<S> {
     pub fn send_event_to_reader(&mut self, subtask: usize, event: Vec<u8>) {
         self.actions.push(EnumAction::Event { subtask, event });
     }
-    /// Asks the coordinator to call [`SplitEnumerator::discover`] every `interval`
-    /// (Flink's periodic `callAsync`).
-    pub fn call_periodically(&mut self, interval: Duration) {
-        self.discovery_interval = Some(interval);
+    /// Runs `callable` as a task of its own (Flink's `callAsync`); its result comes back to
+    /// [`SplitEnumerator::handle_async`] on the coordinator's loop. The coordinator keeps
+    /// going meanwhile: readers register, splits are assigned, checkpoints are taken. The
+    /// callable must own what it needs (a client clone), as it cannot borrow the enumerator.
+    pub fn call_async<R: Send + 'static>(&mut self, callable: impl Future<Output = R> + Send + 'static) {
+        self.calls.push(AsyncCall::Once(Box::pin(async move { Box::new(callable.await) as AsyncResult })));
+    }
+    /// Runs a callable made by `make` every `interval` (each after the previous one ended),
+    /// each result going to [`SplitEnumerator::handle_async`] (Flink's periodic `callAsync`,
+    /// e.g. split discovery).
+    pub fn call_async_periodically<R, F>(&mut self, interval: Duration, make: impl Fn() -> F + Send + 'static)
+    where
+        R: Send + 'static,
+        F: Future<Output = R> + Send + 'static,
+    {
+        let make = move || -> AsyncCallable {
+            let f = make();
+            Box::pin(async move { Box::new(f.await) as AsyncResult })
+        };
+        self.calls.push(AsyncCall::Periodic(interval, Box::new(make)));
     }
     /// The job master's gateway endpoint, for talking to external systems.
     pub fn endpoint(&self) -> &Endpoint {
@@ -158,10 +187,9 @@ pub trait SplitEnumerator: Send + 'static {
     fn close(&mut self) -> impl Future<Output = ()> + Send {
         async {}
     }
-    /// Periodic work requested through [`EnumeratorContext::call_periodically`] (e.g. split discovery).
-    fn discover(&mut self, _ctx: &mut EnumeratorContext<Self::Split>) -> impl Future<Output = Result<(), ConnectorError>> + Send {
-        async { Ok(()) }
-    }
+    /// The result of a callable started with [`EnumeratorContext::call_async`] or
+    /// [`EnumeratorContext::call_async_periodically`], on the coordinator's loop.
+    fn handle_async(&mut self, _result: AsyncResult, _ctx: &mut EnumeratorContext<Self::Split>) {}
 }
 
 /// What a reader's `poll_next` found.

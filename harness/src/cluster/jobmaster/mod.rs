@@ -23,7 +23,7 @@ use super::protocol::{MasterMsg, SubtaskState, ToMaster, ToTask, JOB_MASTER};
 use super::store::CheckpointStore;
 use super::tracker::AssignmentTracker;
 use crate::api::{
-    EnumAction, EnumeratorContext, GlobalCommitterContext, Sink, Source, Split, SplitEnumerator,
+    AsyncCall, AsyncResult, EnumAction, EnumeratorContext, GlobalCommitterContext, Sink, Source, Split, SplitEnumerator,
 };
 use crate::error::RetryHint;
 use crate::history::{CheckpointId, EventKind, History};
@@ -95,6 +95,11 @@ struct JobMaster<Src: Source, Snk: Sink> {
     hooks: Hooks,
     reports: mpsc::UnboundedSender<DownlinkReport>,
     internal: mpsc::UnboundedSender<Internal>,
+    /// Callables the enumerator started, and where their results go (tagged with the
+    /// enumerator generation that asked, so a replaced enumerator's results are dropped).
+    calls: Vec<madsim::task::JoinHandle<()>>,
+    call_results: mpsc::UnboundedSender<(u64, AsyncResult)>,
+    generation: u64,
     done: bool,
 }
 
@@ -113,6 +118,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     let (endpoint, inbox) = gateway.bind(JOB_MASTER);
     let (reports, reports_rx) = mpsc::unbounded_channel();
     let (internal, internal_rx) = mpsc::unbounded_channel();
+    let (call_results, call_results_rx) = mpsc::unbounded_channel();
     let (lost_tx, lost_rx) = mpsc::unbounded_channel();
     let (commands_tx, commands_rx) = mpsc::unbounded_channel();
     hooks.register_job_master(commands_tx);
@@ -167,6 +173,9 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         hooks: hooks.clone(),
         reports,
         internal,
+        calls: Vec::new(),
+        call_results,
+        generation: 0,
         done: false,
     };
     match jm.store.latest() {
@@ -184,7 +193,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             jm.restore_all(strategy, cause).await;
         }
     }
-    jm.run(inbox, reports_rx, internal_rx, lost_rx, commands_rx).await;
+    jm.run(inbox, reports_rx, internal_rx, lost_rx, commands_rx, call_results_rx).await;
 }
 
 impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
@@ -210,6 +219,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         mut internal: mpsc::UnboundedReceiver<Internal>,
         mut lost: mpsc::UnboundedReceiver<Lost>,
         mut commands: mpsc::UnboundedReceiver<JmCommand>,
+        mut call_results: mpsc::UnboundedReceiver<(u64, AsyncResult)>,
     ) {
         enum Wake {
             Command(JmCommand),
@@ -218,16 +228,10 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             Lost(Lost),
             Msg(crate::net::Incoming),
             Tick,
-            Discover,
+            Called(u64, AsyncResult),
         }
         let mut ticks = madsim::time::interval(Duration::from_millis(self.cfg.checkpoint_interval_ms));
-        let mut discovery: Option<(Duration, madsim::time::Interval)> = None;
         while !self.done {
-            if let Some(d) = self.ctx.discovery_interval {
-                if discovery.as_ref().map(|(old, _)| *old) != Some(d) {
-                    discovery = Some((d, madsim::time::interval(d)));
-                }
-            }
             let wake = tokio::select! {
                 biased;
                 Some(i) = internal.recv() => Wake::Internal(i),
@@ -236,7 +240,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 Some(c) = commands.recv() => Wake::Command(c),
                 Some(m) = inbox.recv() => Wake::Msg(m),
                 _ = ticks.tick() => Wake::Tick,
-                _ = async { discovery.as_mut().unwrap().1.tick().await }, if discovery.is_some() => Wake::Discover,
+                Some((g, r)) = call_results.recv() => Wake::Called(g, r),
             };
             match wake {
                 Wake::Command(JmCommand::TriggerCheckpoint) => self.trigger(),
@@ -257,11 +261,11 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                     self.on_tick().await;
                     self.commit_global().await;
                 }
-                Wake::Discover => {
-                    if let Err(e) = self.enumerator.discover(&mut self.ctx).await {
-                        self.record(EventKind::ConnectorError { subtask: None, message: format!("discovery: {e}") });
+                Wake::Called(generation, result) => {
+                    if generation == self.generation {
+                        self.enumerator.handle_async(result, &mut self.ctx);
+                        self.apply_actions();
                     }
-                    self.apply_actions();
                 }
             }
         }
@@ -338,7 +342,38 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     }
 
     /// Sends what the enumerator asked for, through the valve.
+    /// Starts the callables the enumerator asked for, each as a task of its own.
+    fn start_calls(&mut self) {
+        for call in std::mem::take(&mut self.ctx.calls) {
+            let (results, generation) = (self.call_results.clone(), self.generation);
+            let task = match call {
+                AsyncCall::Once(callable) => madsim::task::spawn(async move {
+                    let _ = results.send((generation, callable.await));
+                }),
+                AsyncCall::Periodic(interval, make) => madsim::task::spawn(async move {
+                    loop {
+                        madsim::time::sleep(interval).await;
+                        if results.send((generation, make().await)).is_err() {
+                            return;
+                        }
+                    }
+                }),
+            };
+            self.calls.push(task);
+        }
+        self.calls.retain(|t| !t.is_finished());
+    }
+
+    /// Stops every callable of the current enumerator (it is being replaced).
+    pub(super) fn stop_calls(&mut self) {
+        for task in self.calls.drain(..) {
+            task.abort();
+        }
+        self.generation += 1;
+    }
+
     fn apply_actions(&mut self) {
+        self.start_calls();
         for action in std::mem::take(&mut self.ctx.actions) {
             let target = match &action {
                 EnumAction::Assign { subtask, .. }

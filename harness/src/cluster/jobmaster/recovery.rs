@@ -95,7 +95,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 }
             }
         }
-        // The enumerator being replaced is closed first (it may hold connections).
+        // The enumerator being replaced is closed first (it may hold connections), and what
+        // it started stops.
+        self.stop_calls();
         self.enumerator.close().await;
         self.enumerator = match latest {
             Some(cp) => match bincode::deserialize(&cp.enumerator) {
