@@ -291,9 +291,16 @@ impl Block {
     /// Checks the block can run; the error says what to change.
     pub fn validate(&self) -> Result<(), String> {
         match self {
-            Block::Crash { target, at: Some(phase), .. } if !matches!(target, Target::Worker(_)) => Err(format!(
-                "crash({target:?}).at({phase:?}): protocol phases belong to subtasks; aim the crash at a \
-                 Worker, or drop .at(..) to crash the node at a random moment"
+            Block::Crash { target: Target::JobMaster, at: Some(phase), .. } if !phase.on_job_master() => Err(format!(
+                "crash(job_master()).at({phase:?}): the job master never reaches {phase:?}; aim the crash at a \
+                 Worker, or use Phase::BeforeNotify or Phase::InsideCommit (a global committer's commit)"
+            )),
+            Block::Crash { target: Target::Worker(_), at: Some(phase), .. } if !phase.on_subtasks() => Err(format!(
+                "crash(worker).at({phase:?}): only the job master reaches {phase:?}; aim the crash at job_master()"
+            )),
+            Block::Crash { target: target @ Target::System(_), at: Some(phase), .. } => Err(format!(
+                "crash({target:?}).at({phase:?}): protocol phases belong to subtasks and the job master; aim the \
+                 crash at a Worker or job_master(), or drop .at(..) to crash the system at a random moment"
             )),
             Block::StopWithSavepoint { resume_with: Some(0) } | Block::Rescale { parallelism: 0 } => {
                 Err("a job needs at least one subtask: use a parallelism of 1 or more".into())
@@ -328,7 +335,8 @@ pub struct Crash {
 }
 
 impl Crash {
-    /// Crash when a subtask on the target worker reaches `phase`.
+    /// Crash when a subtask on the target worker (or the job master, for the phases it
+    /// reaches: [`Phase::on_job_master`]) reaches `phase`.
     pub fn at(mut self, phase: Phase) -> Self {
         self.at = Some(phase);
         self

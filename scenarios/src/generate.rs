@@ -45,7 +45,7 @@ fn worker() -> BoxedStrategy<Worker> {
 }
 
 fn phase() -> BoxedStrategy<Phase> {
-    proptest::sample::select(Phase::ALL.to_vec()).boxed()
+    proptest::sample::select(Phase::ALL.into_iter().filter(|p| p.on_subtasks()).collect::<Vec<_>>()).boxed()
 }
 
 fn kind() -> BoxedStrategy<Option<String>> {
@@ -74,7 +74,11 @@ fn leaves(g: &Generator, max_p: f64) -> Vec<Option<BoxedStrategy<Block>>> {
                 .prop_map(|(w, at, restart_after_ms)| Block::Crash { target: Target::Worker(w), at, restart_after_ms })
                 .boxed(),
         ),
-        Some((1..200u64).prop_map(|ms| block::crash(Target::JobMaster).restart_after(ms).into()).boxed()),
+        Some(
+            (1..200u64, proptest::option::of(Just(Phase::BeforeNotify)))
+                .prop_map(|(ms, at)| Block::Crash { target: Target::JobMaster, at, restart_after_ms: ms })
+                .boxed(),
+        ),
         (!systems.is_empty()).then(|| {
             (proptest::sample::select(systems), 1..200u64)
                 .prop_map(|(s, ms)| block::crash(Target::System(s)).restart_after(ms).into())

@@ -1,7 +1,7 @@
 //! Running blocks against a cluster, through the harness's [`Control`].
 
 use crate::block::{Block, Fault, Target, Worker};
-use connsim::cluster::{task_executor, JOB_MASTER};
+use connsim::cluster::{task_executor, Phase, JOB_MASTER};
 use connsim::net::{FaultRule, RuleId};
 use connsim::run::Control;
 use std::collections::BTreeSet;
@@ -172,21 +172,32 @@ impl Block {
                     }
                 }
                 Block::Crash { target, at: Some(phase), restart_after_ms } => {
-                    let Target::Worker(w) = target else {
-                        control.step(format!("crash skipped: {}", self.validate().unwrap_err()));
+                    if let Err(e) = self.validate() {
+                        control.step(format!("crash skipped: {e}"));
                         return;
-                    };
-                    let who = match w {
-                        Worker::Any => None,
-                        w => Some(workers(control, *w).into_iter().collect::<BTreeSet<_>>()),
-                    };
-                    control.arm_crash(*phase, who, *restart_after_ms);
+                    }
+                    match target {
+                        Target::JobMaster => control.arm_job_master_crash(*phase, *restart_after_ms),
+                        Target::Worker(w) => {
+                            let who = match w {
+                                Worker::Any => None,
+                                w => Some(workers(control, *w).into_iter().collect::<BTreeSet<_>>()),
+                            };
+                            control.arm_crash(*phase, who, *restart_after_ms);
+                        }
+                        Target::System(_) => unreachable!("validated above"),
+                    }
+                    if *phase == Phase::DuringSavepoint {
+                        // Only a stopping savepoint reaches it: the next stop_with_savepoint.
+                        control.step("armed for the next stop-with-savepoint");
+                        return;
+                    }
                     let deadline = control.now_ms() + PHASE_WAIT_MS;
                     while control.crash_armed() && control.now_ms() < deadline && !control.ended() {
                         control.sleep_ms(10).await;
                     }
                     if control.crash_armed() {
-                        control.step(format!("no subtask reached {phase:?} within {PHASE_WAIT_MS} ms"));
+                        control.step(format!("nothing reached {phase:?} within {PHASE_WAIT_MS} ms"));
                         control.disarm();
                     }
                 }
@@ -196,14 +207,22 @@ impl Block {
                     remove(control, ids);
                 }
                 Block::Heal => control.heal_all().await,
-                Block::StopWithSavepoint { resume_with } => match control.stop_with_savepoint(SAVEPOINT_WAIT_MS).await {
-                    Ok(savepoint) => {
-                        control.step(format!("savepoint {savepoint} taken; the job stopped"));
-                        control.sleep_ms(20).await;
-                        control.resume(resume_with.unwrap_or(control.parallelism())).await;
+                Block::StopWithSavepoint { resume_with } => {
+                    let outcome = control.stop_with_savepoint(SAVEPOINT_WAIT_MS).await;
+                    if control.crash_armed() {
+                        // A crash armed for this savepoint that no subtask reached.
+                        control.step("no subtask reached DuringSavepoint");
+                        control.disarm();
                     }
-                    Err(e) => control.step(format!("stop-with-savepoint failed, the job keeps running: {e}")),
-                },
+                    match outcome {
+                        Ok(savepoint) => {
+                            control.step(format!("savepoint {savepoint} taken; the job stopped"));
+                            control.sleep_ms(20).await;
+                            control.resume(resume_with.unwrap_or(control.parallelism())).await;
+                        }
+                        Err(e) => control.step(format!("stop-with-savepoint failed, the job keeps running: {e}")),
+                    }
+                }
                 Block::Rescale { parallelism } => {
                     control.rescale(*parallelism).await;
                 }

@@ -84,6 +84,17 @@ fn bad_blocks_are_refused_with_what_to_change() {
     let phase_on_master = Block::from(crash(job_master()).at(Phase::AfterAck));
     let err = phase_on_master.validate().unwrap_err();
     assert!(err.contains("aim the crash at a Worker"), "{err}");
+    let master_only = Block::from(crash(Worker::Any).at(Phase::BeforeNotify));
+    let err = master_only.validate().unwrap_err();
+    assert!(err.contains("aim the crash at job_master()"), "{err}");
+    let system_phase = Block::from(crash(system("log")).at(Phase::AfterAck));
+    assert!(system_phase.validate().unwrap_err().contains("drop .at(..)"));
+    for phase in Phase::ALL {
+        let on_master = Block::from(crash(job_master()).at(phase)).validate();
+        assert_eq!(on_master.is_ok(), phase.on_job_master(), "{phase:?}");
+        let on_worker = Block::from(crash(Worker::Any).at(phase)).validate();
+        assert_eq!(on_worker.is_ok(), phase.on_subtasks(), "{phase:?}");
+    }
     let err = rescale(0).validate().unwrap_err();
     assert!(err.contains("at least one subtask"), "{err}");
     let err = drop_messages(1.5, None, 10).validate().unwrap_err();

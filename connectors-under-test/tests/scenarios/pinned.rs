@@ -22,11 +22,12 @@ pub fn checkpoints() -> Scenario {
         .requires("notify-lost")
 }
 
-/// A task executor crashed at every phase of the two-phase commit.
+/// A task executor crashed at every phase of the two-phase commit and of restore.
 pub fn crash_at_every_phase() -> Scenario {
     let mut s = Scenario::new("crash at every phase");
-    for phase in Phase::ALL {
-        s = s.then(crash(Worker::Any).at(phase).restart_after(30)).then(wait(20));
+    for phase in Phase::CHAIN {
+        let target = if phase.on_subtasks() { Target::Worker(Worker::Any) } else { job_master() };
+        s = s.then(crash(target).at(phase).restart_after(30)).then(wait(20));
         s = s.requires(phase.mark());
     }
     s
@@ -44,6 +45,8 @@ pub fn master_and_systems() -> Scenario {
         .then(crash(system("table")).restart_after(40))
         .then(checkpoint())
         .then(crash(job_master()).restart_after(10))
+        .then(crash(job_master()).at(Phase::BeforeNotify))
+        .requires(Phase::BeforeNotify.mark())
         .requires("crash:jobmaster")
         .requires("failover:jobmaster")
         .requires("crash:system")
@@ -71,6 +74,9 @@ pub fn network() -> Scenario {
 pub fn savepoints_and_rescaling() -> Scenario {
     Scenario::new("savepoints and rescaling")
         .then(checkpoint())
+        .then(crash(Worker::Nth(1)).at(Phase::DuringSavepoint))
+        .then(stop_with_savepoint())
+        .then(wait(50))
         .then(stop_with_savepoint())
         .then(wait(50))
         .then(savepoint_and_rescale(2))
@@ -78,6 +84,7 @@ pub fn savepoints_and_rescaling() -> Scenario {
         .then(rescale(4))
         .then(wait(100))
         .then(rescale(1))
+        .requires(Phase::DuringSavepoint.mark())
         .requires("savepoint-stop")
         .requires("rescale")
 }

@@ -19,11 +19,13 @@ pub(crate) struct GlobalHost<Snk: Sink> {
     /// Combined and stored, not yet committed: (checkpoint, global committable, retries).
     pending: Vec<(CheckpointId, Global<Snk>, u32)>,
     combined_upto: CheckpointId,
+    /// The newest recovered global committable not committed since the restore.
+    recovered_upto: CheckpointId,
 }
 
 impl<Snk: Sink> GlobalHost<Snk> {
     pub fn new(committer: Snk::GlobalCommitter) -> Self {
-        Self { committer, pending: Vec::new(), combined_upto: 0 }
+        Self { committer, pending: Vec::new(), combined_upto: 0, recovered_upto: 0 }
     }
 
     /// Combines what checkpoint `c` brought; returns the serialized pending list to store with it.
@@ -50,12 +52,14 @@ impl<Snk: Sink> GlobalHost<Snk> {
     /// Restores what `cp` stored, as after a job-master or global failover.
     pub async fn restore(&mut self, cp: Option<&CompletedCheckpoint>) -> Result<(), ConnectorError> {
         self.pending.clear();
+        self.recovered_upto = 0;
         self.combined_upto = cp.map_or(0, |c| c.id);
         let Some(cp) = cp else { return Ok(()) };
         let stored: Vec<(CheckpointId, Global<Snk>)> = bincode::deserialize(&cp.global)
             .map_err(|e| ConnectorError::fail_job(format!("global committables did not deserialize: {e}")))?;
         let kept = self.committer.filter_recovered(stored).await?;
         self.pending = kept.into_iter().map(|(c, g)| (c, g, 0)).collect();
+        self.recovered_upto = self.pending.last().map_or(0, |(c, _, _)| *c);
         Ok(())
     }
 
@@ -77,9 +81,12 @@ impl<Snk: Sink> GlobalHost<Snk> {
         let checkpoint = self.pending.last().map_or(0, |(c, _, _)| *c);
         history.record(node, EventKind::GlobalCommitAttempt { checkpoint, requests: n });
         let outcomes = self.committer.commit(requests).await;
-        if outcomes.iter().any(|o| matches!(o, CommitOutcome::Committed)) {
-            let c = self.pending.last().map_or(0, |(c, _, _)| *c);
-            if hooks.at_job_master(Phase::InsideCommit, c) {
+        let committed = |(_, o): &(&(CheckpointId, Global<Snk>, u32), &CommitOutcome)| matches!(o, CommitOutcome::Committed);
+        let newest = self.pending.iter().zip(&outcomes).filter(committed).map(|((c, _, _), _)| *c).max();
+        if let Some(c) = newest {
+            let recovered = c <= self.recovered_upto;
+            let phase = if recovered { Phase::InsideRecoveredCommit } else { Phase::InsideCommit };
+            if hooks.at_job_master(phase, c) {
                 std::future::pending::<()>().await; // a scenario crashes the job master here
             }
         }

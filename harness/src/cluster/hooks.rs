@@ -24,13 +24,50 @@ pub enum Phase {
     /// The ack was sent; the notification of completion has not arrived yet.
     AfterAck,
     /// The committer's external commit took effect; the committer has not recorded it yet.
+    /// On a task executor, or on the job master for a global committer.
     InsideCommit,
+    /// A restored attempt committed a recovered committable (before reading anything); it
+    /// has not recorded that yet.
+    InsideRecoveredCommit,
+    /// An attempt restored its state and started its reader; it has not polled yet.
+    AfterRestore,
+    /// A subtask acknowledged the barrier of a stopping savepoint (its source stopped); the
+    /// savepoint has not completed.
+    DuringSavepoint,
+    /// On the job master: a completed checkpoint is stored; no subtask was notified yet.
+    BeforeNotify,
 }
 
 impl Phase {
     /// Every phase, in protocol order.
-    pub const ALL: [Phase; 5] =
-        [Phase::BeforeBarrier, Phase::AfterReaderSnapshot, Phase::AfterPrepareCommit, Phase::AfterAck, Phase::InsideCommit];
+    pub const ALL: [Phase; 9] = [
+        Phase::BeforeBarrier,
+        Phase::AfterReaderSnapshot,
+        Phase::AfterPrepareCommit,
+        Phase::AfterAck,
+        Phase::InsideCommit,
+        Phase::InsideRecoveredCommit,
+        Phase::AfterRestore,
+        Phase::DuringSavepoint,
+        Phase::BeforeNotify,
+    ];
+
+    /// The phases a chain of crashes reaches one after another, each crash's restart leading
+    /// to the next phase: a crash after the ack leaves a completed checkpoint; a job master
+    /// that dies before notifying leaves committables that the restored attempts (or the
+    /// restored global committer) commit again, inside which the next crash lands; that
+    /// restart restores state, after which the next one lands; then a plain commit.
+    /// [`Phase::DuringSavepoint`] needs a stopping savepoint and is not in it.
+    pub const CHAIN: [Phase; 8] = [
+        Phase::BeforeBarrier,
+        Phase::AfterReaderSnapshot,
+        Phase::AfterPrepareCommit,
+        Phase::AfterAck,
+        Phase::BeforeNotify,
+        Phase::InsideRecoveredCommit,
+        Phase::AfterRestore,
+        Phase::InsideCommit,
+    ];
 
     /// The coverage-mark name for a crash at this phase.
     pub fn mark(self) -> &'static str {
@@ -40,8 +77,34 @@ impl Phase {
             Phase::AfterPrepareCommit => "crash-at:after-prepare-commit",
             Phase::AfterAck => "crash-at:after-ack",
             Phase::InsideCommit => "crash-at:inside-commit",
+            Phase::InsideRecoveredCommit => "crash-at:inside-recovered-commit",
+            Phase::AfterRestore => "crash-at:after-restore",
+            Phase::DuringSavepoint => "crash-at:during-savepoint",
+            Phase::BeforeNotify => "crash-at:before-notify",
         }
     }
+
+    /// Whether a subtask can reach this phase (a task executor crashes there).
+    pub fn on_subtasks(self) -> bool {
+        self != Phase::BeforeNotify
+    }
+
+    /// Whether the job master can reach this phase (it crashes there): the global
+    /// committer's commits happen on it.
+    pub fn on_job_master(self) -> bool {
+        matches!(self, Phase::BeforeNotify | Phase::InsideCommit | Phase::InsideRecoveredCommit)
+    }
+}
+
+/// Who an armed crash is for.
+#[derive(Clone, Debug)]
+enum Aim {
+    /// Any subtask (and, for a global committer's commit, the job master).
+    Any,
+    /// These subtasks.
+    Subtasks(BTreeSet<usize>),
+    /// The job master.
+    JobMaster,
 }
 
 /// A subtask (or the job master's global committer) reached an armed phase; the supervisor
@@ -67,8 +130,7 @@ pub(crate) enum JmCommand {
 
 #[derive(Default)]
 struct Armed {
-    /// (phase, subtasks it applies to; None: any).
-    crashes: Vec<(Phase, Option<BTreeSet<usize>>)>,
+    crashes: Vec<(Phase, Aim)>,
     declines: BTreeSet<usize>,
     /// Subtask → how long its next snapshot takes.
     slow: std::collections::BTreeMap<usize, u64>,
@@ -94,7 +156,14 @@ impl Hooks {
 
     /// Arms one crash at `phase` for the first of `subtasks` (None: any) that reaches it.
     pub fn arm_crash(&self, phase: Phase, subtasks: Option<BTreeSet<usize>>) {
-        self.armed.lock().unwrap().crashes.push((phase, subtasks));
+        let aim = subtasks.map_or(Aim::Any, Aim::Subtasks);
+        self.armed.lock().unwrap().crashes.push((phase, aim));
+        self.any.store(true, Ordering::Relaxed);
+    }
+
+    /// Arms one crash of the job master at `phase`.
+    pub fn arm_job_master_crash(&self, phase: Phase) {
+        self.armed.lock().unwrap().crashes.push((phase, Aim::JobMaster));
         self.any.store(true, Ordering::Relaxed);
     }
 
@@ -151,10 +220,14 @@ impl Hooks {
             return false;
         }
         let mut armed = self.armed.lock().unwrap();
-        let found = armed
-            .crashes
-            .iter()
-            .position(|(p, who)| *p == phase && who.as_ref().is_none_or(|w| w.contains(&subtask)));
+        let found = armed.crashes.iter().position(|(p, aim)| {
+            *p == phase
+                && match aim {
+                    Aim::Any => true,
+                    Aim::Subtasks(w) => w.contains(&subtask),
+                    Aim::JobMaster => false,
+                }
+        });
         let Some(i) = found else { return false };
         armed.crashes.remove(i);
         let node = super::protocol::task_executor(subtask);
@@ -162,14 +235,17 @@ impl Hooks {
         true
     }
 
-    /// Called by the job master's global committer at `phase`: true when it must crash here.
-    /// Only crashes armed for any worker apply (the sink's committer lives on the job master).
+    /// Called by the job master at `phase`: true when it must crash here. Crashes aimed at the
+    /// job master apply, and for the global committer's commits also those aimed at any worker
+    /// (the sink's committer lives on the job master).
     pub fn at_job_master(&self, phase: Phase, checkpoint: CheckpointId) -> bool {
         if !self.any.load(Ordering::Relaxed) {
             return false;
         }
         let mut armed = self.armed.lock().unwrap();
-        let Some(i) = armed.crashes.iter().position(|(p, who)| *p == phase && who.is_none()) else { return false };
+        let commit = matches!(phase, Phase::InsideCommit | Phase::InsideRecoveredCommit);
+        let aimed = |aim: &Aim| matches!(aim, Aim::JobMaster) || (matches!(aim, Aim::Any) && commit);
+        let Some(i) = armed.crashes.iter().position(|(p, aim)| *p == phase && aimed(aim)) else { return false };
         armed.crashes.remove(i);
         let node = super::protocol::JOB_MASTER.to_string();
         let _ = self.hits.send(Hit { node, subtask: None, phase, checkpoint });

@@ -186,7 +186,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             requests_open: true,
         };
         // Recovered committables belong to a completed checkpoint: commit them again (idempotently).
-        if let Err(e) = task.commit_due().await {
+        if let Err(e) = task.commit_due(true).await {
             task.close().await;
             return Err((e, task.uplink));
         }
@@ -199,6 +199,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         }
         if let Some(ms) = task.hooks.start_stall(task.id) {
             madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this start slow
+        }
+        if restored_cp > 0 {
+            crash_point(&task.hooks, task.id, Phase::AfterRestore, restored_cp).await;
         }
         task.uplink.send(MasterMsg::Register);
         Ok(task)
@@ -257,7 +260,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 Wake::Request(Some(req)) => self.forward(req),
                 Wake::Request(None) => self.requests_open = false,
                 Wake::Available => {}
-                Wake::RetryCommits => self.commit_due().await?,
+                Wake::RetryCommits => self.commit_due(false).await?,
             }
         }
     }
@@ -313,7 +316,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     self.record(EventKind::Declined { subtask: self.id, attempt: self.attempt, checkpoint: c });
                     self.uplink.send(MasterMsg::Decline { checkpoint: c, reason: "declined by the scenario".into() });
                 } else {
-                    self.checkpoint(c).await?;
+                    self.checkpoint(c, stop).await?;
                     self.stopped |= stop;
                 }
             }
@@ -322,7 +325,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 self.completed(c).await?;
                 while self.pending.iter().any(|(p, _, _)| *p <= c) {
                     madsim::time::sleep(Duration::from_millis(10)).await;
-                    self.commit_due().await?;
+                    self.commit_due(false).await?;
                 }
                 let _ = done.send(());
             }
@@ -330,7 +333,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         Ok(false)
     }
 
-    async fn checkpoint(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
+    /// Takes this subtask's part of checkpoint `c`; `stop`: a stopping savepoint.
+    async fn checkpoint(&mut self, c: CheckpointId, stop: bool) -> Result<(), ConnectorError> {
         crash_point(&self.hooks, self.id, Phase::BeforeBarrier, c).await;
         let wall = |e: String| ConnectorError::fail_job(e);
         // Across the serde wall: from here on the runtime holds what decoding gave back.
@@ -358,6 +362,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             // Only worth waiting for when a crash may be aimed at the moment after the ack.
             let _ = delivered.await;
             crash_point(&self.hooks, self.id, Phase::AfterAck, c).await;
+            if stop {
+                crash_point(&self.hooks, self.id, Phase::DuringSavepoint, c).await;
+            }
         }
         Ok(())
     }
@@ -365,11 +372,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     async fn completed(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
         self.reader.notify_checkpoint_complete(c);
         self.last_completed = self.last_completed.max(c);
-        self.commit_due().await
+        self.commit_due(false).await
     }
 
     /// Commits every committable of a completed checkpoint; keeps the ones to retry.
-    async fn commit_due(&mut self) -> Result<(), ConnectorError> {
+    /// `recovered`: the restored attempt commits what its checkpoint held, before reading.
+    async fn commit_due(&mut self, recovered: bool) -> Result<(), ConnectorError> {
         let (due, later): (Vec<_>, Vec<_>) =
             std::mem::take(&mut self.pending).into_iter().partition(|(c, _, _)| *c <= self.last_completed);
         self.pending = later;
@@ -391,7 +399,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         });
         let outcomes = self.committer.commit(requests).await;
         if outcomes.iter().any(|o| matches!(o, CommitOutcome::Committed)) {
-            crash_point(&self.hooks, self.id, Phase::InsideCommit, self.last_completed).await;
+            let phase = if recovered { Phase::InsideRecoveredCommit } else { Phase::InsideCommit };
+            crash_point(&self.hooks, self.id, phase, self.last_completed).await;
         }
         if outcomes.len() != n {
             return Err(ConnectorError::fail_job(format!(

@@ -322,6 +322,13 @@ impl Control {
         self.inner.hooks.arm_crash(phase, subtasks);
     }
 
+    /// Arms a crash of the job master when it reaches `phase` (one it can reach, see
+    /// [`Phase::on_job_master`]); it restarts `restart_ms` later.
+    pub fn arm_job_master_crash(&self, phase: Phase, restart_ms: u64) {
+        *self.inner.crash_restart_ms.lock().unwrap() = restart_ms;
+        self.inner.hooks.arm_job_master_crash(phase);
+    }
+
     /// Whether an armed crash has not been hit yet.
     pub fn crash_armed(&self) -> bool {
         self.inner.hooks.crash_armed()
