@@ -96,5 +96,23 @@ pub fn all() -> Vec<Target> {
         target("mutant: upsert sink claims exactly-once", "sink", Some("no-premature-visibility"), || {
             suites::sink(sink(connectors_under_test::UpsertSinkSetup { claims_exactly_once: true }, &["kv"]))
         }),
+        target("mutant: skips restored checkpoint", "sink", Some("no-loss"), || {
+            suites::sink(sink(BuggyTableSinkSetup(SkipsRestoredCheckpoint), &["table"]))
+        }),
+        target("mutant: unstamped recovered commit", "sink", Some("no-duplicates"), || {
+            suites::sink(sink(BuggyTableSinkSetup(UnstampedRecoveredCommit), &["table"]))
+        }),
+        target("mutant: aborts peers' transactions", "sink", Some("no-loss"), || {
+            suites::sink(sink(AbortsPeersTransactionsSetup, &["sink-log"]))
+        }),
+        target("mutant: copies recovered files", "sink", Some("no-duplicates"), || {
+            suites::sink(sink(BuggyFileSinkSetup(CopiesRecoveredFiles), &["fs"]))
+        }),
+        target("mutant: adopts pending files", "sink", Some("no-loss"), || {
+            suites::sink(sink(BuggyFileSinkSetup(AdoptsPendingFiles), &["fs"]))
+        }),
+        target("mutant: cleans up on stop", "sink", Some("no-loss"), || {
+            suites::sink(sink(CleansUpOnStopSetup, &["sink-log"]))
+        }),
     ]
 }

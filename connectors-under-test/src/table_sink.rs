@@ -93,6 +93,26 @@ impl GlobalCommitter for TableCommitter {
     }
 
     async fn commit(&mut self, requests: Vec<CommitRequest<TableCommit>>) -> Vec<CommitOutcome> {
+        self.commit_stamped(requests, |c, _| c).await
+    }
+
+    async fn filter_recovered(
+        &mut self,
+        recovered: Vec<(CheckpointId, TableCommit)>,
+    ) -> Result<Vec<(CheckpointId, TableCommit)>, ConnectorError> {
+        let (_, committed) = idempotent(20, || self.current()).await?;
+        Ok(recovered.into_iter().filter(|(c, _)| *c > committed).collect())
+    }
+}
+
+impl TableCommitter {
+    /// Commits in order, each snapshot stamped with `stamp(its checkpoint, the table's
+    /// current stamp)` (the reference stamps the checkpoint itself).
+    pub(crate) async fn commit_stamped(
+        &mut self,
+        requests: Vec<CommitRequest<TableCommit>>,
+        stamp: impl Fn(CheckpointId, CheckpointId) -> CheckpointId,
+    ) -> Vec<CommitOutcome> {
         let mut out = Vec::new();
         for r in requests {
             // In order: once one must wait, the later ones wait too.
@@ -111,7 +131,7 @@ impl GlobalCommitter for TableCommitter {
             let req = TableRequest::Commit {
                 parent: snapshot,
                 files: r.committable.files.clone(),
-                checkpoint: r.committable.checkpoint,
+                checkpoint: stamp(r.committable.checkpoint, committed),
             };
             out.push(match self.client.request(req).await {
                 Ok(TableResponse::Ok) => CommitOutcome::Committed,
@@ -120,14 +140,6 @@ impl GlobalCommitter for TableCommitter {
             });
         }
         out
-    }
-
-    async fn filter_recovered(
-        &mut self,
-        recovered: Vec<(CheckpointId, TableCommit)>,
-    ) -> Result<Vec<(CheckpointId, TableCommit)>, ConnectorError> {
-        let (_, committed) = idempotent(20, || self.current()).await?;
-        Ok(recovered.into_iter().filter(|(c, _)| *c > committed).collect())
     }
 }
 

@@ -60,6 +60,16 @@ async fn begin(client: &LogClient, id: String) -> Result<TxnHandle, ConnectorErr
 }
 
 impl TxnLogWriter {
+    /// Its log client.
+    pub(crate) fn client(&self) -> &LogClient {
+        &self.client
+    }
+
+    /// The transaction it writes into.
+    pub(crate) fn open_transaction(&self) -> &TxnHandle {
+        &self.txn
+    }
+
     async fn send_buffer(&mut self) -> Result<(), ConnectorError> {
         if self.buffer.is_empty() {
             return Ok(());

@@ -27,6 +27,17 @@ impl Scenario {
         Self { name: name.to_string(), blocks: Vec::new(), requires: Vec::new() }
     }
 
+    /// The scenario with every top-level copy of `block` taken out; a crash aimed at a phase
+    /// takes that phase's mark off the required ones.
+    pub fn without(&self, block: &Block) -> Scenario {
+        let mut s = self.clone();
+        s.blocks.retain(|b| b != block);
+        if let Block::Crash { at: Some(phase), .. } = block {
+            s.requires.retain(|m| m != phase.mark());
+        }
+        s
+    }
+
     /// Appends a block. Panics with what to change if the block cannot run.
     pub fn then(mut self, block: impl Into<Block>) -> Self {
         let block = block.into();

@@ -21,6 +21,11 @@ pub trait FileBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::D
         let _ = (attempt, subtask);
         FileCommitter::commit_one(client, c)
     }
+    /// Commits one committable the committer of `attempt` recovered (its checkpoint is the
+    /// restored one or older); defaults to [`FileBug::commit`].
+    fn commit_recovered(&self, client: &FsClient, attempt: u64, subtask: usize, c: &FileCommittable) -> impl Future<Output = CommitOutcome> + Send {
+        self.commit(client, attempt, subtask, c)
+    }
     /// The writer flushes; `end_of_input` after the last record.
     fn flush(&self, w: &mut FileWriter, end_of_input: bool) -> impl Future<Output = Result<(), ConnectorError>> + Send {
         w.flush(end_of_input)
@@ -30,6 +35,12 @@ pub trait FileBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::D
     fn prepare_commit(&self, w: &mut FileWriter, ended: bool) -> impl Future<Output = Result<Vec<FileCommittable>, ConnectorError>> + Send {
         let _ = ended;
         w.roll(true)
+    }
+    /// Runs when a writer of `attempt` starts from a restored checkpoint, before it writes
+    /// (the reference does nothing); `in_progress`: where in-progress files go.
+    fn on_restore(&self, client: &FsClient, subtask: usize, attempt: u64, in_progress: &str) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        let _ = (client, subtask, attempt, in_progress);
+        async { Ok(()) }
     }
     /// Where in-progress files go (default: the reference sink's hidden directory).
     fn in_progress(&self, sink: &FileSink) -> String {
@@ -67,6 +78,7 @@ pub struct BuggyFileCommitter<B> {
     client: FsClient,
     attempt: u64,
     subtask: usize,
+    restored: CheckpointId,
     bug: B,
 }
 
@@ -75,7 +87,12 @@ impl<B: FileBug> Committer for BuggyFileCommitter<B> {
     async fn commit(&mut self, requests: Vec<CommitRequest<FileCommittable>>) -> Vec<CommitOutcome> {
         let mut out = Vec::new();
         for r in requests {
-            out.push(self.bug.commit(&self.client, self.attempt, self.subtask, &r.committable).await);
+            let (client, attempt, subtask, c) = (&self.client, self.attempt, self.subtask, &r.committable);
+            out.push(if r.checkpoint <= self.restored {
+                self.bug.commit_recovered(client, attempt, subtask, c).await
+            } else {
+                self.bug.commit(client, attempt, subtask, c).await
+            });
         }
         out
     }
@@ -95,12 +112,22 @@ impl<B: FileBug> Sink for BuggyFileSink<B> {
     type Committer = BuggyFileCommitter<B>;
     type GlobalCommitter = NoGlobalCommitter<FileCommittable>;
     async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<Self::Writer, ConnectorError> {
+        if ctx.restored_checkpoint() > 0 {
+            let client = FsClient::new(ctx.endpoint().clone(), &self.inner.fs);
+            self.bug.on_restore(&client, ctx.subtask(), ctx.attempt(), &self.inner.in_progress).await?;
+        }
         let inner = self.inner.create_writer(ctx, restored).await?;
         Ok(BuggyFileWriter { inner, bug: self.bug.clone(), ended: false })
     }
     fn create_committer(&self, ctx: CommitterContext) -> Self::Committer {
         let client = FsClient::new(ctx.endpoint().clone(), &self.inner.fs);
-        BuggyFileCommitter { client, attempt: ctx.attempt(), subtask: ctx.subtask(), bug: self.bug.clone() }
+        BuggyFileCommitter {
+            client,
+            attempt: ctx.attempt(),
+            subtask: ctx.subtask(),
+            restored: ctx.restored_checkpoint(),
+            bug: self.bug.clone(),
+        }
     }
 }
 

@@ -5,8 +5,13 @@
 
 pub mod buggy_file_sink;
 pub mod buggy_log_source;
+pub mod buggy_table_sink;
 
+mod aborts_peers_transactions;
+mod adopts_pending_files;
 mod assigns_unregistered;
+mod cleans_up_on_stop;
+mod copies_recovered_files;
 mod drops_final_committables;
 mod drops_recovered_committables;
 mod forgets_removed_transactions;
@@ -21,13 +26,20 @@ mod partition_by_attempt;
 mod premature_commit;
 mod relists_stale_file;
 mod restarts_returned_splits;
+mod skips_restored_checkpoint;
 mod snapshot_omits_pending;
 mod stale_output_version;
 mod stale_reader_snapshot;
 mod unsynced_final_file;
+mod unstamped_recovered_commit;
 mod writes_twice;
 
+pub use aborts_peers_transactions::{AbortsPeersTransactionsSetup, AbortsPeersTransactionsSink};
+pub use adopts_pending_files::AdoptsPendingFiles;
 pub use assigns_unregistered::AssignsUnregistered;
+pub use buggy_table_sink::{BuggyTableSinkSetup, TableBug};
+pub use cleans_up_on_stop::{CleansUpOnStopSetup, CleansUpOnStopSink, CleansUpOnStopWriter};
+pub use copies_recovered_files::CopiesRecoveredFiles;
 pub use buggy_file_sink::{BuggyFileSinkSetup, FileBug};
 pub use buggy_log_source::{BuggySetup, LogBug};
 pub use drops_final_committables::DropsFinalCommittables;
@@ -46,8 +58,10 @@ pub use partition_by_attempt::{PartitionByAttemptSetup, PartitionByAttemptSink};
 pub use premature_commit::{PrematureCommitSetup, PrematureCommitSink, PrematureCommitWriter};
 pub use relists_stale_file::{RelistsStaleFileSetup, RelistsStaleFileSink, RelistsStaleFileWriter};
 pub use restarts_returned_splits::RestartsReturnedSplits;
+pub use skips_restored_checkpoint::SkipsRestoredCheckpoint;
 pub use snapshot_omits_pending::SnapshotOmitsPending;
 pub use stale_output_version::StaleOutputVersionSetup;
 pub use stale_reader_snapshot::StaleReaderSnapshot;
 pub use unsynced_final_file::UnsyncedFinalFile;
+pub use unstamped_recovered_commit::UnstampedRecoveredCommit;
 pub use writes_twice::{WritesTwiceSetup, WritesTwiceSink, WritesTwiceWriter};

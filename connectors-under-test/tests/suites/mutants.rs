@@ -3,7 +3,10 @@
 
 use connectors_under_test::contexts;
 use connectors_under_test::mutants::*;
+use connsim::cluster::Phase;
+use connsim_scenarios::prelude::*;
 use connsim_scenarios::suites::{self, Suite};
+use connsim_scenarios::Block;
 
 const SEEDS: u64 = 100;
 
@@ -261,6 +264,91 @@ fn transactions_left_open_by_removed_subtasks_block_read_committed_readers() {
             &["sink-log"],
         )),
         suites::sink(contexts::txn_log_sink()),
+        "no-loss",
+    );
+}
+
+/// Caught by `case` within [`FIXED_SEEDS`] seeds, failing `check`, while the same seeds of
+/// the same case with `block` taken out never fail `check`: the bug needs that block.
+fn only_exposed_by(suite: impl Fn() -> Suite, case: &str, block: impl Into<Block>, check: &str) {
+    let block = block.into();
+    let fails = |r: &suites::CaseResult| r.reports.iter().any(|x| x.failed_checks().contains(&check));
+    let with = suite().only(case).seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fails);
+    print!("{with}");
+    let Some((_, report)) = with.caught_by(check) else {
+        panic!("the mutant survived {case:?}: {check} never failed within {FIXED_SEEDS} seeds\n{with}");
+    };
+    assert!(report.marks.iter().any(|m| Some(m.as_str()) == block_mark(&block)), "the failing seed never reached {block:?}");
+    println!("caught by {check} in {case:?}, seed {}", report.seed);
+    let without = suite().only(case).without(block.clone()).seeds(FIXED_SEEDS).run();
+    assert!(
+        without.caught_by(check).is_none(),
+        "{case:?} without {} fails {check} too: the block is not what exposes the bug\n{without}",
+        block.to_rust()
+    );
+}
+
+fn block_mark(block: &Block) -> Option<&'static str> {
+    match block {
+        Block::Crash { at: Some(phase), .. } => Some(phase.mark()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_global_committer_that_takes_the_restored_checkpoint_as_committed_loses_it() {
+    caught_by_a_fixed_case(
+        suites::sink(contexts::sink(BuggyTableSinkSetup(SkipsRestoredCheckpoint), &["table"])),
+        suites::sink(contexts::table_sink()),
+        "no-loss",
+    );
+}
+
+#[test]
+fn recovered_snapshots_committed_without_their_checkpoint_id_are_committed_twice() {
+    caught_by_a_fixed_case(
+        suites::sink(contexts::sink(BuggyTableSinkSetup(UnstampedRecoveredCommit), &["table"])),
+        suites::sink(contexts::table_sink()),
+        "no-duplicates",
+    );
+}
+
+#[test]
+fn writers_that_abort_their_peers_restored_transactions_lose_them_when_the_job_master_dies_before_notifying() {
+    only_exposed_by(
+        || suites::sink(contexts::sink(AbortsPeersTransactionsSetup, &["sink-log"])),
+        "job-master failover",
+        crash(job_master()).at(Phase::BeforeNotify).restart_after(40),
+        "no-loss",
+    );
+}
+
+#[test]
+fn recovered_files_published_by_copy_are_published_twice_after_a_crash_inside_the_recovered_commit() {
+    only_exposed_by(
+        || suites::sink(contexts::sink(BuggyFileSinkSetup(CopiesRecoveredFiles), &["fs"])),
+        "crash at every",
+        crash(Worker::Any).at(Phase::InsideRecoveredCommit).restart_after(30),
+        "no-duplicates",
+    );
+}
+
+#[test]
+fn pending_files_adopted_on_restore_are_lost_when_the_adopting_attempt_dies_before_committing() {
+    only_exposed_by(
+        || suites::sink(contexts::sink(BuggyFileSinkSetup(AdoptsPendingFiles), &["fs"])),
+        "crash at every",
+        crash(Worker::Any).at(Phase::AfterRestore).restart_after(30),
+        "no-loss",
+    );
+}
+
+#[test]
+fn writers_that_clean_up_on_stop_abort_the_savepoint_transaction_of_a_subtask_that_died_during_the_stop() {
+    only_exposed_by(
+        || suites::sink(contexts::sink(CleansUpOnStopSetup, &["sink-log"])),
+        "stop-with-savepoint",
+        crash(Worker::Any).at(Phase::DuringSavepoint).restart_after(30),
         "no-loss",
     );
 }

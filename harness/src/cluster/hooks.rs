@@ -29,7 +29,8 @@ pub enum Phase {
     /// A restored attempt committed a recovered committable (before reading anything); it
     /// has not recorded that yet.
     InsideRecoveredCommit,
-    /// An attempt restored its state and started its reader; it has not polled yet.
+    /// An attempt restored its state and started its reader; it has neither committed its
+    /// recovered committables nor polled yet.
     AfterRestore,
     /// A subtask acknowledged the barrier of a stopping savepoint (its source stopped); the
     /// savepoint has not completed.
@@ -54,18 +55,18 @@ impl Phase {
 
     /// The phases a chain of crashes reaches one after another, each crash's restart leading
     /// to the next phase: a crash after the ack leaves a completed checkpoint; a job master
-    /// that dies before notifying leaves committables that the restored attempts (or the
-    /// restored global committer) commit again, inside which the next crash lands; that
-    /// restart restores state, after which the next one lands; then a plain commit.
-    /// [`Phase::DuringSavepoint`] needs a stopping savepoint and is not in it.
+    /// that dies before notifying leaves committables no one committed, so every attempt
+    /// restores them, and the next crash lands after such a restore, before the recovered
+    /// commit; that restart commits them again, inside which the next crash lands; then a
+    /// plain commit. [`Phase::DuringSavepoint`] needs a stopping savepoint and is not in it.
     pub const CHAIN: [Phase; 8] = [
         Phase::BeforeBarrier,
         Phase::AfterReaderSnapshot,
         Phase::AfterPrepareCommit,
         Phase::AfterAck,
         Phase::BeforeNotify,
-        Phase::InsideRecoveredCommit,
         Phase::AfterRestore,
+        Phase::InsideRecoveredCommit,
         Phase::InsideCommit,
     ];
 

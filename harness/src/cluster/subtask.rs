@@ -185,11 +185,6 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             requests,
             requests_open: true,
         };
-        // Recovered committables belong to a completed checkpoint: commit them again (idempotently).
-        if let Err(e) = task.commit_due(true).await {
-            task.close().await;
-            return Err((e, task.uplink));
-        }
         if !splits.is_empty() {
             task.reader.add_splits(splits);
         }
@@ -197,11 +192,17 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             task.close().await;
             return Err((e, task.uplink));
         }
+        if restored_cp > 0 {
+            // Restored: writer, reader and committer hold their state; nothing committed or polled yet.
+            crash_point(&task.hooks, task.id, Phase::AfterRestore, restored_cp).await;
+        }
+        // Recovered committables belong to a completed checkpoint: commit them again (idempotently).
+        if let Err(e) = task.commit_due(true).await {
+            task.close().await;
+            return Err((e, task.uplink));
+        }
         if let Some(ms) = task.hooks.start_stall(task.id) {
             madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this start slow
-        }
-        if restored_cp > 0 {
-            crash_point(&task.hooks, task.id, Phase::AfterRestore, restored_cp).await;
         }
         task.uplink.send(MasterMsg::Register);
         Ok(task)

@@ -83,7 +83,12 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             continue;
         }
         let target = if phase.on_subtasks() { Target::Worker(Worker::Any) } else { job_master() };
-        phases = phases.then(crash(target).at(phase).restart_after(30)).then(wait(20)).requires(phase.mark());
+        phases = phases.then(crash(target).at(phase).restart_after(30)).requires(phase.mark());
+        // The restart after a crash at AfterRestore commits the recovered committables at once:
+        // the next crash must be armed before that, so no pause follows it.
+        if phase != Phase::AfterRestore {
+            phases = phases.then(wait(20));
+        }
     }
     let mut lost_responses = Scenario::new("lost responses from the external system");
     for s in systems {
@@ -233,6 +238,9 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
                 // A completed checkpoint is stored, then the job master dies before telling
                 // any subtask: the restored one must still get its committables committed.
                 .then(crash(job_master()).at(Phase::BeforeNotify).restart_after(40))
+                // A global committer commits what it recovered, and the job master dies inside
+                // that commit (only a sink with a global committer gets there).
+                .then(crash(job_master()).at(Phase::InsideRecoveredCommit).restart_after(40))
                 .then(wait(100))
                 .requires(Phase::BeforeNotify.mark())
                 .requires("failover:jobmaster"),

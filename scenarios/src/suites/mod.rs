@@ -27,6 +27,7 @@ mod context;
 pub use cases::{Body, CaseSpec, Systems};
 pub use context::{source_from_setup, sink_from_setup, SinkContext, SinkFromSetup, SourceContext, SourceFromSetup, TestData};
 
+use crate::block::Block;
 use crate::generate::{self, Generator};
 use crate::replay::CaseFile;
 use crate::scenario::Scenario;
@@ -59,6 +60,8 @@ struct Settings {
     seeds: u64,
     first_seed: u64,
     save_dir: Option<PathBuf>,
+    /// A block taken out of every scenario case.
+    without: Option<Block>,
 }
 
 /// A named list of cases for one connector (or pair).
@@ -175,6 +178,8 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
     let mut result = CaseResult::new(name);
     match &spec.body {
         Body::Scenario(scenario) => {
+            let edited = settings.without.as_ref().map(|b| scenario.without(b));
+            let scenario = edited.as_ref().unwrap_or(scenario);
             let out = match &settings.save_dir {
                 Some(dir) => scenario.run_saving(&mut runner, dir),
                 None => scenario.run(&mut runner),
@@ -270,7 +275,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
 impl Suite {
     fn new(name: String, cases: Vec<Case>) -> Self {
         let filter = std::env::var(CASE_VAR).ok().filter(|v| !v.is_empty());
-        Self { name, cases, settings: Settings { seeds: 200, first_seed: 1, save_dir: None }, filter, fail_fast: false }
+        Self { name, cases, settings: Settings { seeds: 200, first_seed: 1, save_dir: None, without: None }, filter, fail_fast: false }
     }
 
     /// Seeds per case (default 200; `CONNSIM_SEEDS` overrides, `CONNSIM_SEED` replays one).
@@ -288,6 +293,14 @@ impl Suite {
     /// Runs only the cases whose name contains `filter` (also `CONNSIM_CASE`).
     pub fn only(mut self, filter: &str) -> Self {
         self.filter = Some(filter.to_string());
+        self
+    }
+
+    /// Runs every scenario case with each top-level copy of `block` taken out (and the marks
+    /// only it reached no longer required): to show that a bug needs that block, a mutant a
+    /// case catches with it should survive the same seeds without it.
+    pub fn without(mut self, block: impl Into<Block>) -> Self {
+        self.settings.without = Some(block.into());
         self
     }
 
