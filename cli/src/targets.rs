@@ -114,5 +114,11 @@ pub fn all() -> Vec<Target> {
         target("mutant: cleans up on stop", "sink", Some("no-loss"), || {
             suites::sink(sink(CleansUpOnStopSetup, &["sink-log"]))
         }),
+        target("mutant: gives up on error replies", "sink", Some("no-loss"), || {
+            suites::sink(sink(BuggyFileSinkSetup(GivesUpOnErrorReplies), &["fs"]))
+        }),
+        target("mutant: holds commits back", "sink", Some("no-loss"), || {
+            suites::sink(sink(HoldsCommitsBackSetup, &["sink-log"]))
+        }),
     ]
 }

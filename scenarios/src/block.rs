@@ -3,7 +3,9 @@
 //! them ([`Block::to_rust`]), so a shrunk failure can be pasted into a test.
 
 use connsim::cluster::Phase;
+use connsim::net::Refusal;
 use connsim::run::Spread;
+use connsim::systems::Setting;
 use serde::{Deserialize, Serialize};
 
 /// Which task executor(s) a block aims at. `Nth` counts modulo the job's current parallelism,
@@ -78,6 +80,17 @@ pub enum Fault {
         /// The other side.
         b: Target,
     },
+    /// An external system answers requests with an error reply, without acting on them.
+    Refuse {
+        /// Chance per request.
+        probability: f64,
+        /// The error reply.
+        refusal: Refusal,
+        /// Message-kind prefix (e.g. `"fs.rename"`).
+        kind: Option<String>,
+        /// The refusing system ([`Target::System`]).
+        to: Target,
+    },
 }
 
 /// One step of a scenario.
@@ -135,6 +148,13 @@ pub enum Block {
         fault: Fault,
         /// How long.
         for_ms: u64,
+    },
+    /// Change a server-side setting of an external system (e.g. a transaction timeout).
+    Configure {
+        /// The system, by node name.
+        system: String,
+        /// The new setting.
+        setting: Setting,
     },
     /// Remove every fault, restart every node that is down.
     Heal,
@@ -227,7 +247,7 @@ impl Block {
     }
 
     /// Every block kind's name, as [`Block::kind`] gives it.
-    pub const KINDS: [&'static str; 20] = [
+    pub const KINDS: [&'static str; 21] = [
         "produce",
         "add_splits",
         "checkpoint",
@@ -237,6 +257,7 @@ impl Block {
         "crash",
         "slow_start",
         "fault",
+        "configure",
         "heal",
         "stop_with_savepoint",
         "rescale",
@@ -262,6 +283,7 @@ impl Block {
             Block::Crash { .. } => "crash",
             Block::SlowStart { .. } => "slow_start",
             Block::Fault { .. } => "fault",
+            Block::Configure { .. } => "configure",
             Block::Heal => "heal",
             Block::StopWithSavepoint { .. } => "stop_with_savepoint",
             Block::Rescale { .. } => "rescale",
@@ -319,9 +341,17 @@ impl Block {
 
 fn validate_fault(fault: &Fault) -> Result<(), String> {
     match fault {
-        Fault::Drop { probability: p, .. } | Fault::LoseResponses { probability: p, .. } if !(0.0..=1.0).contains(p) => {
+        Fault::Drop { probability: p, .. }
+        | Fault::LoseResponses { probability: p, .. }
+        | Fault::Refuse { probability: p, .. }
+            if !(0.0..=1.0).contains(p) =>
+        {
             Err(format!("fault probability {p} is not between 0.0 and 1.0"))
         }
+        Fault::Refuse { to: to @ (Target::JobMaster | Target::Worker(_)), .. } => Err(format!(
+            "refuse(..) aims at {to:?}: error replies come from external systems; name one with system(\"fs\") \
+             (or partition the node to cut it off)"
+        )),
         _ => Ok(()),
     }
 }
@@ -427,6 +457,26 @@ pub fn delay_messages(ms: u64, kind: Option<&str>, for_ms: u64) -> Block {
 /// Lose the responses to requests sent to `to`, with `probability`, for `for_ms`.
 pub fn lose_responses(probability: f64, to: Target, for_ms: u64) -> Block {
     Block::Fault { fault: Fault::LoseResponses { probability, kind: None, from: None, to: Some(to) }, for_ms }
+}
+
+/// The external system `system` refuses requests with `refusal` (an error reply, nothing
+/// done), with `probability`, for `for_ms`.
+pub fn refuse(system: &str, refusal: Refusal, probability: f64, for_ms: u64) -> Block {
+    let fault = Fault::Refuse { probability, refusal, kind: None, to: Target::System(system.into()) };
+    Block::Fault { fault, for_ms }
+}
+
+/// The external system `system` answers `ms` late (requests and responses each take `ms`
+/// longer: above a client's timeout, the request takes effect after the caller gave up), for
+/// `for_ms`.
+pub fn slow_system(system: &str, ms: u64, for_ms: u64) -> Block {
+    Block::Fault { fault: Fault::Delay { ms, kind: None, from: None, to: Some(Target::System(system.into())) }, for_ms }
+}
+
+/// From now on the log `system` aborts transactions open longer than `ms` (counted from
+/// their first write) and fences their producer epoch, as Kafka's `transaction.timeout.ms`.
+pub fn transaction_timeout(system: &str, ms: u64) -> Block {
+    Block::Configure { system: system.into(), setting: Setting::TransactionTimeoutMs(Some(ms)) }
 }
 
 /// Partition `a` from `b` for `for_ms`, then heal that link.

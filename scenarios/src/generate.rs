@@ -8,6 +8,7 @@
 use crate::block::{self, Block, Fault, Target, Worker};
 use crate::scenario::Scenario;
 use connsim::cluster::Phase;
+use connsim::net::Refusal;
 use connsim::run::{RunConfig, RunReport, Runner, Spread, Testbed};
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, Union, ValueTree};
@@ -23,7 +24,7 @@ pub struct Generator {
     pub max_blocks: usize,
     /// Whether the source can take more data while running (produce and add-splits blocks).
     pub producer: bool,
-    /// External systems crashes may aim at.
+    /// External systems that crashes, error replies and partitions may aim at.
     pub systems: Vec<String>,
     /// Savepoints and rescaling.
     pub lifecycle: bool,
@@ -53,13 +54,26 @@ fn kind() -> BoxedStrategy<Option<String>> {
     prop_oneof![Just(None), proptest::sample::select(kinds.to_vec()).prop_map(|k| Some(k.to_string()))].boxed()
 }
 
-fn fault(max_p: f64) -> BoxedStrategy<Fault> {
+/// Network faults, and where the testbed has external systems, faults of those systems:
+/// error replies and partitions of a worker or the job master from one of them.
+fn fault(max_p: f64, systems: &[String]) -> BoxedStrategy<Fault> {
     let p = 0.01..max_p.max(0.02);
-    prop_oneof![
+    let network = prop_oneof![
         (p.clone(), kind()).prop_map(|(probability, kind)| Fault::Drop { probability, kind, from: None, to: None }),
         (1..300u64, kind()).prop_map(|(ms, kind)| Fault::Delay { ms, kind, from: None, to: None }),
-        p.prop_map(|probability| Fault::LoseResponses { probability, kind: None, from: None, to: None }),
+        p.clone().prop_map(|probability| Fault::LoseResponses { probability, kind: None, from: None, to: None }),
         worker().prop_map(|w| Fault::Partition { a: Target::Worker(w), b: Target::JobMaster }),
+    ];
+    if systems.is_empty() {
+        return network.boxed();
+    }
+    let system = || proptest::sample::select(systems.to_vec()).prop_map(Target::System);
+    let side = prop_oneof![worker().prop_map(Target::Worker), Just(Target::JobMaster)];
+    let refusal = proptest::sample::select(Refusal::ALL.to_vec());
+    prop_oneof![
+        4 => network,
+        1 => (p, refusal, system()).prop_map(|(probability, refusal, to)| Fault::Refuse { probability, refusal, kind: None, to }),
+        1 => (side, system()).prop_map(|(a, b)| Fault::Partition { a, b }),
     ]
     .boxed()
 }
@@ -88,7 +102,7 @@ fn leaves(g: &Generator, max_p: f64) -> Vec<Option<BoxedStrategy<Block>>> {
         Some((worker(), 10..200u64).prop_map(|(w, ms)| block::slow_start(w, ms)).boxed()),
         Some(worker().prop_map(block::decline_checkpoint).boxed()),
         Some(Just(block::checkpoint_timeout()).boxed()),
-        Some((fault(max_p), 10..500u64).prop_map(|(fault, for_ms)| Block::Fault { fault, for_ms }).boxed()),
+        Some((fault(max_p, &g.systems), 10..500u64).prop_map(|(fault, for_ms)| Block::Fault { fault, for_ms }).boxed()),
         g.lifecycle.then(|| {
             prop_oneof![Just(block::stop_with_savepoint()), (1..=4usize).prop_map(block::savepoint_and_rescale)].boxed()
         }),
@@ -104,8 +118,8 @@ fn leaves(g: &Generator, max_p: f64) -> Vec<Option<BoxedStrategy<Block>>> {
 }
 
 /// Leaves, and now and then a fault held during a few of them.
-fn with_combinators(leaf: BoxedStrategy<Block>, max_p: f64) -> BoxedStrategy<Block> {
-    let during = (fault(max_p), proptest::collection::vec(leaf.clone(), 1..3))
+fn with_combinators(leaf: BoxedStrategy<Block>, max_p: f64, systems: &[String]) -> BoxedStrategy<Block> {
+    let during = (fault(max_p, systems), proptest::collection::vec(leaf.clone(), 1..3))
         .prop_map(|(fault, body)| Block::During { fault, body: Box::new(Block::Seq(body)) });
     let repeat = (leaf.clone(), 2..4u32).prop_map(|(b, n)| b.repeat(n));
     prop_oneof![8 => leaf, 1 => during, 1 => repeat].boxed()
@@ -120,7 +134,7 @@ fn weighted(g: &Generator, weights: &[u32], max_p: f64) -> BoxedStrategy<Block> 
     if arms.is_empty() {
         arms = leaves(g, max_p).into_iter().flatten().map(|s| (1, s)).collect();
     }
-    with_combinators(Union::new_weighted(arms).boxed(), max_p)
+    with_combinators(Union::new_weighted(arms).boxed(), max_p, &g.systems)
 }
 
 /// Scenarios the generator may produce.

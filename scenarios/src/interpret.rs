@@ -62,6 +62,9 @@ fn rules(control: &Control, fault: &Fault) -> Vec<FaultRule> {
         Fault::LoseResponses { probability, kind, from, to } => {
             vec![link(FaultRule::lose_response(*probability), kind, from, to)]
         }
+        Fault::Refuse { probability, refusal, kind, to } => {
+            vec![link(FaultRule::refuse(*probability, *refusal), kind, &None, &Some(to.clone()))]
+        }
         Fault::Partition { a, b } => {
             let (a, b) = (prefix(control, a), prefix(control, b));
             vec![FaultRule::partition(&a, &b), FaultRule::partition(&b, &a)]
@@ -205,6 +208,9 @@ impl Block {
                     let ids = install(control, fault);
                     control.sleep_ms(*for_ms).await;
                     remove(control, ids);
+                }
+                Block::Configure { system, setting } => {
+                    let _ = control.configure(system, setting); // a refusal is a step in the history
                 }
                 Block::Heal => control.heal_all().await,
                 Block::StopWithSavepoint { resume_with } => {

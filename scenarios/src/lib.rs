@@ -51,5 +51,7 @@ pub mod prelude {
     pub use crate::block::*;
     pub use crate::scenario::Scenario;
     pub use connsim::cluster::Phase;
+    pub use connsim::net::Refusal;
+    pub use connsim::systems::Setting;
     pub use connsim::run::Spread;
 }

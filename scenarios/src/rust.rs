@@ -1,6 +1,7 @@
 //! Blocks printed as the Rust code that builds them, so a shrunk failure can be pasted into
 //! a test as it is (with `use connsim_scenarios::prelude::*;`).
 
+use connsim::systems::Setting;
 use crate::block::{Block, Fault, Target, Worker};
 use connsim::run::Spread;
 
@@ -68,6 +69,11 @@ pub fn fault(f: &Fault) -> String {
             opt_target(to)
         ),
         Fault::Partition { a, b } => format!("Fault::Partition {{ a: {}, b: {} }}", target_value(a), target_value(b)),
+        Fault::Refuse { probability, refusal, kind, to } => format!(
+            "Fault::Refuse {{ probability: {probability:?}, refusal: Refusal::{refusal:?}, kind: {}, to: {} }}",
+            opt_str(kind),
+            target_value(to)
+        ),
     }
 }
 
@@ -113,10 +119,22 @@ impl Block {
             Block::Fault { fault: Fault::LoseResponses { probability, kind: None, from: None, to: Some(to) }, for_ms } => {
                 format!("lose_responses({probability:?}, {}, {for_ms})", target_value(to))
             }
+            Block::Fault { fault: Fault::Refuse { probability, refusal, kind: None, to: Target::System(s) }, for_ms } => {
+                format!("refuse({s:?}, Refusal::{refusal:?}, {probability:?}, {for_ms})")
+            }
+            Block::Fault { fault: Fault::Delay { ms, kind: None, from: None, to: Some(Target::System(s)) }, for_ms } => {
+                format!("slow_system({s:?}, {ms}, {for_ms})")
+            }
             Block::Fault { fault: Fault::Partition { a, b }, for_ms } => {
                 format!("partition({}, {}, {for_ms})", target(a), target(b))
             }
             Block::Fault { fault: f, for_ms } => format!("Block::Fault {{ fault: {}, for_ms: {for_ms} }}", fault(f)),
+            Block::Configure { system, setting: Setting::TransactionTimeoutMs(Some(ms)) } => {
+                format!("transaction_timeout({system:?}, {ms})")
+            }
+            Block::Configure { system, setting } => {
+                format!("Block::Configure {{ system: {system:?}.into(), setting: Setting::{setting:?} }}")
+            }
             Block::Heal => "heal()".into(),
             Block::StopWithSavepoint { resume_with: None } => "stop_with_savepoint()".into(),
             Block::StopWithSavepoint { resume_with: Some(p) } => format!("savepoint_and_rescale({p})"),

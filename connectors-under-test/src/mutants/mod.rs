@@ -15,6 +15,8 @@ mod copies_recovered_files;
 mod drops_final_committables;
 mod drops_recovered_committables;
 mod forgets_removed_transactions;
+mod gives_up_on_error_replies;
+mod holds_commits_back;
 mod ignores_splits_back;
 mod ignores_writer_state;
 mod in_progress_visible;
@@ -47,6 +49,8 @@ pub use drops_recovered_committables::DropsRecoveredCommittables;
 pub use forgets_removed_transactions::{
     ForgetsRemovedTransactionsSetup, ForgetsRemovedTransactionsSink,
 };
+pub use gives_up_on_error_replies::GivesUpOnErrorReplies;
+pub use holds_commits_back::{HoldsCommitsBackCommitter, HoldsCommitsBackSetup, HoldsCommitsBackSink};
 pub use ignores_splits_back::{IgnoresSplitsBack, IgnoresSplitsBackSetup, IgnoresSplitsBackSource};
 pub use ignores_writer_state::{IgnoresStateSetup, IgnoresStateSink};
 pub use in_progress_visible::InProgressVisible;

@@ -55,12 +55,17 @@ pub fn master_and_systems() -> Scenario {
         .requires("crash:system")
 }
 
-/// Network faults by kind and link, held for a window or during another block.
+/// Network faults by kind and link, held for a window or during another block; error replies
+/// and a slow system; a transaction timeout on the sink log.
 pub fn network() -> Scenario {
     Scenario::new("network faults")
+        .then(transaction_timeout("sink-log", 2_000))
         .then(drop_messages(0.2, None, 200))
         .then(delay_messages(60, Some("Ack"), 200))
         .then(lose_responses(0.5, system("log"), 200))
+        .then(refuse("fs", Refusal::Throttled, 0.5, 150))
+        .then(refuse("sink-log", Refusal::Unavailable, 0.5, 150))
+        .then(slow_system("table", 80, 150))
         .then(partition(Worker::Nth(1), job_master(), 300))
         .then(during(
             Fault::Drop { probability: 0.3, kind: Some("Notify".into()), from: None, to: None },

@@ -291,6 +291,8 @@ fn only_exposed_by(suite: impl Fn() -> Suite, case: &str, block: impl Into<Block
 fn block_mark(block: &Block) -> Option<&'static str> {
     match block {
         Block::Crash { at: Some(phase), .. } => Some(phase.mark()),
+        Block::Fault { fault: Fault::Refuse { .. }, .. } => Some("commit-request-refused"),
+        Block::Configure { setting: Setting::TransactionTimeoutMs(Some(_)), .. } => Some("transaction-timed-out"),
         _ => None,
     }
 }
@@ -349,6 +351,26 @@ fn writers_that_clean_up_on_stop_abort_the_savepoint_transaction_of_a_subtask_th
         || suites::sink(contexts::sink(CleansUpOnStopSetup, &["sink-log"])),
         "stop-with-savepoint",
         crash(Worker::Any).at(Phase::DuringSavepoint).restart_after(30),
+        "no-loss",
+    );
+}
+
+#[test]
+fn a_committer_that_takes_error_replies_for_permanent_failures_drops_files() {
+    only_exposed_by(
+        || suites::sink(contexts::sink(BuggyFileSinkSetup(GivesUpOnErrorReplies), &["fs"])),
+        "refuse requests",
+        refuse("fs", Refusal::Unavailable, 0.4, 300),
+        "no-loss",
+    );
+}
+
+#[test]
+fn a_committer_that_holds_commits_back_loses_transactions_to_the_brokers_timeout() {
+    only_exposed_by(
+        || suites::sink(contexts::sink(HoldsCommitsBackSetup, &["sink-log"])),
+        "transactions time out",
+        transaction_timeout("sink-log", 250),
         "no-loss",
     );
 }

@@ -1,6 +1,8 @@
-//! Suites reach their faults mid-stream: on seed 1 of every case of every reference suite,
-//! at least five checkpoints complete before the input ends (the last record is first
-//! emitted), so a case's faults meet a job that still moves records.
+//! Suites reach their faults mid-stream: on seed 1 of every fixed case of every reference
+//! suite, at least five checkpoints complete before the input ends (the last record is first
+//! emitted), so a case's faults meet a job that still moves records. The swarm case is left
+//! out: its scenario is generated per seed, and one that cuts workers off from the sink's
+//! system or the job master holds checkpoints back on purpose.
 
 use connectors_under_test::contexts;
 use connectors_under_test::BarrierMode;
@@ -12,7 +14,7 @@ fn mid_stream(suite: Suite) {
     let name = suite.name().to_string();
     let outcome = suite.seeds(1).run();
     let mut short = Vec::new();
-    for case in &outcome.cases {
+    for case in outcome.cases.iter().filter(|c| c.case != "swarm") {
         for r in &case.reports {
             let before = r.stats.checkpoints_before_input_ended;
             if before < CHECKPOINTS {

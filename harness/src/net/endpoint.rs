@@ -1,6 +1,7 @@
 //! A node's handle on the gateway: calls with timeouts, one-way sends, and its inbox.
 
 use super::gateway::Gateway;
+use super::faults::Refusal;
 use super::mailbox::{Envelope, Mailbox, Tag};
 use crate::history::{Cause, EventKind};
 use serde::de::DeserializeOwned;
@@ -21,6 +22,16 @@ pub enum RpcError {
         /// Message kind.
         kind: String,
     },
+    /// The callee answered with an error without acting on the request (unavailable,
+    /// throttled, disk full): retrying later may succeed.
+    Refused {
+        /// Callee.
+        to: String,
+        /// Message kind.
+        kind: String,
+        /// The error reply.
+        refusal: Refusal,
+    },
     /// The response did not decode as the expected type.
     Decode(String),
 }
@@ -29,6 +40,7 @@ impl fmt::Display for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RpcError::Timeout { to, kind } => write!(f, "call {kind} to {to} timed out"),
+            RpcError::Refused { to, kind, refusal } => write!(f, "call {kind} to {to} refused: {refusal}"),
             RpcError::Decode(e) => write!(f, "response did not decode: {e}"),
         }
     }
@@ -36,7 +48,10 @@ impl fmt::Display for RpcError {
 
 impl std::error::Error for RpcError {}
 
-type Pending = Arc<Mutex<BTreeMap<u64, oneshot::Sender<Vec<u8>>>>>;
+/// What ends a pending call: the response's bytes, or an error reply.
+type Answer = Result<Vec<u8>, Refusal>;
+
+type Pending = Arc<Mutex<BTreeMap<u64, oneshot::Sender<Answer>>>>;
 
 /// A bound address on the gateway. Cheap to clone; lives as long as its node incarnation.
 #[derive(Clone)]
@@ -95,7 +110,13 @@ impl Endpoint {
                 match env.tag {
                     Tag::Response(id) => {
                         if let Some(waiter) = dispatcher.pending.lock().unwrap().remove(&id) {
-                            let _ = waiter.send(env.bytes);
+                            let _ = waiter.send(Ok(env.bytes));
+                        }
+                    }
+                    Tag::Refused(id) => {
+                        let waiter = dispatcher.pending.lock().unwrap().remove(&id);
+                        if let (Some(waiter), Ok(refusal)) = (waiter, bincode::deserialize::<Refusal>(&env.bytes)) {
+                            let _ = waiter.send(Err(refusal));
                         }
                     }
                     Tag::Request(call) => {
@@ -165,9 +186,13 @@ impl Endpoint {
         });
         let timed_out = || RpcError::Timeout { to: to.to_string(), kind: kind.to_string() };
         match madsim::time::timeout(timeout, rx).await {
-            Ok(Ok(bytes)) => {
+            Ok(Ok(Ok(bytes))) => {
                 unanswered.answered = true;
                 bincode::deserialize(&bytes).map_err(|e| RpcError::Decode(e.to_string()))
+            }
+            Ok(Ok(Err(refusal))) => {
+                unanswered.answered = true;
+                Err(RpcError::Refused { to: to.to_string(), kind: kind.to_string(), refusal })
             }
             Ok(Err(_)) | Err(_) => Err(timed_out()),
         }

@@ -1,8 +1,8 @@
 //! Fault rules: which messages the gateway drops, delays or whose responses it loses.
 //!
 //! A rule matches by message kind, link (sender and receiver name prefixes) and a
-//! virtual-time window. One verb per fault: drop, delay, lose-response; a partition is a
-//! drop with probability 1 on a link, and heal removes rules.
+//! virtual-time window. One verb per fault: drop, delay, lose-response, refuse; a partition
+//! is a drop with probability 1 on a link, and heal removes rules.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -29,6 +29,42 @@ pub enum FaultAction {
         /// Chance per response, 0.0..=1.0.
         probability: f64,
     },
+    /// The callee refuses the request without acting on it: the caller gets
+    /// [`RpcError::Refused`](super::RpcError::Refused) at once (an error reply such as
+    /// HTTP 503, a throttled request or a full disk). One-way messages are unaffected.
+    Refuse {
+        /// Chance per request, 0.0..=1.0.
+        probability: f64,
+        /// The error the caller sees.
+        refusal: Refusal,
+    },
+}
+
+/// An error reply from an external system: the request did not take effect, and retrying
+/// later may succeed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Refusal {
+    /// The service is unavailable (HTTP 503, a broker without a leader).
+    Unavailable,
+    /// The request was throttled (HTTP 429, S3 SlowDown, a quota).
+    Throttled,
+    /// No space left on the device.
+    DiskFull,
+}
+
+impl Refusal {
+    /// Every refusal, for generators and docs.
+    pub const ALL: [Refusal; 3] = [Refusal::Unavailable, Refusal::Throttled, Refusal::DiskFull];
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::Unavailable => "unavailable",
+            Refusal::Throttled => "throttled",
+            Refusal::DiskFull => "disk full",
+        })
+    }
 }
 
 /// A fault rule. `None` in a filter matches everything.
@@ -64,6 +100,10 @@ impl FaultRule {
     /// Lose responses with the given probability.
     pub fn lose_response(probability: f64) -> Self {
         Self::new(FaultAction::LoseResponse { probability })
+    }
+    /// Refuse requests with the given probability: the caller gets `refusal` at once.
+    pub fn refuse(probability: f64, refusal: Refusal) -> Self {
+        Self::new(FaultAction::Refuse { probability, refusal })
     }
     /// A one-way partition: nothing from `from` reaches `to`.
     pub fn partition(from: &str, to: &str) -> Self {

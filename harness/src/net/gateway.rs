@@ -112,11 +112,12 @@ impl Gateway {
         let mut s = self.state.lock().unwrap();
         let mut extra = Duration::ZERO;
         let mut fault = None;
+        let mut refused = None;
         let State { rules, rng, .. } = &mut *s;
         for rule in rules.values() {
             let (from, to) = match env.tag {
                 // Lose-response rules name the request's direction (caller -> callee).
-                Tag::Response(_) => (&env.to, &env.from),
+                Tag::Response(_) | Tag::Refused(_) => (&env.to, &env.from),
                 _ => (&env.from, &env.to),
             };
             if !rule.matches(from, to, &env.kind, now_ms) {
@@ -132,11 +133,16 @@ impl Gateway {
                     fault = Some("lose-response");
                 }
                 (FaultAction::Delay { delay_ms }, _) => extra += Duration::from_millis(*delay_ms),
+                (FaultAction::Refuse { probability, refusal }, Tag::Request(_))
+                    if refused.is_none() && rng.gen_bool(*probability) =>
+                {
+                    refused = Some(*refusal);
+                }
                 _ => {}
             }
         }
         let call = match env.tag {
-            Tag::Request(id) | Tag::Response(id) => Some(id),
+            Tag::Request(id) | Tag::Response(id) | Tag::Refused(id) => Some(id),
             Tag::OneWay => None,
         };
         if let Some(fault) = fault {
@@ -145,6 +151,17 @@ impl Gateway {
                 "gateway",
                 EventKind::Fault { fault: fault.into(), from: env.from, to: env.to, kind: env.kind, call },
             );
+            return;
+        }
+        if let (Some(refusal), Tag::Request(id)) = (refused, env.tag) {
+            // The callee answers with an error without acting on the request; the answer
+            // travels back like a response (latency, FIFO, lose-response rules).
+            drop(s);
+            let fault = format!("refuse:{refusal}");
+            let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
+            self.history.record("gateway", EventKind::Fault { fault, from, to, kind, call });
+            let bytes = bincode::serialize(&refusal).expect("a refusal serializes");
+            self.route(Envelope { from: env.to, to: env.from, kind: env.kind, tag: Tag::Refused(id), bytes });
             return;
         }
         let Some(mailbox) = s.mailboxes.get(&env.to).cloned() else {

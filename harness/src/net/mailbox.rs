@@ -6,12 +6,14 @@ use std::sync::Mutex;
 use std::time::Duration;
 use tokio::sync::Notify;
 
-/// Whether an envelope is a one-way message, a request or the response to one.
+/// Whether an envelope is a one-way message, a request, the response to one, or an error
+/// reply the gateway sent in the callee's name (its bytes: a [`Refusal`](super::Refusal)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Tag {
     OneWay,
     Request(u64),
     Response(u64),
+    Refused(u64),
 }
 
 /// One serialized message in flight.

@@ -17,7 +17,7 @@ mod mailbox;
 
 pub use endpoint::{Endpoint, Inbox, Incoming, Replier, RpcError};
 pub(crate) use endpoint::ObserveHook;
-pub use faults::{FaultAction, FaultRule, RuleId};
+pub use faults::{FaultAction, FaultRule, Refusal, RuleId};
 pub use gateway::Gateway;
 
 /// Virtual time elapsed since the simulation started.

@@ -13,7 +13,7 @@ use super::testbed::{Producer, RecordMaker};
 use crate::cluster::{task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER};
 use crate::history::{Cause, CheckpointId, EventKind, History};
 use crate::net::{FaultRule, Gateway, RuleId};
-use crate::systems::ExternalSystem;
+use crate::systems::{ExternalSystem, Setting};
 use madsim::runtime::{Handle, NodeHandle};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -238,6 +238,22 @@ impl Control {
             return Some(n.clone());
         }
         (0..nodes.executors.len()).find(|&i| task_executor(i) == node).map(|i| nodes.executors[i].clone())
+    }
+
+    /// Changes a server-side setting of the external system `system`. An unknown system or a
+    /// setting it does not have is an error naming what there is; either way the history
+    /// shows the step.
+    pub fn configure(&self, system: &str, setting: &Setting) -> Result<(), String> {
+        let model = self.inner.nodes.lock().unwrap().systems.get(system).map(|(_, s)| s.clone());
+        let result = match model {
+            Some(model) => model.configure(setting),
+            None => Err(format!("there is no system named {system:?} (systems: {:?})", self.systems())),
+        };
+        match &result {
+            Ok(()) => self.step(format!("{system}: {setting:?}")),
+            Err(e) => self.step(format!("setting skipped: {e}")),
+        }
+        result
     }
 
     /// Crashes a node (the job master, `taskexecutor-N` or an external system by name):

@@ -45,6 +45,9 @@ pub const MARKS: &[(&str, &str)] = &[
     ("commit-request-lost", "a request to an external system was dropped while a committer was committing"),
     ("commit-request-timed-out", "a call to an external system timed out while a committer was committing"),
     ("system-request-lost", "a request to an external system was dropped"),
+    ("request-refused", "an external system refused a request (unavailable, throttled, disk full)"),
+    ("commit-request-refused", "an external system refused a request while a committer was committing"),
+    ("transaction-timed-out", "the log aborted a transaction open longer than its transaction timeout"),
     ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never assigned before was assigned afterwards"),
     ("output-vanished", "records vanished from the output (a crash of its system, a delete)"),
     ("converged", "the output converged; from here on it must not change (a bounded job finished, an unbounded one showed everything)"),
@@ -95,6 +98,12 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                 }
                 if from == crate::cluster::JOB_MASTER {
                     discovery_dropped = true;
+                }
+            }
+            EventKind::Fault { fault, from, to, .. } if fault.starts_with("refuse:") && is_system(to) => {
+                marks.insert("request-refused");
+                if committing.contains(from.as_str()) {
+                    marks.insert("commit-request-refused");
                 }
             }
             EventKind::SplitsAssigned { splits, .. } => {
@@ -158,6 +167,8 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                 marks.insert(match fault.as_str() {
                     "delay" => "message-delayed",
                     "lose-response" => "response-lost",
+                    f if f.starts_with("refuse:") => "request-refused",
+                    "txn-timeout" => "transaction-timed-out",
                     _ => "message-dropped",
                 });
                 if fault == "drop" && kind == "Notify" {

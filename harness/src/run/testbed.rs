@@ -153,6 +153,17 @@ pub fn declared_guarantee<S: SinkSetup>(setup: &S) -> crate::api::DeliveryGuaran
     })
 }
 
+/// The external systems `setup`'s sink builds that have `setting` (for instance the logs
+/// with a transaction timeout), by node name.
+pub fn sink_systems_with<S: SinkSetup>(setup: &S, setting: &crate::systems::Setting) -> Vec<String> {
+    let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());
+    rt.block_on(async {
+        let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
+        setup.build(&mut world);
+        world.systems.iter().filter(|s| s.configure(setting).is_ok()).map(|s| s.name()).collect()
+    })
+}
+
 /// Everything one run needs.
 pub trait Testbed: Send + Sync + 'static {
     /// The source.

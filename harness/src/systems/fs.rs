@@ -7,7 +7,7 @@
 use super::output::{Entry, OutputReader, Part};
 use super::{serve_requests, BoxFuture, ExternalSystem};
 use crate::error::ConnectorError;
-use crate::net::{Endpoint, Inbox};
+use crate::net::{Endpoint, Inbox, RpcError};
 use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -287,8 +287,18 @@ impl FsClient {
         Self { endpoint, fs: fs.into(), timeout: Duration::from_millis(50) }
     }
 
-    /// Sends one request; a timeout is a retriable error, a refusal comes back as `Err(FsError)` inside `Ok`.
+    /// Sends one request; a timeout or an error reply ([`RpcError::Refused`]) is a retriable
+    /// error, a refusal by the file system comes back as `Err(FsError)` inside `Ok`.
     pub async fn request(&self, req: FsRequest) -> Result<Result<FsResponse, FsError>, ConnectorError> {
+        match self.send(req).await? {
+            FsResponse::Error(e) => Ok(Err(e)),
+            ok => Ok(Ok(ok)),
+        }
+    }
+
+    /// Sends one request and tells a timeout (the request may have taken effect) from an
+    /// error reply (it did not) in the `RpcError`.
+    pub async fn send(&self, req: FsRequest) -> Result<FsResponse, RpcError> {
         let kind = match &req {
             FsRequest::Create { .. } => "fs.create",
             FsRequest::Append { .. } => "fs.append",
@@ -298,9 +308,6 @@ impl FsClient {
             FsRequest::Delete { .. } => "fs.delete",
             FsRequest::Read { .. } => "fs.read",
         };
-        match self.endpoint.call(&self.fs, kind, &req, self.timeout).await? {
-            FsResponse::Error(e) => Ok(Err(e)),
-            ok => Ok(Ok(ok)),
-        }
+        self.endpoint.call(&self.fs, kind, &req, self.timeout).await
     }
 }

@@ -1,8 +1,11 @@
 //! A Kafka-like partitioned log: topics, partitions, offsets, transactional producers with
-//! epochs and fencing, read-committed reads and a listing of open transactions.
+//! epochs and fencing, read-committed reads, a listing of open transactions, and an optional
+//! transaction timeout (Kafka's `transaction.timeout.ms`: the broker aborts a transaction
+//! open longer and fences its producer epoch).
 
 use super::output::{Entry as Visible, OutputReader, Part};
-use super::{serve_requests, BoxFuture, ExternalSystem};
+use super::{serve_requests, BoxFuture, ExternalSystem, Setting};
+use crate::history::EventKind;
 use crate::history::History;
 use crate::net::Inbox;
 use crate::record::Record;
@@ -114,6 +117,8 @@ struct Producer {
     open: Option<Vec<(String, u32, u64)>>,
     /// Next expected produce sequence in this epoch.
     next_sequence: u64,
+    /// When the open transaction wrote first (virtual ms): its timeout counts from here.
+    opened_ms: u64,
     committed_epochs: BTreeSet<u64>,
 }
 
@@ -123,6 +128,31 @@ struct State {
     producers: BTreeMap<String, Producer>,
     /// Changes whenever a last stable offset may have moved (for output readers).
     changes: u64,
+    /// Transactions open longer than this (virtual ms) are aborted; `None`: never.
+    txn_timeout_ms: Option<u64>,
+}
+
+impl State {
+    /// Aborts every transaction open longer than the timeout and bumps its producer's epoch
+    /// (the old epoch is fenced, as Kafka's coordinator does); returns the ids it aborted.
+    fn expire(&mut self, now_ms: u64) -> Vec<TxnHandle> {
+        let Some(timeout) = self.txn_timeout_ms else { return Vec::new() };
+        let State { topics, producers, changes, .. } = self;
+        let mut aborted = Vec::new();
+        for (id, p) in producers.iter_mut() {
+            if p.open.is_none() || now_ms < p.opened_ms.saturating_add(timeout) {
+                continue;
+            }
+            for (topic, part, off) in p.open.take().unwrap_or_default() {
+                topics.get_mut(&topic).expect("written topic")[part as usize].settle(off, Status::Aborted);
+            }
+            aborted.push(TxnHandle { id: id.clone(), epoch: p.epoch });
+            p.epoch += 1;
+            p.next_sequence = 0;
+            *changes += 1;
+        }
+        aborted
+    }
 }
 
 /// The partitioned-log model. Everything in it is durable.
@@ -197,6 +227,19 @@ impl PartitionedLog {
 
     fn handle(&self, req: LogRequest) -> LogResponse {
         let mut s = self.state.lock().unwrap();
+        // The broker's timer: checked before every request, so no request sees a transaction
+        // that outlived its timeout.
+        let now_ms = crate::net::now().as_millis() as u64;
+        for txn in s.expire(now_ms) {
+            let event = EventKind::Fault {
+                fault: "txn-timeout".into(),
+                from: self.name.clone(),
+                to: txn.id.clone(),
+                kind: format!("epoch {}", txn.epoch),
+                call: None,
+            };
+            self.history.record(&self.name, event);
+        }
         match req {
             LogRequest::ListPartitions { topic } => {
                 LogResponse::Partitions(s.topics.get(&topic).map_or(0, |p| p.len() as u32))
@@ -234,7 +277,7 @@ impl PartitionedLog {
                     }
                     p.next_sequence += 1;
                 }
-                let State { topics, producers, changes } = &mut *s;
+                let State { topics, producers, changes, .. } = &mut *s;
                 let Some(part) = topics.get_mut(&topic).and_then(|t| t.get_mut(partition as usize)) else {
                     return LogResponse::Error(LogError::UnknownPartition);
                 };
@@ -244,6 +287,9 @@ impl PartitionedLog {
                     let offset = part.entries.len() as u64;
                     if let Some(t) = &txn {
                         let p = producers.get_mut(&t.id).expect("checked above");
+                        if p.open.is_none() {
+                            p.opened_ms = now_ms;
+                        }
                         p.open.get_or_insert_with(Vec::new).push((topic.clone(), partition, offset));
                         part.open.insert(offset);
                     }
@@ -282,7 +328,7 @@ impl PartitionedLog {
                 LogResponse::Ok
             }
             LogRequest::AbortTransaction { txn } => {
-                let State { topics, producers, changes } = &mut *s;
+                let State { topics, producers, changes, .. } = &mut *s;
                 match producers.get_mut(&txn.id) {
                     Some(p) if p.epoch == txn.epoch => {
                         for (topic, part, off) in p.open.take().unwrap_or_default() {
@@ -312,6 +358,12 @@ impl ExternalSystem for PartitionedLog {
     fn serve(&self, inbox: Inbox) -> BoxFuture {
         let log = self.clone();
         Box::pin(serve_requests(inbox, move |req| log.handle(req)))
+    }
+    fn configure(&self, setting: &Setting) -> Result<(), String> {
+        match setting {
+            Setting::TransactionTimeoutMs(ms) => self.state.lock().unwrap().txn_timeout_ms = *ms,
+        }
+        Ok(())
     }
 }
 

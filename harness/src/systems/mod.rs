@@ -40,6 +40,20 @@ pub trait ExternalSystem: Send + Sync + 'static {
     fn serve(&self, inbox: Inbox) -> BoxFuture;
     /// The node crashed: drop whatever the system does not keep durably. Default: nothing is lost.
     fn crash(&self) {}
+    /// Changes a server-side setting while the run goes on. Default: the system has none, and
+    /// says so.
+    fn configure(&self, setting: &Setting) -> Result<(), String> {
+        Err(format!("{} has no setting {setting:?}", self.name()))
+    }
+}
+
+/// A server-side setting of an external system, changed by a scenario
+/// ([`Control::configure`](crate::run::Control::configure)).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Setting {
+    /// Kafka's `transaction.timeout.ms`: the log aborts (and fences) a transaction that has
+    /// been open longer, counted from its first write; `None`: no timeout (the default).
+    TransactionTimeoutMs(Option<u64>),
 }
 
 /// The serve loop of a model: answers every request in `inbox` with `handle`. Undecodable

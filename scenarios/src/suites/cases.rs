@@ -1,7 +1,7 @@
 //! The suite cases: Flink's SourceTestSuiteBase and SinkTestSuiteBase cases, with faults, and
 //! what Flink's lack — crashes at every two-phase-commit phase, job-master failover, lost
 //! notifications, RPC faults, lost responses and lost commit requests, external systems
-//! crashing mid-stream, splits appearing while the source system is unreachable, an
+//! crashing mid-stream or refusing requests, splits appearing while the source system is unreachable, an
 //! unbounded job that must stay put after it converged, a swarm case.
 //!
 //! Every case's input arrives over [`PACE_MS`] of virtual time, so its checkpoints and
@@ -61,6 +61,8 @@ pub struct Systems {
     /// Whether the source can run unbounded and take new splits and records while it runs
     /// (a source context; not the trusted generator).
     pub source_grows: bool,
+    /// The sink's systems with a transaction timeout (transactional logs).
+    pub transactional: Vec<String>,
 }
 
 impl Systems {
@@ -139,6 +141,18 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     }
     if !systems.is_empty() {
         crashes = crashes.then(wait(100)).requires("crash:system");
+    }
+    // Every external system answers some requests with an error reply (each refusal kind in
+    // turn) while checkpoints complete: writes, commits and reads must retry, not give up.
+    let mut refusals = Scenario::new("external systems refuse requests");
+    for (s, refusal) in systems.iter().zip(Refusal::ALL.iter().cycle()) {
+        refusals = refusals.then(wait(100)).then(refuse(s, *refusal, 0.4, 300));
+    }
+    if !systems.is_empty() {
+        refusals = refusals.then(wait(100)).requires("request-refused");
+    }
+    if !aimed.sink.is_empty() && exactly_once {
+        refusals = refusals.requires("commit-request-refused");
     }
     let mut settle = case(
         "unbounded, stable after convergence",
@@ -270,6 +284,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         case("lost responses from the external system", 4, Region, lost_responses),
         case("lost commit requests", 4, Region, commits),
         case("external systems crash mid-stream", 4, Region, crashes),
+        case("external systems refuse requests", 4, Region, refusals),
         settle,
         case(
             "splits wait for a slow reader",
@@ -296,6 +311,21 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             body: Body::Swarm,
         },
     ];
+    if exactly_once && !aimed.transactional.is_empty() {
+        // An exactly-once sink writes in transactions. The log aborts transactions open longer than 250 ms. The only writer is down longer
+        // than that: its open transaction times out (data the source replays), while each
+        // transaction a checkpoint completed is committed well within the timeout.
+        let mut timeout = Scenario::new("transactions time out while a writer is down");
+        for s in &aimed.transactional {
+            timeout = timeout.then(transaction_timeout(s, 250));
+        }
+        timeout = timeout
+            .then(wait(100))
+            .then(crash(Worker::Any).at(Phase::BeforeBarrier).restart_after(400))
+            .then(wait(300))
+            .requires("transaction-timed-out");
+        cases.insert(cases.len() - 1, case("transactions time out while a writer is down", 1, Region, timeout));
+    }
     if aimed.source_grows {
         // Splits appear while the job master cannot reach the source system: discovery must
         // find them once it can, and read them from their start.

@@ -33,7 +33,7 @@ use crate::replay::CaseFile;
 use crate::scenario::Scenario;
 use connsim::api::DeliveryGuarantee;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
-use connsim::run::{declared_guarantee, Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
+use connsim::run::{declared_guarantee, sink_systems_with, Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
 use context::{SinkOf, SourceOf};
 use std::fmt;
 use std::path::PathBuf;
@@ -218,7 +218,7 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
 pub fn source<C: SourceContext>(ctx: C) -> Suite {
     let ctx = Arc::new(ctx);
     let name = ctx.name();
-    let systems = Systems { source: ctx.systems(), sink: vec!["collector".into()], source_grows: true };
+    let systems = Systems { source: ctx.systems(), sink: vec!["collector".into()], source_grows: true, ..Systems::default() };
     let c = ctx.clone();
     let cases = build_cases(
         cases::all(&systems, DeliveryGuarantee::ExactlyOnce),
@@ -241,12 +241,16 @@ fn generator(data: TestData) -> GeneratorSetup {
     }
 }
 
+/// Probes which sink systems have a transaction timeout.
+const TIMEOUT_SETTING: connsim::systems::Setting = connsim::systems::Setting::TransactionTimeoutMs(None);
+
 /// The sink suite: the trusted generator source feeding `ctx`'s sink, held to the guarantee
 /// its sink declares.
 pub fn sink<C: SinkContext>(ctx: C) -> Suite {
     let ctx = Arc::new(ctx);
     let guarantee = declared_guarantee(&SinkOf { ctx: ctx.clone() });
-    let systems = Systems { source: Vec::new(), sink: ctx.systems(), source_grows: false };
+    let transactional = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TIMEOUT_SETTING);
+    let systems = Systems { source: Vec::new(), sink: ctx.systems(), source_grows: false, transactional };
     let (c, k) = (ctx.clone(), ctx.clone());
     let cases = build_cases(
         cases::all(&systems, guarantee),
@@ -261,7 +265,8 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
 pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
     let (source, sink) = (Arc::new(source), Arc::new(sink));
     let guarantee = declared_guarantee(&SinkOf { ctx: sink.clone() });
-    let systems = Systems { source: source.systems(), sink: sink.systems(), source_grows: true };
+    let transactional = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TIMEOUT_SETTING);
+    let systems = Systems { source: source.systems(), sink: sink.systems(), source_grows: true, transactional };
     let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
     let cases = build_cases(
         cases::all(&systems, guarantee),
