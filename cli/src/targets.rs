@@ -120,5 +120,8 @@ pub fn all() -> Vec<Target> {
         target("mutant: holds commits back", "sink", Some("no-loss"), || {
             suites::sink(sink(HoldsCommitsBackSetup, &["sink-log"]))
         }),
+        target("mutant: trusts the server's length", "sink", Some("no-loss"), || {
+            suites::sink(sink(BuggyFileSinkSetup(TrustsServerLength), &["fs"]))
+        }),
     ]
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Records buffered before an append.
-const BUFFER_RECORDS: usize = 32;
+pub(crate) const BUFFER_RECORDS: usize = 32;
 /// Tries of an idempotent file-system call before the task fails.
 const TRIES: u32 = 20;
 
@@ -40,9 +40,9 @@ pub struct FileSink {
 /// Its writer.
 pub struct FileWriter {
     ctx: WriterContext,
-    client: FsClient,
+    pub(crate) client: FsClient,
     dir: String,
-    in_progress: String,
+    pub(crate) in_progress: String,
     pub(crate) buffer: Vec<u8>,
     pub(crate) buffered: usize,
     /// The open in-progress file and its length.
@@ -54,12 +54,12 @@ pub(crate) async fn call(client: &FsClient, req: FsRequest) -> Result<Result<FsR
     idempotent(TRIES, || client.request(req.clone())).await
 }
 
-fn refused(e: FsError) -> ConnectorError {
+pub(crate) fn refused(e: FsError) -> ConnectorError {
     ConnectorError::fail_task(format!("file system refused: {e:?}"))
 }
 
 impl FileWriter {
-    fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         format!("part-{}-{}-{}", self.ctx.subtask(), self.ctx.attempt(), self.part)
     }
 

@@ -327,6 +327,9 @@ impl Block {
             Block::StopWithSavepoint { resume_with: Some(0) } | Block::Rescale { parallelism: 0 } => {
                 Err("a job needs at least one subtask: use a parallelism of 1 or more".into())
             }
+            Block::Configure { setting: Setting::TornAppends(p), .. } if !(0.0..=1.0).contains(p) => {
+                Err(format!("torn-append probability {p} is not between 0.0 and 1.0"))
+            }
             Block::Fault { fault, .. } | Block::During { fault, .. } => validate_fault(fault).and_then(|_| match self {
                 Block::During { body, .. } => body.validate(),
                 _ => Ok(()),
@@ -477,6 +480,12 @@ pub fn slow_system(system: &str, ms: u64, for_ms: u64) -> Block {
 /// their first write) and fences their producer epoch, as Kafka's `transaction.timeout.ms`.
 pub fn transaction_timeout(system: &str, ms: u64) -> Block {
     Block::Configure { system: system.into(), setting: Setting::TransactionTimeoutMs(Some(ms)) }
+}
+
+/// From now on the file system `system` tears appends with `probability`: it writes a prefix
+/// of the bytes and does not answer (the caller times out). `torn_appends(system, 0.0)` stops it.
+pub fn torn_appends(system: &str, probability: f64) -> Block {
+    Block::Configure { system: system.into(), setting: Setting::TornAppends(probability) }
 }
 
 /// Partition `a` from `b` for `for_ms`, then heal that link.

@@ -132,6 +132,7 @@ impl Block {
             Block::Configure { system, setting: Setting::TransactionTimeoutMs(Some(ms)) } => {
                 format!("transaction_timeout({system:?}, {ms})")
             }
+            Block::Configure { system, setting: Setting::TornAppends(p) } => format!("torn_appends({system:?}, {p:?})"),
             Block::Configure { system, setting } => {
                 format!("Block::Configure {{ system: {system:?}.into(), setting: Setting::{setting:?} }}")
             }

@@ -29,7 +29,7 @@ impl Scenario {
 
     /// The scenario with every top-level copy of `block` taken out; a crash aimed at a phase
     /// takes that phase's mark off the required ones, an error-reply fault the refusal marks, a
-    /// transaction timeout its mark.
+    /// system setting its mark.
     pub fn without(&self, block: &Block) -> Scenario {
         let mut s = self.clone();
         s.blocks.retain(|b| b != block);
@@ -39,8 +39,14 @@ impl Scenario {
         if let Block::Fault { fault: crate::block::Fault::Refuse { .. }, .. } = block {
             s.requires.retain(|m| !m.ends_with("request-refused"));
         }
-        if let Block::Configure { setting: connsim::systems::Setting::TransactionTimeoutMs(_), .. } = block {
-            s.requires.retain(|m| m != "transaction-timed-out");
+        match block {
+            Block::Configure { setting: connsim::systems::Setting::TransactionTimeoutMs(_), .. } => {
+                s.requires.retain(|m| m != "transaction-timed-out");
+            }
+            Block::Configure { setting: connsim::systems::Setting::TornAppends(_), .. } => {
+                s.requires.retain(|m| m != "append-torn");
+            }
+            _ => {}
         }
         s
     }

@@ -26,6 +26,10 @@ pub trait FileBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::D
     fn commit_recovered(&self, client: &FsClient, attempt: u64, subtask: usize, c: &FileCommittable) -> impl Future<Output = CommitOutcome> + Send {
         self.commit(client, attempt, subtask, c)
     }
+    /// The writer takes a record.
+    fn write(&self, w: &mut FileWriter, record: Record) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        w.write(record)
+    }
     /// The writer flushes; `end_of_input` after the last record.
     fn flush(&self, w: &mut FileWriter, end_of_input: bool) -> impl Future<Output = Result<(), ConnectorError>> + Send {
         w.flush(end_of_input)
@@ -59,7 +63,7 @@ impl<B: FileBug> SinkWriter for BuggyFileWriter<B> {
     type Committable = FileCommittable;
     type State = ();
     async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        self.inner.write(record).await
+        self.bug.clone().write(&mut self.inner, record).await
     }
     async fn flush(&mut self, end_of_input: bool) -> Result<(), ConnectorError> {
         self.ended |= end_of_input;

@@ -56,7 +56,7 @@ pub fn master_and_systems() -> Scenario {
 }
 
 /// Network faults by kind and link, held for a window or during another block; error replies
-/// and a slow system; a transaction timeout on the sink log.
+/// and a slow system; a transaction timeout on the sink log; torn appends in the file system.
 pub fn network() -> Scenario {
     Scenario::new("network faults")
         .then(transaction_timeout("sink-log", 2_000))
@@ -66,12 +66,14 @@ pub fn network() -> Scenario {
         .then(refuse("fs", Refusal::Throttled, 0.5, 150))
         .then(refuse("sink-log", Refusal::Unavailable, 0.5, 150))
         .then(slow_system("table", 80, 150))
+        .then(torn_appends("fs", 0.05))
         .then(partition(Worker::Nth(1), job_master(), 300))
         .then(during(
             Fault::Drop { probability: 0.3, kind: Some("Notify".into()), from: None, to: None },
             checkpoint().then(wait(100)),
         ))
         .then(heal())
+        .then(torn_appends("fs", 0.0))
         .requires("message-dropped")
         .requires("message-delayed")
         .requires("response-lost")

@@ -293,6 +293,7 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::Crash { at: Some(phase), .. } => Some(phase.mark()),
         Block::Fault { fault: Fault::Refuse { .. }, .. } => Some("commit-request-refused"),
         Block::Configure { setting: Setting::TransactionTimeoutMs(Some(_)), .. } => Some("transaction-timed-out"),
+        Block::Configure { setting: Setting::TornAppends(_), .. } => Some("append-torn"),
         _ => None,
     }
 }
@@ -371,6 +372,16 @@ fn a_committer_that_holds_commits_back_loses_transactions_to_the_brokers_timeout
         || suites::sink(contexts::sink(HoldsCommitsBackSetup, &["sink-log"])),
         "transactions time out",
         transaction_timeout("sink-log", 250),
+        "no-loss",
+    );
+}
+
+#[test]
+fn a_writer_that_takes_a_longer_file_for_a_landed_append_builds_on_a_torn_one() {
+    only_exposed_by(
+        || suites::sink(contexts::sink(BuggyFileSinkSetup(TrustsServerLength), &["fs"])),
+        "torn appends",
+        torn_appends("fs", 0.05),
         "no-loss",
     );
 }

@@ -13,7 +13,7 @@ use super::testbed::{Producer, RecordMaker};
 use crate::cluster::{task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER};
 use crate::history::{Cause, CheckpointId, EventKind, History};
 use crate::net::{FaultRule, Gateway, RuleId};
-use crate::systems::{ExternalSystem, Setting};
+use crate::systems::{ExternalSystem, Setting, SettingEnv};
 use madsim::runtime::{Handle, NodeHandle};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -245,8 +245,9 @@ impl Control {
     /// shows the step.
     pub fn configure(&self, system: &str, setting: &Setting) -> Result<(), String> {
         let model = self.inner.nodes.lock().unwrap().systems.get(system).map(|(_, s)| s.clone());
+        let env = SettingEnv { seed: self.random(u64::MAX), history: self.history().clone() };
         let result = match model {
-            Some(model) => model.configure(setting),
+            Some(model) => model.configure(setting, &env),
             None => Err(format!("there is no system named {system:?} (systems: {:?})", self.systems())),
         };
         match &result {

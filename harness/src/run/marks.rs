@@ -48,6 +48,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("request-refused", "an external system refused a request (unavailable, throttled, disk full)"),
     ("commit-request-refused", "an external system refused a request while a committer was committing"),
     ("transaction-timed-out", "the log aborted a transaction open longer than its transaction timeout"),
+    ("append-torn", "the file system wrote only part of an append and did not answer"),
     ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never assigned before was assigned afterwards"),
     ("output-vanished", "records vanished from the output (a crash of its system, a delete)"),
     ("converged", "the output converged; from here on it must not change (a bounded job finished, an unbounded one showed everything)"),
@@ -169,6 +170,7 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                     "lose-response" => "response-lost",
                     f if f.starts_with("refuse:") => "request-refused",
                     "txn-timeout" => "transaction-timed-out",
+                    "torn-append" => "append-torn",
                     _ => "message-dropped",
                 });
                 if fault == "drop" && kind == "Notify" {

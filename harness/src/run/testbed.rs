@@ -160,7 +160,8 @@ pub fn sink_systems_with<S: SinkSetup>(setup: &S, setting: &crate::systems::Sett
     rt.block_on(async {
         let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
         setup.build(&mut world);
-        world.systems.iter().filter(|s| s.configure(setting).is_ok()).map(|s| s.name()).collect()
+        let env = crate::systems::SettingEnv { seed: 0, history: world.history.clone() };
+        world.systems.iter().filter(|s| s.configure(setting, &env).is_ok()).map(|s| s.name()).collect()
     })
 }
 

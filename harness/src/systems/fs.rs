@@ -5,7 +5,10 @@
 //! reader sees; they hold records in the harness's line format ([`Record::encode_line`]).
 
 use super::output::{Entry, OutputReader, Part};
-use super::{serve_requests, BoxFuture, ExternalSystem};
+use super::{serve_requests_or_drop, BoxFuture, ExternalSystem, Setting, SettingEnv};
+use crate::history::{EventKind, History};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use crate::error::ConnectorError;
 use crate::net::{Endpoint, Inbox, RpcError};
 use crate::record::Record;
@@ -88,6 +91,15 @@ struct State {
     generations: u64,
     /// Changes whenever a downstream-visible file changes.
     visible_version: u64,
+    /// Appends are torn now and then ([`Setting::TornAppends`]).
+    torn: Option<Torn>,
+}
+
+/// How appends are torn: the chance, the random stream, and where the tears are recorded.
+struct Torn {
+    probability: f64,
+    rng: ChaCha8Rng,
+    history: History,
 }
 
 impl State {
@@ -137,6 +149,40 @@ impl FileSystem {
 
     fn location(&self) -> String {
         format!("{}:{}", self.name, self.visible_prefix)
+    }
+
+    /// Serves one request; `None`: no answer (a torn append).
+    fn serve_one(&self, req: FsRequest) -> Option<FsResponse> {
+        if let FsRequest::Append { path, at, bytes } = &req {
+            if let Some(k) = self.tear(path, *at, bytes.len()) {
+                let mut s = self.state.lock().unwrap();
+                s.files.get_mut(path).expect("torn appends go to files that exist").unsynced.extend_from_slice(&bytes[..k]);
+                s.touch(path, self.is_visible(path));
+                return None;
+            }
+        }
+        Some(self.handle(req))
+    }
+
+    /// Whether this append is torn, and after how many of its `n` bytes: only a fresh append
+    /// (at the file's end) of two bytes or more, with the configured chance.
+    fn tear(&self, path: &str, at: u64, n: usize) -> Option<usize> {
+        let mut s = self.state.lock().unwrap();
+        let fresh = s.files.get(path).is_some_and(|f| f.len() == at);
+        let torn = s.torn.as_mut().filter(|_| fresh && n >= 2)?;
+        if !torn.rng.gen_bool(torn.probability) {
+            return None;
+        }
+        let k = torn.rng.gen_range(1..n);
+        let event = EventKind::Fault {
+            fault: "torn-append".into(),
+            from: self.name.clone(),
+            to: path.to_string(),
+            kind: format!("fs.append: {k} of {n} bytes at {at}"),
+            call: None,
+        };
+        torn.history.record(&self.name, event);
+        Some(k)
     }
 
     fn handle(&self, req: FsRequest) -> FsResponse {
@@ -216,7 +262,20 @@ impl ExternalSystem for FileSystem {
     }
     fn serve(&self, inbox: Inbox) -> BoxFuture {
         let fs = self.clone();
-        Box::pin(serve_requests(inbox, move |req| fs.handle(req)))
+        Box::pin(serve_requests_or_drop(inbox, move |req| fs.serve_one(req)))
+    }
+    fn configure(&self, setting: &Setting, env: &SettingEnv) -> Result<(), String> {
+        match setting {
+            Setting::TornAppends(p) if !(0.0..=1.0).contains(p) => {
+                Err(format!("torn-append probability {p} is not between 0.0 and 1.0"))
+            }
+            Setting::TornAppends(p) => {
+                let torn = Torn { probability: *p, rng: ChaCha8Rng::seed_from_u64(env.seed), history: env.history.clone() };
+                self.state.lock().unwrap().torn = (*p > 0.0).then_some(torn);
+                Ok(())
+            }
+            other => Err(format!("the file system {} has no setting {other:?}", self.name)),
+        }
     }
     fn crash(&self) {
         let mut s = self.state.lock().unwrap();

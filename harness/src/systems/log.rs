@@ -4,7 +4,7 @@
 //! open longer and fences its producer epoch).
 
 use super::output::{Entry as Visible, OutputReader, Part};
-use super::{serve_requests, BoxFuture, ExternalSystem, Setting};
+use super::{serve_requests, BoxFuture, ExternalSystem, Setting, SettingEnv};
 use crate::history::EventKind;
 use crate::history::History;
 use crate::net::Inbox;
@@ -359,9 +359,10 @@ impl ExternalSystem for PartitionedLog {
         let log = self.clone();
         Box::pin(serve_requests(inbox, move |req| log.handle(req)))
     }
-    fn configure(&self, setting: &Setting) -> Result<(), String> {
+    fn configure(&self, setting: &Setting, _env: &SettingEnv) -> Result<(), String> {
         match setting {
             Setting::TransactionTimeoutMs(ms) => self.state.lock().unwrap().txn_timeout_ms = *ms,
+            other => return Err(format!("the log {} has no setting {other:?}", self.name)),
         }
         Ok(())
     }

@@ -42,24 +42,37 @@ pub trait ExternalSystem: Send + Sync + 'static {
     fn crash(&self) {}
     /// Changes a server-side setting while the run goes on. Default: the system has none, and
     /// says so.
-    fn configure(&self, setting: &Setting) -> Result<(), String> {
+    fn configure(&self, setting: &Setting, env: &SettingEnv) -> Result<(), String> {
+        let _ = env;
         Err(format!("{} has no setting {setting:?}", self.name()))
     }
 }
 
 /// A server-side setting of an external system, changed by a scenario
 /// ([`Control::configure`](crate::run::Control::configure)).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Setting {
     /// Kafka's `transaction.timeout.ms`: the log aborts (and fences) a transaction that has
     /// been open longer, counted from its first write; `None`: no timeout (the default).
     TransactionTimeoutMs(Option<u64>),
+    /// The file system tears appends with this probability: only a prefix of the bytes is
+    /// written and the caller gets no answer (a server or connection that died mid-write);
+    /// 0.0 turns it off.
+    TornAppends(f64),
 }
 
-/// The serve loop of a model: answers every request in `inbox` with `handle`. Undecodable
-/// requests get no answer (the caller times out), as a real server would drop a garbled
-/// frame. The harness reads the run's output after each request `handle` returns from.
-pub async fn serve_requests<Req, Resp>(mut inbox: Inbox, mut handle: impl FnMut(Req) -> Resp)
+/// What a system may use when a setting changes: a seed for the random choices the setting
+/// makes (drawn from the run's seed), and the run's history for the faults it injects.
+pub struct SettingEnv {
+    /// Seeds the setting's random stream.
+    pub seed: u64,
+    /// The run's history.
+    pub history: crate::history::History,
+}
+
+/// [`serve_requests`] for a model that sometimes sends no answer: `handle` returns `None`
+/// for a request whose caller must time out.
+pub async fn serve_requests_or_drop<Req, Resp>(mut inbox: Inbox, mut handle: impl FnMut(Req) -> Option<Resp>)
 where
     Req: DeserializeOwned,
     Resp: Serialize,
@@ -67,8 +80,19 @@ where
     while let Some(msg) = inbox.recv().await {
         let Ok(req) = msg.decode::<Req>() else { continue };
         let resp = handle(req);
-        if let Some(replier) = msg.replier {
+        if let (Some(replier), Some(resp)) = (msg.replier, resp) {
             replier.reply(&resp);
         }
     }
+}
+
+/// The serve loop of a model: answers every request in `inbox` with `handle`. Undecodable
+/// requests get no answer (the caller times out), as a real server would drop a garbled
+/// frame. The harness reads the run's output after each request `handle` returns from.
+pub async fn serve_requests<Req, Resp>(inbox: Inbox, mut handle: impl FnMut(Req) -> Resp)
+where
+    Req: DeserializeOwned,
+    Resp: Serialize,
+{
+    serve_requests_or_drop(inbox, move |req| Some(handle(req))).await
 }

@@ -63,6 +63,8 @@ pub struct Systems {
     pub source_grows: bool,
     /// The sink's systems with a transaction timeout (transactional logs).
     pub transactional: Vec<String>,
+    /// The sink's systems that can tear appends (file systems).
+    pub appendable: Vec<String>,
 }
 
 impl Systems {
@@ -325,6 +327,16 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             .then(wait(300))
             .requires("transaction-timed-out");
         cases.insert(cases.len() - 1, case("transactions time out while a writer is down", 1, Region, timeout));
+    }
+    if !aimed.appendable.is_empty() {
+        // Now and then an append writes only part of its bytes and is not answered: a writer
+        // must not build on a file it cannot account for.
+        let mut torn = Scenario::new("torn appends").then(wait(50));
+        for s in &aimed.appendable {
+            torn = torn.then(torn_appends(s, 0.05)).then(wait(500)).then(torn_appends(s, 0.0));
+        }
+        torn = torn.then(wait(100)).requires("append-torn");
+        cases.insert(cases.len() - 1, case("torn appends", 4, Region, torn));
     }
     if aimed.source_grows {
         // Splits appear while the job master cannot reach the source system: discovery must

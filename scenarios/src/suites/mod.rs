@@ -243,6 +243,8 @@ fn generator(data: TestData) -> GeneratorSetup {
 
 /// Probes which sink systems have a transaction timeout.
 const TIMEOUT_SETTING: connsim::systems::Setting = connsim::systems::Setting::TransactionTimeoutMs(None);
+/// Probes which sink systems can tear appends.
+const TORN_SETTING: connsim::systems::Setting = connsim::systems::Setting::TornAppends(0.0);
 
 /// The sink suite: the trusted generator source feeding `ctx`'s sink, held to the guarantee
 /// its sink declares.
@@ -250,7 +252,8 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
     let ctx = Arc::new(ctx);
     let guarantee = declared_guarantee(&SinkOf { ctx: ctx.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TIMEOUT_SETTING);
-    let systems = Systems { source: Vec::new(), sink: ctx.systems(), source_grows: false, transactional };
+    let appendable = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TORN_SETTING);
+    let systems = Systems { source: Vec::new(), sink: ctx.systems(), source_grows: false, transactional, appendable };
     let (c, k) = (ctx.clone(), ctx.clone());
     let cases = build_cases(
         cases::all(&systems, guarantee),
@@ -266,7 +269,9 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
     let (source, sink) = (Arc::new(source), Arc::new(sink));
     let guarantee = declared_guarantee(&SinkOf { ctx: sink.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TIMEOUT_SETTING);
-    let systems = Systems { source: source.systems(), sink: sink.systems(), source_grows: true, transactional };
+    let appendable = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TORN_SETTING);
+    let systems =
+        Systems { source: source.systems(), sink: sink.systems(), source_grows: true, transactional, appendable };
     let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
     let cases = build_cases(
         cases::all(&systems, guarantee),
