@@ -2,9 +2,10 @@
 
 use connsim::history::History;
 use connsim::net::{Endpoint, Gateway};
+use connsim::history::EventKind;
 use connsim::systems::{
-    read_all, Entry, ExternalSystem, FileSystem, FsClient, FsError, FsRequest, FsResponse, LogClient, OutputReader,
-    PartitionedLog,
+    read_all, Entry, ExternalSystem, FileSystem, FsClient, FsError, FsRequest, FsResponse, LogClient, LogError,
+    LogRequest, LogResponse, OutputReader, PartitionedLog, Setting, SettingEnv,
 };
 use connsim::{Record, RecordId};
 use rand::SeedableRng;
@@ -142,4 +143,61 @@ fn a_file_output_shows_visible_files_with_the_bytes_they_hold_now() {
     assert!(matches!(torn[1], Entry::Garbage(g) if g.contains("no newline")), "{torn:?}");
     let digests: Vec<Entry> = all[0].1.clone();
     assert_eq!(digests[0], Entry::record(RecordId(1), rec(1).digest()), "content digests, not only ids");
+}
+
+#[test]
+fn a_log_with_a_transaction_timeout_aborts_and_fences_a_transaction_open_too_long() {
+    sim(|gw, history| async move {
+        let log = PartitionedLog::new("log", history.clone());
+        log.create_topic("t", 1);
+        let env = SettingEnv { seed: 0, history: history.clone() };
+        log.configure(&Setting::TransactionTimeoutMs(Some(100)), &env).unwrap();
+        let client = LogClient::new(host(&gw, Arc::new(log.clone())).await, "log");
+        let quick = client.init_transactions("quick").await.unwrap();
+        let slow = client.init_transactions("slow").await.unwrap();
+        client.produce("t", 0, vec![rec(1)], Some(quick.clone()), 0).await.unwrap();
+        client.produce("t", 0, vec![rec(2)], Some(slow.clone()), 0).await.unwrap();
+        madsim::time::sleep(Duration::from_millis(50)).await;
+        assert!(matches!(
+            client.request(LogRequest::CommitTransaction { txn: quick }).await.unwrap(),
+            LogResponse::Ok
+        ));
+        // An empty transaction has no timer: it is not aborted however long it waits.
+        let idle = client.init_transactions("idle").await.unwrap();
+        madsim::time::sleep(Duration::from_millis(100)).await;
+        let late = client.request(LogRequest::CommitTransaction { txn: slow.clone() }).await.unwrap();
+        assert!(matches!(late, LogResponse::Error(LogError::NotCommittable)), "{late:?}");
+        // The timed-out producer's epoch is fenced.
+        let fenced = client.request(LogRequest::AbortTransaction { txn: slow }).await.unwrap();
+        assert!(matches!(fenced, LogResponse::Error(LogError::Fenced)), "{fenced:?}");
+        assert!(matches!(client.request(LogRequest::CommitTransaction { txn: idle }).await.unwrap(), LogResponse::Ok));
+        let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
+        assert_eq!(ids, vec![1], "the timed-out transaction's record is aborted");
+        let timeouts = history.events().iter().filter(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "txn-timeout")).count();
+        assert_eq!(timeouts, 1);
+        // Another system's setting is refused with a message naming it.
+        let refused = log.configure(&Setting::TornAppends(0.5), &env).unwrap_err();
+        assert!(refused.contains("TornAppends"), "{refused}");
+    });
+}
+
+#[test]
+fn a_torn_append_writes_a_prefix_and_goes_unanswered_and_its_retry_is_refused() {
+    sim(|gw, history| async move {
+        let fs = FileSystem::new("fs", "out/");
+        let env = SettingEnv { seed: 7, history: history.clone() };
+        fs.configure(&Setting::TornAppends(1.0), &env).unwrap();
+        let client = FsClient::new(host(&gw, Arc::new(fs.clone())).await, "fs");
+        assert!(matches!(client.request(FsRequest::Create { path: "f".into() }).await, Ok(Ok(_))));
+        let append = FsRequest::Append { path: "f".into(), at: 0, bytes: b"abcdef".to_vec() };
+        assert!(client.request(append.clone()).await.is_err(), "a torn append is not answered");
+        let torn = fs.read_file("f").unwrap();
+        assert!(!torn.is_empty() && torn.len() < 6 && b"abcdef".starts_with(&torn), "a prefix: {torn:?}");
+        // The retry finds a file that is neither before nor after the append.
+        fs.configure(&Setting::TornAppends(0.0), &env).unwrap();
+        let retry = client.request(append).await;
+        assert!(matches!(retry, Ok(Err(FsError::WrongOffset { len })) if len == torn.len() as u64), "{retry:?}");
+        assert!(history.events().iter().any(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "torn-append")));
+        assert!(fs.configure(&Setting::TornAppends(1.5), &env).is_err(), "a probability above 1 is refused");
+    });
 }
