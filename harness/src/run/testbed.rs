@@ -146,22 +146,25 @@ pub trait SinkSetup: Send + Sync + 'static {
 /// once, in a throwaway simulation of its own, and the sink asked. Suites use it to pick the
 /// cases and coverage they require, so the sink is the one source of truth.
 pub fn declared_guarantee<S: SinkSetup>(setup: &S) -> crate::api::DeliveryGuarantee {
-    let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());
-    rt.block_on(async {
-        let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
-        setup.build(&mut world).delivery_guarantee()
-    })
+    with_built_sink(setup, |_, sink| sink.delivery_guarantee())
 }
 
 /// The external systems `setup`'s sink builds that have `setting` (for instance the logs
 /// with a transaction timeout), by node name.
 pub fn sink_systems_with<S: SinkSetup>(setup: &S, setting: &crate::systems::Setting) -> Vec<String> {
+    with_built_sink(setup, |world, _| {
+        let env = crate::systems::SettingEnv { seed: 0, history: world.history.clone() };
+        world.systems.iter().filter(|s| s.configure(setting, &env).is_ok()).map(|s| s.name()).collect()
+    })
+}
+
+/// Builds `setup`'s sink into a throwaway world, outside any run, and asks `f` about it.
+fn with_built_sink<S: SinkSetup, T>(setup: &S, f: impl FnOnce(&World, S::Sink) -> T) -> T {
     let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());
     rt.block_on(async {
         let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
-        setup.build(&mut world);
-        let env = crate::systems::SettingEnv { seed: 0, history: world.history.clone() };
-        world.systems.iter().filter(|s| s.configure(setting, &env).is_ok()).map(|s| s.name()).collect()
+        let sink = setup.build(&mut world);
+        f(&world, sink)
     })
 }
 

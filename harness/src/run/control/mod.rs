@@ -6,14 +6,16 @@
 //! next to the protocol. Operations that disturb the job do nothing once the job has ended
 //! (there is nothing left to disturb, and a finished job must stay finished).
 
+mod nodes;
+
 use super::config::RunConfig;
 use super::expect::Starts;
 use super::observe::Observer;
 use super::testbed::{Producer, RecordMaker};
 use crate::cluster::{task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER};
-use crate::history::{Cause, CheckpointId, EventKind, History};
+use crate::history::{CheckpointId, EventKind, History};
 use crate::net::{FaultRule, Gateway, RuleId};
-use crate::systems::{ExternalSystem, Setting, SettingEnv};
+use crate::systems::ExternalSystem;
 use madsim::runtime::{Handle, NodeHandle};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -217,119 +219,6 @@ impl Control {
     /// Whether the job finished or failed for good (a stopped job can still be resumed).
     pub fn ended(&self) -> bool {
         matches!(self.status(), JobStatus::Finished | JobStatus::Failed(_))
-    }
-
-    /// Names of the external systems.
-    pub fn systems(&self) -> Vec<String> {
-        self.inner.nodes.lock().unwrap().systems.keys().cloned().collect()
-    }
-
-    /// Whether a node is down now.
-    pub fn is_down(&self, node: &str) -> bool {
-        self.inner.nodes.lock().unwrap().down.contains(node)
-    }
-
-    fn node_handle(&self, node: &str) -> Option<NodeHandle> {
-        let nodes = self.inner.nodes.lock().unwrap();
-        if node == JOB_MASTER {
-            return Some(nodes.job_master.clone());
-        }
-        if let Some((n, _)) = nodes.systems.get(node) {
-            return Some(n.clone());
-        }
-        (0..nodes.executors.len()).find(|&i| task_executor(i) == node).map(|i| nodes.executors[i].clone())
-    }
-
-    /// Changes a server-side setting of the external system `system`. An unknown system or a
-    /// setting it does not have is an error naming what there is; either way the history
-    /// shows the step.
-    pub fn configure(&self, system: &str, setting: &Setting) -> Result<(), String> {
-        let model = self.inner.nodes.lock().unwrap().systems.get(system).map(|(_, s)| s.clone());
-        let env = SettingEnv { seed: self.random(u64::MAX), history: self.history().clone() };
-        let result = match model {
-            Some(model) => model.configure(setting, &env),
-            None => Err(format!("there is no system named {system:?} (systems: {:?})", self.systems())),
-        };
-        match &result {
-            Ok(()) => self.step(format!("{system}: {setting:?}")),
-            Err(e) => self.step(format!("setting skipped: {e}")),
-        }
-        result
-    }
-
-    /// Crashes a node (the job master, `taskexecutor-N` or an external system by name):
-    /// its tasks stop, messages to it are lost, and an external system loses what it keeps
-    /// only in memory. False if the node is unknown, already down, or the job has ended
-    /// (then the skip is a step in the history, so the report shows it).
-    pub fn crash(&self, node: &str) -> bool {
-        if self.is_down(node) {
-            return false;
-        }
-        if self.ended() {
-            self.step(format!("crash of {node} skipped: the job already ended"));
-            return false;
-        }
-        self.crash_now(node)
-    }
-
-    fn crash_now(&self, node: &str) -> bool {
-        let Some(handle) = self.node_handle(node) else {
-            self.step(format!("crash skipped: there is no node named {node:?} (systems: {:?})", self.systems()));
-            return false;
-        };
-        self.inner.nodes.lock().unwrap().down.insert(node.to_string());
-        self.inner.gateway.node_down(node);
-        self.inner.handle.kill(handle.id());
-        let system = self.inner.nodes.lock().unwrap().systems.get(node).map(|(_, s)| s.clone());
-        self.record(EventKind::Crashed { node: node.to_string() });
-        if let Some(system) = system {
-            system.crash();
-            self.inner.observer.observe(Cause::Crash { node: node.to_string() });
-        }
-        true
-    }
-
-    /// Restarts a crashed node (its init task runs again). False if it was not down.
-    pub fn restart(&self, node: &str) -> bool {
-        if !self.inner.nodes.lock().unwrap().down.remove(node) {
-            return false;
-        }
-        let Some(handle) = self.node_handle(node) else { return false };
-        self.inner.handle.restart(handle.id());
-        self.record(EventKind::Restarted { node: node.to_string() });
-        if self.inner.nodes.lock().unwrap().systems.contains_key(node) {
-            self.inner.observer.observe(Cause::Restart { node: node.to_string() });
-        }
-        true
-    }
-
-    /// Crashes and restarts every external system once, whatever the job's state: what a
-    /// sink committed must survive it.
-    pub(crate) async fn restart_systems(&self) {
-        for node in self.systems() {
-            if !self.is_down(&node) {
-                self.crash_now(&node);
-            }
-        }
-        self.sleep_ms(1).await;
-        for node in self.systems() {
-            self.restart(&node);
-        }
-    }
-
-    /// Crashes a node and restarts it `delay_ms` later (in the background).
-    pub fn crash_for(&self, node: &str, delay_ms: u64) -> bool {
-        if !self.crash(node) {
-            return false;
-        }
-        let (weak, node) = (self.weak(), node.to_string());
-        madsim::task::spawn(async move {
-            madsim::time::sleep(Duration::from_millis(delay_ms.max(1))).await;
-            if let Some(inner) = weak.upgrade() {
-                Control { inner }.restart(&node);
-            }
-        });
-        true
     }
 
     /// Arms a crash of the task executor of the first of `subtasks` (None: any) that
