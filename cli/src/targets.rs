@@ -123,5 +123,8 @@ pub fn all() -> Vec<Target> {
         target("mutant: trusts the server's length", "sink", Some("no-loss"), || {
             suites::sink(sink(BuggyFileSinkSetup(TrustsServerLength), &["fs"]))
         }),
+        target("mutant: dedupes by reading back", "sink", Some("no-duplicates"), || {
+            suites::sink(sink(DedupesByReadingBackSetup, &["sink-log"]))
+        }),
     ]
 }

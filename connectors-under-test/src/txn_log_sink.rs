@@ -9,6 +9,13 @@
 //! that wrote it, so a restored writer knows which subtasks took part in the restored
 //! checkpoint: their transactions up to it may be committables (committed on restore), newer
 //! ones are lingering; every transaction of a subtask that did not take part is lingering.
+//!
+//! Zombies (an older attempt of the same subtask still running) are fenced by the epochs:
+//! the restored writer's fencing refuses the zombie's next write. Two more holes are closed:
+//! a writer makes sure its transaction is still its own before handing it over as a
+//! committable (an attempt that initialised the same id later aborted it), and it fences
+//! the ids of checkpoints it skipped (a zombie may have opened one, which would pin the
+//! partition).
 
 use crate::retry::idempotent;
 use connsim::api::{
@@ -50,6 +57,10 @@ pub struct TxnLogWriter {
     id_prefix: String,
     pub(crate) partition: u32,
     txn: TxnHandle,
+    /// The checkpoint number in the open transaction's id.
+    number: CheckpointId,
+    /// The barrier's flush just had the log take a batch into the open transaction.
+    proven: bool,
     sequence: u64,
     buffer: Vec<Record>,
     parallelism: usize,
@@ -91,6 +102,28 @@ impl TxnLogWriter {
     }
 }
 
+impl TxnLogWriter {
+    /// Makes sure the transaction about to become a committable is still open under this
+    /// writer's epoch. Another writer that initialised the same id (an attempt of this
+    /// subtask that started late, or woke up from a long pause) aborted it; a writer that
+    /// has nothing left to send would not notice, and its commit would find the
+    /// checkpoint's records gone. Failing the task instead restores them.
+    async fn verify(&self) -> Result<(), ConnectorError> {
+        if self.sequence == 0 {
+            return Ok(()); // nothing written: nothing to lose
+        }
+        let (client, txn) = (&self.client, &self.txn);
+        let open = idempotent(TRIES, || client.open_transactions(&txn.id)).await?;
+        if open.iter().any(|t| t == txn) {
+            return Ok(());
+        }
+        Err(ConnectorError::fail_task(format!(
+            "transaction {} (epoch {}) was aborted by a newer writer of the same id before it was prepared",
+            txn.id, txn.epoch
+        )))
+    }
+}
+
 impl SinkWriter for TxnLogWriter {
     type Committable = TxnHandle;
     type State = TxnWriterState;
@@ -104,7 +137,10 @@ impl SinkWriter for TxnLogWriter {
     }
 
     async fn flush(&mut self, _end_of_input: bool) -> Result<(), ConnectorError> {
-        self.send_buffer().await
+        let sends = !self.buffer.is_empty();
+        self.send_buffer().await?;
+        self.proven = sends;
+        Ok(())
     }
 
     async fn prepare_commit(
@@ -112,11 +148,23 @@ impl SinkWriter for TxnLogWriter {
         checkpoint: CheckpointId,
     ) -> Result<Vec<TxnHandle>, ConnectorError> {
         self.send_buffer().await?;
+        // A batch the log took at the barrier's flush, just now, proves the transaction is
+        // still ours (a fenced one is refused); otherwise, ask.
+        if !std::mem::take(&mut self.proven) {
+            self.verify().await?;
+        }
+        // Ids of checkpoints this writer never saw (aborted before their barrier reached it)
+        // may hold a transaction a zombie of this subtask opened: fence them, or it would
+        // pin the partition's last stable offset.
+        for skipped in self.number + 1..=checkpoint {
+            begin(&self.client, format!("{}{skipped}", self.id_prefix)).await?;
+        }
         let next = begin(
             &self.client,
             format!("{}{}", self.id_prefix, checkpoint + 1),
         )
         .await?;
+        self.number = checkpoint + 1;
         self.sequence = 0;
         Ok(vec![std::mem::replace(&mut self.txn, next)])
     }
@@ -201,6 +249,8 @@ impl TxnLogSink {
             id_prefix,
             partition: ctx.subtask() as u32 % partitions,
             txn,
+            number: ctx.restored_checkpoint() + 1,
+            proven: false,
             sequence: 0,
             buffer: Vec::new(),
             parallelism: ctx.parallelism(),

@@ -108,6 +108,11 @@ pub enum EventKind {
     JobFailed { reason: String },
     /// Connector code returned an error.
     ConnectorError { subtask: Option<usize>, message: String },
+    /// A task executor cancelled an attempt the job master had not spoken about for longer
+    /// than the lease (its heartbeat to the job master timed out).
+    LeaseExpired { subtask: usize, attempt: u64 },
+    /// A node was frozen for `ms` (a long garbage-collection pause); it went on afterwards.
+    Paused { node: String, ms: u64 },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system

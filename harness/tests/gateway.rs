@@ -157,3 +157,16 @@ fn a_refused_request_never_reaches_the_callee_and_the_caller_hears_so_at_once() 
         );
     });
 }
+
+#[test]
+fn a_callee_that_is_down_refuses_nothing_the_call_times_out() {
+    sim(6, |gw| async move {
+        let (client, _inbox) = gw.bind("client");
+        // No node named "server" is up: a refuse rule aimed at it has no one to answer.
+        gw.add_rule(FaultRule::refuse(1.0, Refusal::Unavailable).to("server"));
+        let t0 = now();
+        let r = client.call::<_, u64>("server", "inc", &1u64, Duration::from_millis(100)).await;
+        assert!(matches!(r, Err(RpcError::Timeout { .. })), "{r:?}");
+        assert!(now() - t0 >= Duration::from_millis(100), "no answer came back early");
+    });
+}

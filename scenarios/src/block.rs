@@ -142,6 +142,14 @@ pub enum Block {
         /// Restart delay.
         restart_after_ms: u64,
     },
+    /// Freeze a node for `ms` (a long garbage-collection pause, a stopped VM), then let it
+    /// go on where it stopped; the block lasts as long as the pause.
+    Pause {
+        /// What freezes.
+        target: Target,
+        /// How long.
+        ms: u64,
+    },
     /// A network fault held for `for_ms`.
     Fault {
         /// The fault.
@@ -247,7 +255,7 @@ impl Block {
     }
 
     /// Every block kind's name, as [`Block::kind`] gives it.
-    pub const KINDS: [&'static str; 21] = [
+    pub const KINDS: [&'static str; 22] = [
         "produce",
         "add_splits",
         "checkpoint",
@@ -256,6 +264,7 @@ impl Block {
         "lose_notify",
         "crash",
         "slow_start",
+        "pause",
         "fault",
         "configure",
         "heal",
@@ -282,6 +291,7 @@ impl Block {
             Block::LoseNotify { .. } => "lose_notify",
             Block::Crash { .. } => "crash",
             Block::SlowStart { .. } => "slow_start",
+            Block::Pause { .. } => "pause",
             Block::Fault { .. } => "fault",
             Block::Configure { .. } => "configure",
             Block::Heal => "heal",
@@ -486,6 +496,24 @@ pub fn transaction_timeout(system: &str, ms: u64) -> Block {
 /// of the bytes and does not answer (the caller times out). `torn_appends(system, 0.0)` stops it.
 pub fn torn_appends(system: &str, probability: f64) -> Block {
     Block::Configure { system: system.into(), setting: Setting::TornAppends(probability) }
+}
+
+/// Cut task executor `worker` off from the job master (only) for `ms`, then heal that link.
+/// Once the job master has missed its heartbeats (about 300 ms with the default settings) it
+/// redeploys the worker's subtask to a spare slot elsewhere, while the cut-off attempt keeps
+/// running and writing to external systems: a zombie, until its task executor's lease runs
+/// out ([`JobConfig::executor_heartbeat_timeout_ms`](connsim::cluster::JobConfig), 500 ms)
+/// and it cancels the attempt. Prints as the `partition(..)` it is.
+pub fn zombie(worker: Worker, ms: u64) -> Block {
+    partition(worker, job_master(), ms)
+}
+
+/// Freeze `target` for `ms` (a long garbage-collection pause): none of its tasks runs and
+/// calls to it time out; then it goes on where it stopped, unaware of the gap. A frozen task
+/// executor's subtask is replaced elsewhere meanwhile; once it wakes up the old attempt runs
+/// on until it notices its lease ran out.
+pub fn pause(target: impl Into<Target>, ms: u64) -> Block {
+    Block::Pause { target: target.into(), ms }
 }
 
 /// Partition `a` from `b` for `for_ms`, then heal that link.

@@ -39,7 +39,7 @@ impl Default for Generator {
 }
 
 /// The block kinds the generator draws from, in order (weights in swarm mode follow it).
-const LEAVES: usize = 14;
+const LEAVES: usize = 15;
 
 fn worker() -> BoxedStrategy<Worker> {
     prop_oneof![Just(Worker::Any), (0..4usize).prop_map(Worker::Nth), Just(Worker::All)].boxed()
@@ -114,6 +114,11 @@ fn leaves(g: &Generator, max_p: f64) -> Vec<Option<BoxedStrategy<Block>>> {
                 .boxed()
         }),
         g.producer.then(|| (1..3u64).prop_map(block::add_splits).boxed()),
+        Some(
+            (prop_oneof![4 => worker().prop_map(Target::Worker), 1 => Just(Target::JobMaster)], 10..600u64)
+                .prop_map(|(t, ms)| block::pause(t, ms))
+                .boxed(),
+        ),
     ]
 }
 

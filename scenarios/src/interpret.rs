@@ -100,6 +100,7 @@ impl Block {
                 | Block::LoseNotify { .. }
                 | Block::SlowStart { .. }
                 | Block::Crash { .. }
+                | Block::Pause { .. }
                 | Block::Fault { .. }
                 | Block::StopWithSavepoint { .. }
                 | Block::Rescale { .. }
@@ -203,6 +204,12 @@ impl Block {
                         control.step(format!("nothing reached {phase:?} within {PHASE_WAIT_MS} ms"));
                         control.disarm();
                     }
+                }
+                Block::Pause { target, ms } => {
+                    for node in nodes(control, target) {
+                        control.pause_for(&node, *ms);
+                    }
+                    control.sleep_ms(*ms).await;
                 }
                 Block::Fault { fault, for_ms } => {
                     let ids = install(control, fault);

@@ -110,6 +110,7 @@ impl Block {
                 }
                 s
             }
+            Block::Pause { target: t, ms } => format!("pause({}, {ms})", target(t)),
             Block::Fault { fault: Fault::Drop { probability, kind, from: None, to: None }, for_ms } => {
                 format!("drop_messages({probability:?}, {}, {for_ms})", kind_arg(kind))
             }

@@ -12,7 +12,7 @@ use connsim_scenarios::generate::{self, Generator};
 use connsim_scenarios::prelude::*;
 
 /// Generated seeds per pipeline and strategy in the default `cargo test`.
-const SEEDS: u64 = 15;
+const SEEDS: u64 = 20;
 
 /// The seeds to search: `CONNSIM_SEED` replays one, `CONNSIM_SEEDS` raises the count.
 fn seeds() -> std::ops::RangeInclusive<u64> {
@@ -146,4 +146,49 @@ fn shrunk_ignores_splits_back_scenario_fails_the_same_way() {
     let runner = Runner::new(Pipeline(IgnoresSplitsBackSetup(LogSourceSetup::bounded(8, 2000)), FileSinkSetup));
     let report = runner.run_with(1, runner.run_config(), std::sync::Arc::new(scenario));
     assert!(report.failed_checks().contains(&"no-loss"), "{report}");
+}
+
+/// Once a false alarm on the reference transactional sink, found by the generated sweep: a
+/// task executor frozen before the job deployed woke up to a deployment the job master had
+/// given up on and moved elsewhere; the late start fenced the running attempt's transaction.
+/// A task executor now refuses a deployment past its caller's deadline, and a writer checks
+/// its transaction is still its own before it becomes a committable.
+#[test]
+fn a_deployment_that_arrives_after_its_deadline_starts_nothing() {
+    let scenario = Scenario::new("shrunk from seed 2")
+        .then(pause(Worker::Any, 267))
+        .then(Block::Fault {
+            fault: Fault::LoseResponses { probability: 0.1104934956541312, kind: None, from: None, to: None },
+            for_ms: 327,
+        });
+    let mut runner = Runner::new(Pipeline(LogSourceSetup::unbounded(8, 2000, 1), TxnLogSinkSetup { partitions: 4 }));
+    runner.configure(|c| c.job.failover = Global);
+    let report = runner.run_with(2, runner.run_config(), std::sync::Arc::new(scenario));
+    assert!(report.failed_checks().is_empty(), "{report}");
+    assert!(report.marks.iter().any(|m| m == "paused"), "{report}");
+}
+
+/// Once a false alarm too: message delays fooled the failure detector, every subtask moved,
+/// and a zombie left a transaction open under an id its replacement never used (a checkpoint
+/// aborted before its barrier reached the replacement), pinning the partition's last stable
+/// offset. Cancelling now abandons the attempt's current call and closes it (its writer
+/// aborts what it holds), the log ends a transaction's epoch with it (a late produce cannot
+/// reopen it), and a writer fences the ids of checkpoints it skipped.
+#[test]
+fn a_zombie_leaves_no_transaction_open() {
+    let scenario = Scenario::new("shrunk from seed 167")
+        .then(wait(191))
+        .then(wait(89))
+        .then(rescale(4))
+        .then(checkpoint_timeout())
+        .then(during(
+            Fault::Delay { ms: 163, kind: None, from: None, to: None },
+            Block::Seq(vec![drop_messages(0.03043186492313649, None, 251)]),
+        ));
+    let runner = Runner::new(Pipeline(LogSourceSetup::bounded(8, 5000), TxnLogSinkSetup { partitions: 4 }));
+    let report = runner.run_with(167, runner.run_config(), std::sync::Arc::new(scenario));
+    assert!(report.failed_checks().is_empty(), "{report}");
+    for mark in ["message-delayed", "failover:region"] {
+        assert!(report.marks.iter().any(|m| m == mark), "{mark} not reached:\n{report}");
+    }
 }

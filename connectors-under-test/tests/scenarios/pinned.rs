@@ -56,7 +56,8 @@ pub fn master_and_systems() -> Scenario {
 }
 
 /// Network faults by kind and link, held for a window or during another block; error replies
-/// and a slow system; a transaction timeout on the sink log; torn appends in the file system.
+/// and a slow system; a transaction timeout on the sink log; torn appends in the file system;
+/// a zombie and a frozen worker.
 pub fn network() -> Scenario {
     Scenario::new("network faults")
         .then(transaction_timeout("sink-log", 2_000))
@@ -68,6 +69,8 @@ pub fn network() -> Scenario {
         .then(slow_system("table", 80, 150))
         .then(torn_appends("fs", 0.05))
         .then(partition(Worker::Nth(1), job_master(), 300))
+        .then(zombie(Worker::Nth(2), 700))
+        .then(pause(Worker::Nth(3), 500))
         .then(during(
             Fault::Drop { probability: 0.3, kind: Some("Notify".into()), from: None, to: None },
             checkpoint().then(wait(100)),
@@ -78,6 +81,8 @@ pub fn network() -> Scenario {
         .requires("message-delayed")
         .requires("response-lost")
         .requires("partition")
+        .requires("zombie-wrote-after-replacement")
+        .requires("paused")
 }
 
 /// Stop-with-savepoint, resume, and rescale from checkpoints and savepoints.

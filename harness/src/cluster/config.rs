@@ -15,8 +15,15 @@ pub enum FailoverStrategy {
 /// Settings of the simulated job. Documented field by field; printed in every report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobConfig {
-    /// Number of subtasks (one task executor each).
+    /// Number of subtasks.
     pub parallelism: usize,
+    /// Slots each task executor offers: how many subtasks it can host at once.
+    #[serde(default = "one")]
+    pub slots_per_task_executor: usize,
+    /// Task executors beyond those the subtasks need: spare capacity a lost task executor's
+    /// subtasks are redeployed to, as Flink's slot pool keeps slots of other task managers.
+    #[serde(default = "one")]
+    pub spare_task_executors: usize,
     /// Virtual time between checkpoint triggers.
     pub checkpoint_interval_ms: u64,
     /// A checkpoint not complete after this long is aborted.
@@ -27,6 +34,12 @@ pub struct JobConfig {
     pub heartbeat_interval_ms: u64,
     /// Consecutive missed heartbeats after which a task executor counts as lost.
     pub heartbeat_misses_max: u32,
+    /// A task executor that has not heard from the job master about an attempt for this
+    /// long cancels it, as Flink's task manager does when its heartbeat to the job manager
+    /// times out. Until then an attempt cut off from the job master keeps running: a zombie,
+    /// still reaching every external system it can reach.
+    #[serde(default = "executor_timeout")]
+    pub executor_heartbeat_timeout_ms: u64,
     /// Hold back enumerator events between its snapshot and the barrier (always on in real
     /// use). Off only in connsim's own tests, to show the split-accounting check catches
     /// what the valve prevents.
@@ -38,15 +51,39 @@ fn yes() -> bool {
     true
 }
 
+fn one() -> usize {
+    1
+}
+
+fn executor_timeout() -> u64 {
+    500
+}
+
+impl JobConfig {
+    /// How many task executors a job of `parallelism` subtasks runs on: enough slots for
+    /// every subtask, plus the spares.
+    pub fn task_executors(&self, parallelism: usize) -> usize {
+        parallelism.div_ceil(self.slots_per_task_executor.max(1)) + self.spare_task_executors
+    }
+
+    /// The task executor subtask `subtask` is first deployed to.
+    pub fn home(&self, subtask: usize) -> usize {
+        subtask / self.slots_per_task_executor.max(1)
+    }
+}
+
 impl Default for JobConfig {
     fn default() -> Self {
         Self {
             parallelism: 4,
+            slots_per_task_executor: 1,
+            spare_task_executors: 1,
             checkpoint_interval_ms: 100,
             checkpoint_timeout_ms: 400,
             failover: FailoverStrategy::Region,
             heartbeat_interval_ms: 50,
             heartbeat_misses_max: 3,
+            executor_heartbeat_timeout_ms: executor_timeout(),
             coordinator_valve: true,
         }
     }

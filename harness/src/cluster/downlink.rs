@@ -5,7 +5,7 @@
 //! calls: if one cannot be delivered, the attempt is failed (as Flink fails a subtask whose
 //! event delivery failed), so an assignment is never silently lost.
 
-use super::protocol::{task_executor, ToTask};
+use super::protocol::{task_executor, Addressed, ToTask};
 use crate::history::CheckpointId;
 use crate::net::Endpoint;
 use std::time::Duration;
@@ -19,26 +19,40 @@ pub(crate) enum DownlinkReport {
     FinalCommitted { subtask: usize, attempt: u64, checkpoint: CheckpointId },
 }
 
+/// How long the job master waits for a deployment.
+const DEPLOY_TIMEOUT: Duration = Duration::from_millis(200);
+
 pub(crate) struct Downlink {
     tx: mpsc::UnboundedSender<ToTask>,
     task: madsim::task::JoinHandle<()>,
 }
 
 impl Downlink {
-    pub fn start(endpoint: Endpoint, subtask: usize, attempt: u64, report: mpsc::UnboundedSender<DownlinkReport>) -> Self {
+    /// Delivers to `attempt` of `subtask`, deployed on task executor `executor`.
+    pub fn start(
+        endpoint: Endpoint,
+        subtask: usize,
+        attempt: u64,
+        executor: usize,
+        report: mpsc::UnboundedSender<DownlinkReport>,
+    ) -> Self {
         let (tx, mut rx) = mpsc::unbounded_channel::<ToTask>();
-        let te = task_executor(subtask);
+        let te = task_executor(executor);
         let task = madsim::task::spawn(async move {
             while let Some(msg) = rx.recv().await {
                 let kind = msg.kind();
-                match msg {
+                let mut msg = Addressed { subtask, msg };
+                if let ToTask::Deploy { deadline_ms, .. } = &mut msg.msg {
+                    *deadline_ms = (crate::net::now() + DEPLOY_TIMEOUT).as_millis() as u64;
+                }
+                match msg.msg {
                     ToTask::Trigger { .. } | ToTask::Notify { .. } => endpoint.send(&te, kind, &msg),
                     ToTask::Deploy { .. } => {
                         // Never retried with the same attempt: the task executor may have
                         // restarted in between, and a retry would start a second incarnation
                         // of this attempt. A failed deployment fails the attempt (after a
                         // restart delay, so a task executor that is down causes no storm).
-                        if endpoint.call::<_, bool>(&te, kind, &msg, Duration::from_millis(200)).await == Ok(true) {
+                        if endpoint.call::<_, bool>(&te, kind, &msg, DEPLOY_TIMEOUT).await == Ok(true) {
                             let _ = report.send(DownlinkReport::Deployed { subtask, attempt });
                         } else {
                             madsim::time::sleep(Duration::from_millis(50)).await;

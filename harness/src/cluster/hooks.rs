@@ -214,9 +214,9 @@ impl Hooks {
         !self.armed.lock().unwrap().crashes.is_empty()
     }
 
-    /// Called by a subtask at `phase`: true when it must crash here (the caller then waits
-    /// for the supervisor to kill its node).
-    pub fn at(&self, subtask: usize, phase: Phase, checkpoint: CheckpointId) -> bool {
+    /// Called by a subtask on task executor `node` at `phase`: true when it must crash here
+    /// (the caller then waits for the supervisor to kill its node).
+    pub fn at(&self, node: &str, subtask: usize, phase: Phase, checkpoint: CheckpointId) -> bool {
         if !self.any.load(Ordering::Relaxed) {
             return false;
         }
@@ -231,7 +231,7 @@ impl Hooks {
         });
         let Some(i) = found else { return false };
         armed.crashes.remove(i);
-        let node = super::protocol::task_executor(subtask);
+        let node = node.to_string();
         let _ = self.hits.send(Hit { node, subtask: Some(subtask), phase, checkpoint });
         true
     }

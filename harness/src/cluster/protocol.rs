@@ -19,14 +19,34 @@ pub struct SubtaskState {
     pub finished: bool,
 }
 
+/// Job master → task executor: a message for one subtask hosted there (a task executor
+/// offers several slots, and may still run a replaced attempt of the same subtask).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Addressed {
+    /// The subtask the message is for.
+    pub subtask: usize,
+    /// The message.
+    pub msg: ToTask,
+}
+
 /// Job master → task executor. `attempt` always names the receiving subtask attempt.
 #[allow(missing_docs)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum ToTask {
     /// Start `attempt` of `subtask` (of `parallelism`), restored from a checkpoint when given. Idempotent.
-    Deploy { subtask: usize, attempt: u64, parallelism: usize, restore: Option<(CheckpointId, SubtaskState)> },
-    /// Which attempt runs here? Answered with `Option<(subtask, attempt)>`.
-    Ping,
+    /// A task executor refuses it after `deadline_ms` (virtual time): by then the job master
+    /// has given up on the deployment and moved on, and a late start would run unsupervised
+    /// next to the attempt that replaced it (its caller's deadline travels with the call).
+    Deploy {
+        subtask: usize,
+        attempt: u64,
+        parallelism: usize,
+        restore: Option<(CheckpointId, SubtaskState)>,
+        deadline_ms: u64,
+    },
+    /// Heartbeat for `attempt`: which attempt of the subtask runs here? Answered with
+    /// `Option<attempt>`; renews the attempt's lease when it is the one asked about.
+    Ping { attempt: u64 },
     /// New splits (`Vec<Source::Split>`, serialized).
     AddSplits { attempt: u64, splits: Vec<u8> },
     /// No more splits will come.
@@ -49,7 +69,7 @@ impl ToTask {
     pub fn kind(&self) -> &'static str {
         match self {
             ToTask::Deploy { .. } => "Deploy",
-            ToTask::Ping => "Ping",
+            ToTask::Ping { .. } => "Ping",
             ToTask::AddSplits { .. } => "AddSplits",
             ToTask::NoMoreSplits { .. } => "NoMoreSplits",
             ToTask::SourceEvent { .. } => "SourceEvent",
@@ -109,7 +129,8 @@ impl MasterMsg {
 /// Node name of the job master.
 pub const JOB_MASTER: &str = "jobmaster";
 
-/// Node name of the task executor hosting `subtask`.
-pub fn task_executor(subtask: usize) -> String {
-    format!("taskexecutor-{subtask}")
+/// Node name of task executor `index` (which hosts subtask `index` when a task executor
+/// has one slot, until a failover moves the subtask elsewhere).
+pub fn task_executor(index: usize) -> String {
+    format!("taskexecutor-{index}")
 }

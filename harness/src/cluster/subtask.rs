@@ -36,10 +36,12 @@ pub(crate) enum Control {
     Trigger(CheckpointId, bool),
     Notify(CheckpointId),
     NotifyFinal(CheckpointId, oneshot::Sender<()>),
-    /// Close every component and end the attempt (cancel, or the job finished); answered
-    /// once closed.
-    Close(oneshot::Sender<()>),
 }
+
+/// Cancels an attempt (the job master cancelled it, its lease ran out, or the job is over):
+/// whatever connector call it is in is abandoned, as Flink interrupts a cancelled task's
+/// thread, then its components close; the sender inside is answered once they have.
+pub(crate) type Cancel = oneshot::Receiver<oneshot::Sender<()>>;
 
 pub(crate) struct SubtaskSetup<Src, Snk> {
     pub source: Src,
@@ -52,6 +54,17 @@ pub(crate) struct SubtaskSetup<Src, Snk> {
     pub history: History,
     pub hooks: Hooks,
     pub control: mpsc::UnboundedReceiver<Control>,
+    pub cancel: Cancel,
+}
+
+impl<Src, Snk> SubtaskSetup<Src, Snk> {
+    /// The setup without its cancel signal, and the signal (listened to apart from the rest).
+    fn split_cancel(self) -> (Self, Cancel) {
+        let (_, unused) = oneshot::channel();
+        let mut setup = self;
+        let cancel = std::mem::replace(&mut setup.cancel, unused);
+        (setup, cancel)
+    }
 }
 
 struct Subtask<Src: Source, Snk: Sink> {
@@ -88,8 +101,8 @@ fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, ConnectorE
 
 /// Stops here for good when a scenario aimed a crash at this phase: the supervisor kills the
 /// node as soon as it hears of the hit.
-async fn crash_point(hooks: &Hooks, subtask: usize, phase: Phase, c: CheckpointId) {
-    if hooks.at(subtask, phase, c) {
+async fn crash_point(hooks: &Hooks, node: &str, subtask: usize, phase: Phase, c: CheckpointId) {
+    if hooks.at(node, subtask, phase, c) {
         std::future::pending::<()>().await;
     }
 }
@@ -100,14 +113,29 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     let history = setup.history.clone();
     let node = setup.endpoint.addr().to_string();
     let subtask = setup.subtask;
+    let (setup, mut cancel) = setup.split_cancel();
     let err = match Subtask::<Src, Snk>::start(setup, uplink).await {
-        Ok(mut task) => match task.run().await {
-            Ok(()) => return,
-            Err(e) => {
-                task.close().await; // a failed attempt releases what it holds, as a cancelled one does
-                (e, task.uplink)
+        Ok(mut task) => {
+            let outcome = tokio::select! {
+                biased;
+                done = &mut cancel => Err(done.ok()),
+                result = task.run() => Ok(result),
+            };
+            match outcome {
+                Ok(Ok(())) => return,
+                Ok(Err(e)) => {
+                    task.close().await; // a failed attempt releases what it holds, as a cancelled one does
+                    (e, task.uplink)
+                }
+                Err(done) => {
+                    task.close().await;
+                    if let Some(done) = done {
+                        let _ = done.send(());
+                    }
+                    return;
+                }
             }
-        },
+        }
         Err((e, uplink)) => (e, uplink),
     };
     let (e, uplink) = err;
@@ -194,7 +222,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         }
         if restored_cp > 0 {
             // Restored: writer, reader and committer hold their state; nothing committed or polled yet.
-            crash_point(&task.hooks, task.id, Phase::AfterRestore, restored_cp).await;
+            crash_point(&task.hooks, &task.node, task.id, Phase::AfterRestore, restored_cp).await;
         }
         // Recovered committables belong to a completed checkpoint: commit them again (idempotently).
         if let Err(e) = task.commit_due(true).await {
@@ -220,9 +248,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 self.forward(req);
             }
             while let Ok(ctl) = self.control.try_recv() {
-                if self.on_control(ctl).await? {
-                    return Ok(());
-                }
+                self.on_control(ctl).await?;
             }
             if !self.ended && !self.stopped {
                 let mut out = ReaderOutput::default();
@@ -252,11 +278,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 _ = madsim::time::sleep(Duration::from_millis(20)), if retry => Wake::RetryCommits,
             };
             match wake {
-                Wake::Control(Some(ctl)) => {
-                    if self.on_control(ctl).await? {
-                        return Ok(());
-                    }
-                }
+                Wake::Control(Some(ctl)) => self.on_control(ctl).await?,
                 Wake::Control(None) => return Ok(()),
                 Wake::Request(Some(req)) => self.forward(req),
                 Wake::Request(None) => self.requests_open = false,
@@ -298,14 +320,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         Ok(())
     }
 
-    /// Handles one control message; true once the attempt is closed and must end.
-    async fn on_control(&mut self, ctl: Control) -> Result<bool, ConnectorError> {
+    /// Handles one control message.
+    async fn on_control(&mut self, ctl: Control) -> Result<(), ConnectorError> {
         match ctl {
-            Control::Close(done) => {
-                self.close().await;
-                let _ = done.send(());
-                return Ok(true);
-            }
             Control::AddSplits(bytes) => {
                 let splits: Vec<Src::Split> = decode(&bytes, "assigned splits")?;
                 self.reader.add_splits(splits);
@@ -331,25 +348,25 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 let _ = done.send(());
             }
         }
-        Ok(false)
+        Ok(())
     }
 
     /// Takes this subtask's part of checkpoint `c`; `stop`: a stopping savepoint.
     async fn checkpoint(&mut self, c: CheckpointId, stop: bool) -> Result<(), ConnectorError> {
-        crash_point(&self.hooks, self.id, Phase::BeforeBarrier, c).await;
+        crash_point(&self.hooks, &self.node, self.id, Phase::BeforeBarrier, c).await;
         let wall = |e: String| ConnectorError::fail_job(e);
         // Across the serde wall: from here on the runtime holds what decoding gave back.
         let (splits_bytes, splits) =
             super::wall::round_trip(&self.reader.snapshot_state(c), "the reader's split state").map_err(wall)?;
         let ids = splits.iter().map(Split::id).collect();
         self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
-        crash_point(&self.hooks, self.id, Phase::AfterReaderSnapshot, c).await;
+        crash_point(&self.hooks, &self.node, self.id, Phase::AfterReaderSnapshot, c).await;
         if !self.ended {
             self.writer.flush(false).await?;
         }
         let committables = self.writer.prepare_commit(c).await?;
         let (_, committables) = super::wall::round_trip(&committables, "the writer's committables").map_err(wall)?;
-        crash_point(&self.hooks, self.id, Phase::AfterPrepareCommit, c).await;
+        crash_point(&self.hooks, &self.node, self.id, Phase::AfterPrepareCommit, c).await;
         self.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
         let writer = super::wall::encode_checked(&self.writer.snapshot_state(c), "the writer's state").map_err(wall)?;
         let pending: Vec<(CheckpointId, Snk::Committable)> =
@@ -362,9 +379,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         if self.hooks.crash_armed() {
             // Only worth waiting for when a crash may be aimed at the moment after the ack.
             let _ = delivered.await;
-            crash_point(&self.hooks, self.id, Phase::AfterAck, c).await;
+            crash_point(&self.hooks, &self.node, self.id, Phase::AfterAck, c).await;
             if stop {
-                crash_point(&self.hooks, self.id, Phase::DuringSavepoint, c).await;
+                crash_point(&self.hooks, &self.node, self.id, Phase::DuringSavepoint, c).await;
             }
         }
         Ok(())
@@ -401,7 +418,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         let outcomes = self.committer.commit(requests).await;
         if outcomes.iter().any(|o| matches!(o, CommitOutcome::Committed)) {
             let phase = if recovered { Phase::InsideRecoveredCommit } else { Phase::InsideCommit };
-            crash_point(&self.hooks, self.id, phase, self.last_completed).await;
+            crash_point(&self.hooks, &self.node, self.id, phase, self.last_completed).await;
         }
         if outcomes.len() != n {
             return Err(ConnectorError::fail_job(format!(

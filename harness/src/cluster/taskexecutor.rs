@@ -1,20 +1,31 @@
-//! A task executor node: deploys subtask attempts and routes control messages to the one
-//! running, fencing messages addressed to any other attempt.
+//! A task executor node: offers slots, deploys subtask attempts into them and routes control
+//! messages to the attempt they name, fencing messages addressed to any other attempt.
+//!
+//! Every attempt holds a lease the job master renews with its heartbeats (and with every
+//! message it sends the attempt). An attempt whose lease ran out is cancelled, as Flink's
+//! task manager fails its tasks when its heartbeat to the job manager times out. Until then
+//! an attempt cut off from the job master keeps running: a zombie, still writing to every
+//! external system it can reach, possibly next to its replacement on another task executor.
 
 use super::hooks::Hooks;
-use super::protocol::{task_executor, ToTask};
+use super::protocol::{task_executor, Addressed, ToTask};
 use super::subtask::{self, Control, SubtaskSetup};
 use crate::api::{Sink, Source};
-use crate::history::History;
-use crate::net::Gateway;
+use crate::history::{EventKind, History};
+use crate::net::{now, Gateway};
+use std::collections::BTreeMap;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 struct Running {
-    subtask: usize,
     attempt: u64,
     control: mpsc::UnboundedSender<Control>,
+    cancel: oneshot::Sender<oneshot::Sender<()>>,
     task: madsim::task::JoinHandle<()>,
+    /// Virtual time the job master last spoke about this attempt.
+    renewed: Duration,
+    /// When it was deployed (slots go to the newest when they run short).
+    deployed: Duration,
 }
 
 impl Running {
@@ -26,48 +37,80 @@ impl Running {
 /// How long a cancelled attempt gets to close its components before it is aborted.
 const CLOSE_TIMEOUT: Duration = Duration::from_millis(100);
 
-/// Ends an attempt in order: its components close (Flink's cancel), then it stops; one that
-/// does not close in time is aborted.
+/// Ends an attempt in order: whatever it is doing is abandoned and its components close
+/// (Flink's cancel), then it stops; one that does not close in time is aborted.
 async fn close(running: Running) {
     if running.alive() {
         let (done, closed) = oneshot::channel();
-        if running.control.send(Control::Close(done)).is_ok() {
+        if running.cancel.send(done).is_ok() {
             let _ = madsim::time::timeout(CLOSE_TIMEOUT, closed).await;
         }
     }
     running.task.abort();
 }
 
+/// How a task executor is set up.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ExecutorConfig {
+    /// Attempts it hosts at once.
+    pub slots: usize,
+    /// An attempt the job master has not spoken about for this long is cancelled.
+    pub lease: Duration,
+}
+
 /// The init task of task executor `index`: serves until the node is crashed.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn run<Src: Source, Snk: Sink>(
     index: usize,
+    cfg: ExecutorConfig,
     gateway: Gateway,
     history: History,
     hooks: Hooks,
     source: Src,
     sink: Snk,
 ) {
-    let (endpoint, mut inbox) = gateway.bind(&task_executor(index));
-    let mut current: Option<Running> = None;
-    while let Some(msg) = inbox.recv().await {
-        let Ok(req) = msg.decode::<ToTask>() else { continue };
+    let name = task_executor(index);
+    let (endpoint, mut inbox) = gateway.bind(&name);
+    let mut running: BTreeMap<usize, Running> = BTreeMap::new();
+    let mut leases = madsim::time::interval((cfg.lease / 4).max(Duration::from_millis(1)));
+    loop {
+        let msg = tokio::select! {
+            biased;
+            msg = inbox.recv() => match msg {
+                Some(msg) => msg,
+                None => return,
+            },
+            _ = leases.tick() => {
+                expire(&mut running, cfg.lease, &history, &name).await;
+                continue;
+            }
+        };
+        let Ok(Addressed { subtask, msg: req }) = msg.decode::<Addressed>() else { continue };
         let replier = msg.replier;
-        let route = |current: &Option<Running>, attempt: u64, ctl: Control| -> bool {
-            match current {
-                Some(r) if r.attempt == attempt && r.alive() => r.control.send(ctl).is_ok(),
+        // Anything the job master sends an attempt renews its lease.
+        let route = |running: &mut BTreeMap<usize, Running>, attempt: u64, ctl: Control| -> bool {
+            match running.get_mut(&subtask) {
+                Some(r) if r.attempt == attempt && r.alive() => {
+                    r.renewed = now();
+                    r.control.send(ctl).is_ok()
+                }
                 _ => false,
             }
         };
         match req {
-            ToTask::Deploy { subtask, attempt, parallelism, restore } => {
-                let ok = match &current {
+            ToTask::Deploy { subtask, attempt, parallelism, restore, deadline_ms } => {
+                let late = now().as_millis() as u64 > deadline_ms;
+                let ok = match running.get(&subtask) {
                     Some(r) if r.attempt == attempt => true,
                     Some(r) if r.attempt > attempt => false,
+                    _ if late => false,
                     _ => {
-                        if let Some(old) = current.take() {
+                        if let Some(old) = running.remove(&subtask) {
                             close(old).await;
                         }
+                        free_slot(&mut running, cfg.slots).await;
                         let (control, rx) = mpsc::unbounded_channel();
+                        let (cancel, cancelled) = oneshot::channel();
                         let setup = SubtaskSetup {
                             source: source.clone(),
                             sink: sink.clone(),
@@ -79,9 +122,11 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                             history: history.clone(),
                             hooks: hooks.clone(),
                             control: rx,
+                            cancel: cancelled,
                         };
                         let task = madsim::task::spawn(subtask::run::<Src, Snk>(setup));
-                        current = Some(Running { subtask, attempt, control, task });
+                        let at = now();
+                        running.insert(subtask, Running { attempt, control, cancel, task, renewed: at, deployed: at });
                         true
                     }
                 };
@@ -89,40 +134,45 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                     r.reply(&ok);
                 }
             }
-            ToTask::Ping => {
-                let running = current.as_ref().filter(|r| r.alive()).map(|r| (r.subtask, r.attempt));
+            ToTask::Ping { attempt } => {
+                let current = running.get_mut(&subtask).filter(|r| r.alive()).map(|r| {
+                    if r.attempt == attempt {
+                        r.renewed = now();
+                    }
+                    r.attempt
+                });
                 if let Some(r) = replier {
-                    r.reply(&running);
+                    r.reply(&current);
                 }
             }
             ToTask::AddSplits { attempt, splits } => {
-                let ok = route(&current, attempt, Control::AddSplits(splits));
+                let ok = route(&mut running, attempt, Control::AddSplits(splits));
                 if let Some(r) = replier {
                     r.reply(&ok);
                 }
             }
             ToTask::NoMoreSplits { attempt } => {
-                let ok = route(&current, attempt, Control::NoMoreSplits);
+                let ok = route(&mut running, attempt, Control::NoMoreSplits);
                 if let Some(r) = replier {
                     r.reply(&ok);
                 }
             }
             ToTask::SourceEvent { attempt, event } => {
-                let ok = route(&current, attempt, Control::SourceEvent(event));
+                let ok = route(&mut running, attempt, Control::SourceEvent(event));
                 if let Some(r) = replier {
                     r.reply(&ok);
                 }
             }
             ToTask::Trigger { attempt, checkpoint, stop } => {
-                route(&current, attempt, Control::Trigger(checkpoint, stop));
+                route(&mut running, attempt, Control::Trigger(checkpoint, stop));
             }
             ToTask::Notify { attempt, checkpoint } => {
-                route(&current, attempt, Control::Notify(checkpoint));
+                route(&mut running, attempt, Control::Notify(checkpoint));
             }
             ToTask::Close { attempt } => {
-                let ok = current.as_ref().is_some_and(|r| r.attempt == attempt && r.alive());
+                let ok = running.get(&subtask).is_some_and(|r| r.attempt == attempt && r.alive());
                 if ok {
-                    close(current.take().expect("checked")).await;
+                    close(running.remove(&subtask).expect("checked")).await;
                 }
                 if let Some(r) = replier {
                     r.reply(&ok);
@@ -130,7 +180,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             }
             ToTask::NotifyFinal { attempt, checkpoint } => {
                 let (done_tx, done_rx) = oneshot::channel();
-                let ok = route(&current, attempt, Control::NotifyFinal(checkpoint, done_tx));
+                let ok = route(&mut running, attempt, Control::NotifyFinal(checkpoint, done_tx));
                 if let Some(r) = replier {
                     if ok {
                         madsim::task::spawn(async move {
@@ -144,5 +194,28 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                 }
             }
         }
+    }
+}
+
+/// Cancels every attempt whose lease ran out: the job master has not spoken about it for
+/// longer than the lease, so it may have been replaced elsewhere.
+async fn expire(running: &mut BTreeMap<usize, Running>, lease: Duration, history: &History, node: &str) {
+    running.retain(|_, r| r.alive());
+    let at = now();
+    let expired: Vec<usize> = running.iter().filter(|(_, r)| at.saturating_sub(r.renewed) > lease).map(|(s, _)| *s).collect();
+    for subtask in expired {
+        let r = running.remove(&subtask).expect("listed above");
+        history.record(node, EventKind::LeaseExpired { subtask, attempt: r.attempt });
+        close(r).await;
+    }
+}
+
+/// Makes room for one more attempt: when every slot is taken, the oldest attempts go (the
+/// job master deploys only into slots it considers free, so they were given up).
+async fn free_slot(running: &mut BTreeMap<usize, Running>, slots: usize) {
+    running.retain(|_, r| r.alive());
+    while running.len() >= slots.max(1) {
+        let oldest = running.iter().min_by_key(|(s, r)| (r.deployed, **s)).map(|(s, _)| *s).expect("not empty");
+        close(running.remove(&oldest).expect("listed")).await;
     }
 }

@@ -153,6 +153,8 @@ impl Gateway {
             );
             return;
         }
+        // A callee that is down answers nothing, not even an error.
+        let refused = refused.filter(|_| s.mailboxes.contains_key(&env.to));
         if let (Some(refusal), Tag::Request(id)) = (refused, env.tag) {
             // The callee answers with an error without acting on the request; the answer
             // travels back like a response (latency, FIFO, lose-response rules).

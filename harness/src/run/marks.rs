@@ -49,6 +49,9 @@ pub const MARKS: &[(&str, &str)] = &[
     ("commit-request-refused", "an external system refused a request while a committer was committing"),
     ("transaction-timed-out", "the log aborted a transaction open longer than its transaction timeout"),
     ("append-torn", "the file system wrote only part of an append and did not answer"),
+    ("zombie-wrote-after-replacement", "an attempt replaced on another task executor (a zombie, cut off from the job master) still read and wrote records after its replacement started"),
+    ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
+    ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
     ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never assigned before was assigned afterwards"),
     ("output-vanished", "records vanished from the output (a crash of its system, a delete)"),
     ("converged", "the output converged; from here on it must not change (a bounded job finished, an unbounded one showed everything)"),
@@ -74,6 +77,9 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
     let mut read_since_restore: BTreeSet<(usize, u64)> = BTreeSet::new();
     // Per subtask: checkpoints prepared (barrier passed) but not yet seen committed.
     let mut prepared: BTreeMap<usize, BTreeSet<u64>> = BTreeMap::new();
+    // Task executor → the subtask deployed there last; subtask → its newest attempt and where.
+    let mut hosted: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut newest: BTreeMap<usize, (u64, &str)> = BTreeMap::new();
     for e in events {
         match &e.kind {
             EventKind::CommitAttempt { .. } | EventKind::GlobalCommitAttempt { .. } => {
@@ -124,8 +130,8 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                 } else if is_system(node) {
                     marks.insert("crash:system");
                 }
-                let subtask = node.strip_prefix("taskexecutor-").and_then(|s| s.parse::<usize>().ok());
-                if subtask.is_some_and(|s| prepared.get(&s).is_some_and(|p| !p.is_empty())) {
+                let subtask = hosted.get(node.as_str());
+                if subtask.is_some_and(|s| prepared.get(s).is_some_and(|p| !p.is_empty())) {
                     marks.insert("crash-between-prepare-and-commit");
                 }
             }
@@ -152,6 +158,8 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                 marks.insert("partition");
             }
             EventKind::Deployed { subtask, attempt, checkpoint } => {
+                hosted.insert(&e.node, *subtask);
+                newest.insert(*subtask, (*attempt, &e.node));
                 prepared.remove(subtask);
                 if *checkpoint > 0 {
                     marks.insert("restore-from-checkpoint");
@@ -183,6 +191,15 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             }
             EventKind::Emitted { subtask, attempt, .. } => {
                 read_since_restore.insert((*subtask, *attempt));
+                if newest.get(subtask).is_some_and(|(a, node)| a > attempt && *node != e.node) {
+                    marks.insert("zombie-wrote-after-replacement");
+                }
+            }
+            EventKind::LeaseExpired { .. } => {
+                marks.insert("lease-expired");
+            }
+            EventKind::Paused { .. } => {
+                marks.insert("paused");
             }
             EventKind::CommitAttempt { subtask, attempt, .. }
                 if restored.contains(&(*subtask, *attempt)) && !read_since_restore.contains(&(*subtask, *attempt)) =>

@@ -117,6 +117,8 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
                 | EventKind::Declined { .. }
                 | EventKind::Step { .. }
                 | EventKind::NodeStopped { .. }
+                | EventKind::LeaseExpired { .. }
+                | EventKind::Paused { .. }
         );
         if notable || bad.contains(&i) {
             let mark = if bad.contains(&i) { " <== first bad event" } else { "" };

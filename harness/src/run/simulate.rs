@@ -9,6 +9,7 @@ use super::observe::Observer;
 use crate::checks::{self, RunEnd, RunFacts};
 use super::control::{Control, ControlParts, TeBuilder};
 use super::script::{RandomFaults, Script};
+use crate::cluster::taskexecutor::ExecutorConfig;
 use crate::cluster::{jobmaster, task_executor, taskexecutor, CheckpointStore, Hooks, JobStatus, JobStatusCell, JOB_MASTER};
 use crate::history::{self, Cause, History};
 use crate::net::{Gateway, ObserveHook};
@@ -168,6 +169,10 @@ async fn drive<T: Testbed>(
     // Connectors reach the nodes as Flink ships them, serialized: every node incarnation
     // decodes its own copy, so no node shares memory with another through a connector.
     let shipped = Arc::new(Shipped::<T>::pack(&source, &sink));
+    let executor = ExecutorConfig {
+        slots: config.job.slots_per_task_executor.max(1),
+        lease: std::time::Duration::from_millis(config.job.executor_heartbeat_timeout_ms),
+    };
     let build_te: TeBuilder = {
         let (gw, h, shipped, hk, handle) = (gateway.clone(), history.clone(), shipped.clone(), hooks.clone(), handle.clone());
         Box::new(move |i| {
@@ -177,12 +182,12 @@ async fn drive<T: Testbed>(
                 .name(task_executor(i))
                 .init(move || {
                     let (src, snk) = shipped.unpack();
-                    taskexecutor::run(i, gw.clone(), h.clone(), hk.clone(), src, snk)
+                    taskexecutor::run(i, executor, gw.clone(), h.clone(), hk.clone(), src, snk)
                 })
                 .build()
         })
     };
-    let executors: Vec<_> = (0..config.job.parallelism).map(&build_te).collect();
+    let executors: Vec<_> = (0..config.job.task_executors(config.job.parallelism)).map(&build_te).collect();
     // Let the task executors and systems come up before the job master deploys to them.
     madsim::time::sleep(std::time::Duration::from_millis(1)).await;
     let status: JobStatusCell = Arc::new(Mutex::new(JobStatus::Running));

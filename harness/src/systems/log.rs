@@ -37,9 +37,11 @@ pub enum LogRequest {
     Produce { topic: String, partition: u32, records: Vec<Record>, txn: Option<TxnHandle>, sequence: u64 },
     /// Starts a new epoch for a transactional id, aborting its open transaction (fencing).
     InitTransactions { id: String },
-    /// Commits the transaction of `txn`.
+    /// Commits the transaction of `txn`; its epoch ends with it (a produce still in flight
+    /// under it is fenced, as Kafka does since KIP-890), and committing it again answers
+    /// `AlreadyCommitted`.
     CommitTransaction { txn: TxnHandle },
-    /// Aborts the transaction of `txn`.
+    /// Aborts the transaction of `txn`; its epoch ends with it, as after a commit.
     AbortTransaction { txn: TxnHandle },
     /// Open transactions whose id starts with `prefix`.
     ListOpenTransactions { prefix: String },
@@ -320,6 +322,10 @@ impl PartitionedLog {
                     return LogResponse::Error(LogError::NotCommittable);
                 }
                 p.committed_epochs.insert(txn.epoch);
+                // The transaction is over: its epoch ends with it (Kafka's KIP-890), so a
+                // produce still in flight cannot open a new transaction under it.
+                p.epoch += 1;
+                p.next_sequence = 0;
                 let writes = p.open.take().unwrap_or_default();
                 for (topic, part, off) in writes {
                     s.topics.get_mut(&topic).unwrap()[part as usize].settle(off, Status::Committed);
@@ -334,6 +340,10 @@ impl PartitionedLog {
                         for (topic, part, off) in p.open.take().unwrap_or_default() {
                             topics.get_mut(&topic).unwrap()[part as usize].settle(off, Status::Aborted);
                         }
+                        // As after a commit: a late produce under this epoch is fenced
+                        // instead of opening a transaction no one will end.
+                        p.epoch += 1;
+                        p.next_sequence = 0;
                         *changes += 1;
                         LogResponse::Ok
                     }

@@ -1,7 +1,8 @@
 //! The suite cases: Flink's SourceTestSuiteBase and SinkTestSuiteBase cases, with faults, and
 //! what Flink's lack — crashes at every two-phase-commit phase, job-master failover, lost
 //! notifications, RPC faults, lost responses and lost commit requests, external systems
-//! crashing mid-stream or refusing requests, splits appearing while the source system is unreachable, an
+//! crashing mid-stream or refusing requests, zombies (a worker cut off from the job master,
+//! a frozen worker waking up), splits appearing while the source system is unreachable, an
 //! unbounded job that must stay put after it converged, a swarm case.
 //!
 //! Every case's input arrives over [`PACE_MS`] of virtual time, so its checkpoints and
@@ -126,7 +127,8 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         let slow = Fault::Delay { ms: 30, kind: None, from: None, to };
         commits = commits
             .then(wait(100))
-            .then(during(lost, checkpoint().then(checkpoint()).then(checkpoint())))
+            // The wait keeps the last checkpoint's commit inside the window too.
+            .then(during(lost, checkpoint().then(checkpoint()).then(checkpoint()).then(wait(50))))
             .then(Block::Fault { fault: slow, for_ms: 150 })
             .then(wait(100));
     }
@@ -156,6 +158,23 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     if !aimed.sink.is_empty() && exactly_once {
         refusals = refusals.requires("commit-request-refused");
     }
+    // A task executor is cut off from the job master, and only from it, for longer than the
+    // job master's heartbeat timeout: its subtask is redeployed to a spare slot while the
+    // cut-off attempt runs on and keeps writing, until its own lease runs out.
+    let zombies = Scenario::new("a worker cut off from the job master (zombie)")
+        .then(wait(100))
+        .then(zombie(Worker::Any, 800))
+        .then(wait(100))
+        .requires("zombie-wrote-after-replacement")
+        .requires("lease-expired");
+    // A task executor freezes (a long garbage-collection pause) past the heartbeat timeout,
+    // then wakes up and goes on where it stopped, its replacement already running elsewhere.
+    let frozen = Scenario::new("a frozen worker wakes up (long GC pause)")
+        .then(wait(100))
+        .then(pause(Worker::Any, 600))
+        .then(wait(700))
+        .requires("paused")
+        .requires("failover:region");
     let mut settle = case(
         "unbounded, stable after convergence",
         4,
@@ -287,6 +306,8 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         case("lost commit requests", 4, Region, commits),
         case("external systems crash mid-stream", 4, Region, crashes),
         case("external systems refuse requests", 4, Region, refusals),
+        case("a worker cut off from the job master (zombie)", 4, Region, zombies),
+        case("a frozen worker wakes up (long GC pause)", 4, Region, frozen),
         settle,
         case(
             "splits wait for a slow reader",

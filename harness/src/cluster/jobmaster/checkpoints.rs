@@ -169,10 +169,10 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// that does not answer in time is left to the end of the run), then the enumerator.
     pub(super) async fn close_all(&mut self) {
         let calls = self.slots.iter().enumerate().map(|(subtask, slot)| {
-            let (endpoint, attempt) = (self.endpoint.clone(), slot.attempt);
+            let (endpoint, attempt, executor) = (self.endpoint.clone(), slot.attempt, slot.executor);
             madsim::task::spawn(async move {
-                let close = ToTask::Close { attempt };
-                let te = crate::cluster::protocol::task_executor(subtask);
+                let close = crate::cluster::protocol::Addressed { subtask, msg: ToTask::Close { attempt } };
+                let te = crate::cluster::protocol::task_executor(executor);
                 let _ = endpoint.call::<_, bool>(&te, "Close", &close, Duration::from_millis(200)).await;
             })
         });

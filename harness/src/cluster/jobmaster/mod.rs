@@ -51,6 +51,8 @@ pub type JobStatusCell = Arc<Mutex<JobStatus>>;
 
 struct Slot {
     attempt: u64,
+    /// The task executor the attempt is deployed on.
+    executor: usize,
     /// The enumerator signalled no more splits to this attempt.
     no_more_splits: bool,
     last_seq: u64,
@@ -84,6 +86,9 @@ struct JobMaster<Src: Source, Snk: Sink> {
     enumerator: Src::Enumerator,
     ctx: EnumeratorContext<Src::Split>,
     slots: Vec<Slot>,
+    /// Per task executor: since when it is suspected lost (it missed heartbeats or a
+    /// deployment did not reach it); cleared when a deployment reaches it.
+    suspects: Vec<Option<Duration>>,
     expected: Expected,
     tracker: AssignmentTracker<Src::Split>,
     pending: Option<Pending>,
@@ -139,8 +144,13 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     let slots = (0..p)
         // Attempts start at `epoch << 32`, above every earlier incarnation's, so a task
         // executor fences whatever an older job master still has in flight.
-        .map(|i| Slot { attempt: epoch << 32, no_more_splits: false, last_seq: 0, downlink: Downlink::start(endpoint.clone(), i, 0, reports.clone()), held: None })
+        .map(|i| {
+            let executor = cfg.home(i);
+            let downlink = Downlink::start(endpoint.clone(), i, 0, executor, reports.clone());
+            Slot { attempt: epoch << 32, executor, no_more_splits: false, last_seq: 0, downlink, held: None }
+        })
         .collect();
+    let suspects = vec![None; cfg.task_executors(p)];
     let global = if sink.has_global_committer() {
         match sink.create_global_committer(GlobalCommitterContext { endpoint: endpoint.clone() }) {
             Some(g) => Some(GlobalHost::new(g)),
@@ -165,6 +175,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         enumerator,
         ctx,
         slots,
+        suspects,
         expected,
         tracker: AssignmentTracker::new(),
         pending: None,
@@ -253,6 +264,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 Wake::Report(r) => self.on_report(r).await,
                 Wake::Lost(l) => {
                     if self.slots[l.subtask].attempt == l.attempt {
+                        if l.unreachable {
+                            self.suspect(self.slots[l.subtask].executor);
+                        }
                         self.failover(vec![l.subtask], l.cause.to_string()).await;
                     }
                 }
@@ -275,11 +289,16 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         match r {
             DownlinkReport::Deployed { subtask, attempt } => {
                 if self.slots[subtask].attempt == attempt {
-                    self.expected.lock().unwrap()[subtask] = Some(attempt);
+                    let executor = self.slots[subtask].executor;
+                    self.suspects[executor] = None;
+                    self.expected.lock().unwrap()[subtask] = Some((executor, attempt));
                 }
             }
             DownlinkReport::Undeliverable { subtask, attempt, kind } => {
                 if self.slots[subtask].attempt == attempt {
+                    if kind == "Deploy" {
+                        self.suspect(self.slots[subtask].executor);
+                    }
                     self.failover(vec![subtask], format!("{kind} could not be delivered")).await;
                 }
             }

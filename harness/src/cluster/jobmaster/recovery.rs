@@ -6,7 +6,7 @@ use super::{JobMaster, JobStatus};
 use crate::api::{EnumeratorContext, Sink, Source, Split, SplitEnumerator};
 use crate::cluster::config::FailoverStrategy;
 use crate::cluster::downlink::Downlink;
-use crate::cluster::protocol::{SubtaskState, ToTask};
+use crate::cluster::protocol::{task_executor, Addressed, SubtaskState, ToTask};
 use crate::cluster::rescale;
 use crate::cluster::protocol::JOB_MASTER;
 use crate::error::RetryHint;
@@ -31,14 +31,47 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             Err(e) => return self.fail_job(e),
         };
         let p = self.slots.len();
+        let previous = (self.slots[subtask].executor, self.slots[subtask].attempt);
+        let executor = self.place(subtask);
         let slot = &mut self.slots[subtask];
         slot.attempt += 1;
+        slot.executor = executor;
         slot.no_more_splits = false;
         slot.last_seq = 0;
         slot.held = None;
-        slot.downlink = Downlink::start(self.endpoint.clone(), subtask, slot.attempt, self.reports.clone());
+        slot.downlink = Downlink::start(self.endpoint.clone(), subtask, slot.attempt, executor, self.reports.clone());
         self.expected.lock().unwrap()[subtask] = None;
-        slot.downlink.send(ToTask::Deploy { subtask, attempt: slot.attempt, parallelism: p, restore });
+        slot.downlink.send(ToTask::Deploy { subtask, attempt: slot.attempt, parallelism: p, restore, deadline_ms: 0 });
+        if previous.0 != executor {
+            // Cancel the attempt left behind, as Flink cancels a failed region's executions
+            // (best effort: an unreachable task executor cancels it when its lease runs out).
+            let close = Addressed { subtask, msg: ToTask::Close { attempt: previous.1 } };
+            self.endpoint.send(&task_executor(previous.0), "Close", &close);
+        }
+    }
+
+    /// Marks a task executor as suspected lost: no attempt is deployed there while another
+    /// has a free slot.
+    pub(super) fn suspect(&mut self, executor: usize) {
+        let since = &mut self.suspects[executor];
+        since.get_or_insert(crate::net::now());
+    }
+
+    /// Where the next attempt of `subtask` goes: where it is unless that task executor is
+    /// suspected lost; then a free slot on a task executor that is not suspected (the lowest);
+    /// failing that, the free one suspected longest ago; failing that, where it is.
+    fn place(&self, subtask: usize) -> usize {
+        let current = self.slots[subtask].executor;
+        if self.suspects[current].is_none() {
+            return current;
+        }
+        let slots = self.cfg.slots_per_task_executor.max(1);
+        let used = |e: usize| self.slots.iter().enumerate().filter(|(s, slot)| *s != subtask && slot.executor == e).count();
+        let free: Vec<usize> = (0..self.suspects.len()).filter(|&e| e != current && used(e) < slots).collect();
+        if let Some(&e) = free.iter().find(|&&e| self.suspects[e].is_none()) {
+            return e;
+        }
+        free.into_iter().min_by_key(|&e| (self.suspects[e], e)).unwrap_or(current)
     }
 
     pub(super) async fn failover(&mut self, failed: Vec<usize>, cause: String) {

@@ -283,9 +283,9 @@ impl Control {
         self.heal_network();
         self.resume_if_stopped().await;
         let down: Vec<String> = self.inner.nodes.lock().unwrap().down.iter().cloned().collect();
-        let p = self.parallelism();
+        let needed = self.config().job.task_executors(self.parallelism());
         for node in down.iter().filter(|n| *n != JOB_MASTER) {
-            let beyond = (p..self.inner.nodes.lock().unwrap().executors.len()).any(|i| task_executor(i) == *node);
+            let beyond = (needed..self.inner.nodes.lock().unwrap().executors.len()).any(|i| task_executor(i) == *node);
             if !beyond {
                 self.restart(node);
             }
@@ -387,12 +387,13 @@ impl Control {
         *self.inner.status.lock().unwrap() = JobStatus::Running;
         self.inner.store.set_parallelism(parallelism);
         let existing = self.inner.nodes.lock().unwrap().executors.len();
-        for i in existing..parallelism {
+        let needed = self.config().job.task_executors(parallelism);
+        for i in existing..needed {
             let node = (self.inner.build_te)(i);
             self.inner.nodes.lock().unwrap().executors.push(node);
             self.record(EventKind::Restarted { node: task_executor(i) });
         }
-        for i in 0..parallelism.min(existing) {
+        for i in 0..needed.min(existing) {
             self.restart(&task_executor(i));
         }
         self.sleep_ms(1).await; // the task executors come up before the job master deploys

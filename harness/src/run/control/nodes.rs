@@ -107,6 +107,39 @@ impl Control {
         }
     }
 
+    /// Freezes a node for `ms` (a long garbage-collection pause, a stopped VM): none of its
+    /// tasks runs, calls to it time out, messages for it wait in its inbox; then it goes on
+    /// where it stopped, its timers long expired. False if the node is unknown or down, or
+    /// the job has ended (then the skip is a step in the history).
+    pub fn pause_for(&self, node: &str, ms: u64) -> bool {
+        if self.ended() {
+            self.step(format!("pause of {node} skipped: the job already ended"));
+            return false;
+        }
+        let Some(handle) = self.node_handle(node) else {
+            self.step(format!("pause skipped: there is no node named {node:?} (systems: {:?})", self.systems()));
+            return false;
+        };
+        if self.is_down(node) {
+            self.step(format!("pause of {node} skipped: it is down"));
+            return false;
+        }
+        self.inner.handle.pause(handle.id());
+        self.record(EventKind::Paused { node: node.to_string(), ms });
+        let (weak, node) = (self.weak(), node.to_string());
+        madsim::task::spawn(async move {
+            madsim::time::sleep(Duration::from_millis(ms.max(1))).await;
+            if let Some(inner) = weak.upgrade() {
+                let control = Control { inner };
+                // A node crashed meanwhile was restarted unpaused, or stays down.
+                if let Some(handle) = control.node_handle(&node) {
+                    control.inner.handle.resume(handle.id());
+                }
+            }
+        });
+        true
+    }
+
     /// Crashes a node and restarts it `delay_ms` later (in the background).
     pub fn crash_for(&self, node: &str, delay_ms: u64) -> bool {
         if !self.crash(node) {
