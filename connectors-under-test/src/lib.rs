@@ -15,7 +15,7 @@ pub mod upsert_sink;
 
 pub use file_sink::{FileSink, FileSinkSetup};
 pub use log_sink::{BarrierMode, LogSink, LogSinkSetup};
-pub use log_source::{LogSource, LogSourceSetup, LogStart};
+pub use log_source::{LogSource, LogSourceSetup, LogStart, OffsetReset};
 pub use table_sink::{TableSink, TableSinkSetup};
 pub use txn_log_sink::{TxnLogSink, TxnLogSinkSetup, TxnWriterState};
 pub use upsert_sink::{UpsertSink, UpsertSinkSetup};

@@ -113,6 +113,9 @@ pub enum EventKind {
     LeaseExpired { subtask: usize, attempt: u64 },
     /// A node was frozen for `ms` (a long garbage-collection pause); it went on afterwards.
     Paused { node: String, ms: u64 },
+    /// A fetch of `split` from position `offset` was answered out of range: retention had
+    /// deleted everything below `start`, so positions `offset..start` are lost to the reader.
+    OutOfRange { split: String, offset: u64, start: u64 },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system

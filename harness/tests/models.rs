@@ -5,7 +5,7 @@ use connsim::net::{Endpoint, Gateway};
 use connsim::history::EventKind;
 use connsim::systems::{
     read_all, Entry, ExternalSystem, FileSystem, FsClient, FsError, FsRequest, FsResponse, LogClient, LogError,
-    LogRequest, LogResponse, OutputReader, PartitionedLog, Setting, SettingEnv,
+    LogRequest, LogResponse, OutOfRange, OutputReader, PartitionedLog, Setting, SettingEnv,
 };
 use connsim::{Record, RecordId};
 use rand::SeedableRng;
@@ -199,5 +199,44 @@ fn a_torn_append_writes_a_prefix_and_goes_unanswered_and_its_retry_is_refused() 
         assert!(matches!(retry, Ok(Err(FsError::WrongOffset { len })) if len == torn.len() as u64), "{retry:?}");
         assert!(history.events().iter().any(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "torn-append")));
         assert!(fs.configure(&Setting::TornAppends(1.5), &env).is_err(), "a probability above 1 is refused");
+    });
+}
+
+#[test]
+fn a_log_with_retention_deletes_old_input_and_answers_a_fetch_below_its_start_out_of_range() {
+    sim(|gw, history| async move {
+        let log = PartitionedLog::new("log", history.clone());
+        log.create_topic("in", 1);
+        log.create_topic("out", 1);
+        let _output = log.output("out");
+        log.append("in", 0, vec![rec(1), rec(2)]);
+        log.append("out", 0, vec![rec(10)]);
+        let env = SettingEnv { seed: 0, history: history.clone() };
+        log.configure(&Setting::RetentionMs(Some(100)), &env).unwrap();
+        let client = LogClient::new(host(&gw, Arc::new(log.clone())).await, "log");
+        madsim::time::sleep(Duration::from_millis(60)).await;
+        log.append("in", 0, vec![rec(3)]);
+        // Nothing is older than the retention yet.
+        assert_eq!(client.fetch_retained("in", 0, 0, 0).await.unwrap().unwrap().1, 0);
+        madsim::time::sleep(Duration::from_millis(60)).await;
+        // The first two entries are past the retention; the third is not.
+        let gone = client.fetch_retained("in", 0, 1, 10).await.unwrap();
+        assert_eq!(gone, Err(OutOfRange { log_start: 2 }), "below the log start");
+        let kept = client.fetch_retained("in", 0, 2, 10).await.unwrap().unwrap();
+        assert_eq!(kept.0.iter().map(|(o, r)| (*o, r.id.0)).collect::<Vec<_>>(), vec![(2, 3)]);
+        let plain = client.fetch("in", 0, 0, 10).await.unwrap_err();
+        assert!(plain.message.contains("seek to the log start 2"), "says what to do: {plain}");
+        let lost: Vec<_> = history
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::OutOfRange { split, offset, start } => Some((split.clone(), *offset, *start)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(lost, vec![("in-0".to_string(), 1, 2), ("in-0".to_string(), 0, 2)]);
+        // A topic read as output keeps everything.
+        assert_eq!(log.read_committed("out").len(), 1);
+        assert_eq!(log.read_committed("in").iter().map(|r| r.id.0).collect::<Vec<_>>(), vec![3]);
     });
 }

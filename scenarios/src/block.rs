@@ -492,6 +492,13 @@ pub fn transaction_timeout(system: &str, ms: u64) -> Block {
     Block::Configure { system: system.into(), setting: Setting::TransactionTimeoutMs(Some(ms)) }
 }
 
+/// From now on the log `system` deletes input records older than `ms` (Kafka's
+/// `retention.ms`; topics read as output keep everything): a reader that falls further
+/// behind is told its position is out of range and must seek to the oldest record left.
+pub fn retention(system: &str, ms: u64) -> Block {
+    Block::Configure { system: system.into(), setting: Setting::RetentionMs(Some(ms)) }
+}
+
 /// From now on the file system `system` tears appends with `probability`: it writes a prefix
 /// of the bytes and does not answer (the caller times out). `torn_appends(system, 0.0)` stops it.
 pub fn torn_appends(system: &str, probability: f64) -> Block {

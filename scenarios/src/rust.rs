@@ -134,6 +134,7 @@ impl Block {
                 format!("transaction_timeout({system:?}, {ms})")
             }
             Block::Configure { system, setting: Setting::TornAppends(p) } => format!("torn_appends({system:?}, {p:?})"),
+            Block::Configure { system, setting: Setting::RetentionMs(Some(ms)) } => format!("retention({system:?}, {ms})"),
             Block::Configure { system, setting } => {
                 format!("Block::Configure {{ system: {system:?}.into(), setting: Setting::{setting:?} }}")
             }

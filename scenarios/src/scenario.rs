@@ -46,6 +46,9 @@ impl Scenario {
             Block::Configure { setting: connsim::systems::Setting::TornAppends(_), .. } => {
                 s.requires.retain(|m| m != "append-torn");
             }
+            Block::Configure { setting: connsim::systems::Setting::RetentionMs(_), .. } => {
+                s.requires.retain(|m| m != "offset-out-of-range");
+            }
             _ => {}
         }
         s

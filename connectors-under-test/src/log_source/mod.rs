@@ -48,6 +48,17 @@ pub enum LogStart {
     Offset(u64),
 }
 
+/// Where a reader seeks when retention deleted its position (Kafka's `auto.offset.reset`,
+/// used when a fetch is answered `OffsetOutOfRange`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum OffsetReset {
+    /// The log start offset: the oldest record retention kept. Only what was deleted is lost.
+    #[default]
+    Earliest,
+    /// The end offset: skips every record still there.
+    Latest,
+}
+
 /// The log source.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LogSource {
@@ -65,6 +76,8 @@ pub struct LogSource {
     pub start: LogStart,
     /// Bounded reads: where each partition stops (`None`: its end offset at discovery).
     pub stop: Option<Vec<u64>>,
+    /// Where a reader seeks when retention deleted its position.
+    pub on_out_of_range: OffsetReset,
 }
 
 impl Source for LogSource {
@@ -83,10 +96,10 @@ impl Source for LogSource {
         LogEnumerator::new(self.clone(), ctx, state)
     }
     fn create_reader(&self, ctx: ReaderContext) -> LogReader {
-        let (endpoint, log, fetch_max) = (ctx.endpoint().clone(), self.log.clone(), self.fetch_max);
+        let (endpoint, log, fetch_max, reset) = (ctx.endpoint().clone(), self.log.clone(), self.fetch_max, self.on_out_of_range);
         SourceReaderBase::new(
             ctx,
-            move || LogSplitReader::new(endpoint.clone(), &log, fetch_max),
+            move || LogSplitReader::new(endpoint.clone(), &log, fetch_max).resetting_to(reset),
             LogEmitter,
             FetcherMode::Single,
         )
@@ -289,6 +302,7 @@ impl SourceSetup for LogSourceSetup {
             fetch_max: 8,
             start: self.start.clone(),
             stop,
+            on_out_of_range: OffsetReset::Earliest,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The log reader: one fetcher reads all assigned partitions round-robin.
 
-use super::LogSplit;
+use super::{LogSplit, OffsetReset};
 use connsim::api::{FetchedBatch, ReaderOutput, RecordEmitter, SourceReaderBase, Split, SplitState, SplitsChange};
 use connsim::net::Endpoint;
 use connsim::systems::LogClient;
@@ -15,12 +15,19 @@ pub struct LogSplitReader {
     fetch_max: usize,
     splits: Vec<(LogSplit, u64)>,
     turn: usize,
+    reset: OffsetReset,
 }
 
 impl LogSplitReader {
     /// A split reader fetching at most `fetch_max` records per call.
     pub fn new(endpoint: Endpoint, log: &str, fetch_max: usize) -> Self {
-        Self { client: LogClient::new(endpoint, log), fetch_max, splits: Vec::new(), turn: 0 }
+        Self { client: LogClient::new(endpoint, log), fetch_max, splits: Vec::new(), turn: 0, reset: OffsetReset::Earliest }
+    }
+
+    /// Seeks to `reset` when retention deleted a split's position.
+    pub fn resetting_to(mut self, reset: OffsetReset) -> Self {
+        self.reset = reset;
+        self
     }
 }
 
@@ -37,7 +44,23 @@ impl connsim::api::SplitReader for LogSplitReader {
         let (split, position) = self.splits[self.turn].clone();
         let done = |pos: u64| split.stop.is_some_and(|stop| pos >= stop);
         if !done(position) {
-            let (entries, next) = self.client.fetch(&split.topic, split.partition, position, self.fetch_max).await?;
+            let fetched = self.client.fetch_retained(&split.topic, split.partition, position, self.fetch_max).await?;
+            let (entries, next) = match fetched {
+                Ok(fetched) => fetched,
+                Err(gone) => {
+                    // Retention deleted the position: seek as `auto.offset.reset` says; the
+                    // next fetch reads from there (what was deleted is gone for every reader).
+                    let to = match self.reset {
+                        OffsetReset::Earliest => gone.log_start,
+                        OffsetReset::Latest => {
+                            let ends = self.client.end_offsets(&split.topic).await?;
+                            ends.get(split.partition as usize).copied().unwrap_or(gone.log_start)
+                        }
+                    };
+                    self.splits[self.turn].1 = to.max(position);
+                    return Ok(batch);
+                }
+            };
             for (offset, record) in entries {
                 if !done(offset) {
                     batch.elements.push((split.id(), (offset, record)));

@@ -31,6 +31,10 @@ pub trait LogBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::De
     fn reader_snapshot(&self, splits: Vec<LogSplit>) -> Vec<LogSplit> {
         splits
     }
+    /// The source as its setup built it.
+    fn source(&self, source: LogSource) -> LogSource {
+        source
+    }
 }
 
 /// The enumerator with the bug.
@@ -138,6 +142,6 @@ impl<B: LogBug> SourceSetup for BuggySetup<B> {
         format!("mutant:{}({})", B::NAME, self.0.name())
     }
     fn build(&self, world: &mut World) -> BuggySource<B> {
-        BuggySource { inner: self.0.build(world), bug: self.1.clone() }
+        BuggySource { inner: self.1.source(self.0.build(world)), bug: self.1.clone() }
     }
 }

@@ -297,6 +297,7 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::Fault { fault: Fault::Refuse { .. }, .. } => Some("commit-request-refused"),
         Block::Configure { setting: Setting::TransactionTimeoutMs(Some(_)), .. } => Some("transaction-timed-out"),
         Block::Configure { setting: Setting::TornAppends(_), .. } => Some("append-torn"),
+        Block::Configure { setting: Setting::RetentionMs(Some(_)), .. } => Some("offset-out-of-range"),
         _ => None,
     }
 }
@@ -401,6 +402,23 @@ fn a_writer_that_deduplicates_by_reading_its_output_back_writes_again_what_a_zom
                 case.case,
                 report.seed
             );
+        }
+    }
+    assert!(failed > 0, "{all}");
+}
+
+#[test]
+fn a_reader_that_resets_to_the_end_when_retention_deleted_its_position_skips_what_is_left() {
+    let suite = || suites::source(contexts::log_source_with(ResetsToLatest::NAME, |s| BuggySetup(s, ResetsToLatest)));
+    only_exposed_by(suite, "retention", retention("log", 150), "no-loss");
+    // Nothing but retention exposes it: every seed of the whole suite that it fails was told
+    // a position was out of range.
+    let all = suite().seeds(FIXED_SEEDS).run();
+    let mut failed = 0;
+    for case in &all.cases {
+        for report in case.reports.iter().filter(|r| !r.failed_checks().is_empty()) {
+            failed += 1;
+            assert!(report.marks.iter().any(|m| m == "offset-out-of-range"), "{:?} seed {} fails without retention:\n{report}", case.case, report.seed);
         }
     }
     assert!(failed > 0, "{all}");

@@ -5,6 +5,13 @@
 //! resolve it against the history's `Produced` events, whose positions follow the rule of
 //! [`crate::history::History::record_produced`]. A record at or after its split's start must
 //! be in the output; one before it must not.
+//!
+//! Retention ([`crate::systems::Setting::RetentionMs`]) may delete records before a source
+//! read them. A record is excused (optional) when a reader's fetch from a position at or
+//! before it was answered out of range (it was deleted then: no source can replay it),
+//! unless a completed checkpoint covered a read of it (then the sink has it). A record the
+//! log still had when a reader was told its position was gone must be read: a reader that
+//! seeks past it loses it, even if retention deletes it later.
 
 use crate::history::{Event, EventKind};
 use crate::record::RecordId;
@@ -60,8 +67,15 @@ struct Produced {
 }
 
 impl Starts {
-    /// Resolves the starts against a history.
+    /// Resolves the starts against a history, and excuses records retention deleted before
+    /// a completed checkpoint covered a read of them.
     pub fn expected(&self, events: &[Event]) -> Expected {
+        let mut out = self.resolve(events);
+        excuse_deleted(events, &mut out);
+        out
+    }
+
+    fn resolve(&self, events: &[Event]) -> Expected {
         let earliest = |s: &StartPosition| *s == StartPosition::Earliest;
         if earliest(&self.default) && self.splits.values().all(earliest) {
             // Every produced record is expected: no need to look at splits and positions.
@@ -128,6 +142,58 @@ impl Starts {
     }
 }
 
+/// Moves the records a reader lost to retention from required to optional: those at
+/// positions `offset..start` of a fetch answered out of range, unless an attempt emitted
+/// them before its barrier of a checkpoint that completed.
+fn excuse_deleted(events: &[Event], out: &mut Expected) {
+    let mut lost: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
+    for e in events {
+        if let EventKind::OutOfRange { split, offset, start } = &e.kind {
+            lost.entry(split).or_default().push((*offset, *start));
+        }
+    }
+    if lost.is_empty() {
+        return;
+    }
+    let deleted: BTreeSet<RecordId> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Produced { id, split, pos, .. } => {
+                lost.get(split.as_str())?.iter().any(|(from, to)| (*from..*to).contains(pos)).then_some(*id)
+            }
+            _ => None,
+        })
+        .collect();
+    // Per attempt: the deleted records it emitted, and how many of them each barrier covered.
+    type Attempt = (usize, u64);
+    let mut emitted: BTreeMap<Attempt, Vec<RecordId>> = BTreeMap::new();
+    let mut barriers: BTreeMap<u64, Vec<(Attempt, usize)>> = BTreeMap::new();
+    let mut durable = BTreeSet::new();
+    for e in events {
+        match &e.kind {
+            EventKind::Emitted { subtask, attempt, ids } => {
+                let mine = emitted.entry((*subtask, *attempt)).or_default();
+                mine.extend(ids.iter().filter(|id| deleted.contains(id)));
+            }
+            EventKind::Barrier { subtask, attempt, checkpoint, .. } => {
+                let n = emitted.get(&(*subtask, *attempt)).map_or(0, Vec::len);
+                barriers.entry(*checkpoint).or_default().push(((*subtask, *attempt), n));
+            }
+            EventKind::CheckpointCompleted { checkpoint } => {
+                for (attempt, n) in barriers.remove(checkpoint).unwrap_or_default() {
+                    durable.extend(emitted.get(&attempt).map_or(&[][..], |v| &v[..n]).iter().copied());
+                }
+            }
+            _ => {}
+        }
+    }
+    for id in deleted.difference(&durable) {
+        if out.required.remove(id) {
+            out.optional.insert(*id);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +244,33 @@ mod tests {
         assert_eq!(ids(&e.required), vec![3, 4, 5, 6, 7], "the first record at or after the time, and all after it");
         let e = with(StartPosition::Committed(1), &[]);
         assert_eq!(ids(&e.required), vec![2, 3, 4, 5, 7], "split b has only position 0");
+    }
+
+    #[test]
+    fn a_record_lost_to_retention_is_excused_unless_a_completed_checkpoint_covered_its_read() {
+        let emitted = |attempt, ids: &[u64]| {
+            at(EventKind::Emitted { subtask: 0, attempt, ids: ids.iter().map(|i| RecordId(*i)).collect() })
+        };
+        let barrier = |attempt, checkpoint| at(EventKind::Barrier { subtask: 0, attempt, checkpoint, splits: vec![] });
+        let events = vec![
+            produced(1, "a", 0, 0),
+            produced(2, "a", 1, 0),
+            produced(3, "a", 2, 0),
+            produced(4, "a", 3, 0),
+            produced(5, "b", 0, 0),
+            emitted(1, &[1]),
+            barrier(1, 1),
+            emitted(1, &[2]),
+            barrier(1, 2), // never completes: 2's read is not durable
+            at(EventKind::CheckpointCompleted { checkpoint: 1 }),
+            emitted(2, &[3]), // after the barrier: not covered
+            at(EventKind::OutOfRange { split: "a".into(), offset: 0, start: 2 }),
+            at(EventKind::OutOfRange { split: "a".into(), offset: 1, start: 3 }),
+        ];
+        let e = Starts::default().expected(&events);
+        assert_eq!((ids(&e.required), ids(&e.optional)), (vec![1, 4, 5], vec![2, 3]));
+        let first_only = &events[..events.len() - 1];
+        let e = Starts::default().expected(first_only);
+        assert_eq!(ids(&e.optional), vec![2], "3 was still there when the reader was told its position was gone");
     }
 }

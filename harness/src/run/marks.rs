@@ -49,6 +49,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("commit-request-refused", "an external system refused a request while a committer was committing"),
     ("transaction-timed-out", "the log aborted a transaction open longer than its transaction timeout"),
     ("append-torn", "the file system wrote only part of an append and did not answer"),
+    ("offset-out-of-range", "a reader fetched from an offset retention had deleted and was told it is out of range"),
     ("zombie-wrote-after-replacement", "an attempt replaced on another task executor (a zombie, cut off from the job master) still read and wrote records after its replacement started"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
@@ -197,6 +198,9 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             }
             EventKind::LeaseExpired { .. } => {
                 marks.insert("lease-expired");
+            }
+            EventKind::OutOfRange { .. } => {
+                marks.insert("offset-out-of-range");
             }
             EventKind::Paused { .. } => {
                 marks.insert("paused");

@@ -30,4 +30,4 @@ pub use runner::{Outcome, Runner};
 pub use control::{Control, Spread, SETTLE_BOUNDED_MS};
 pub use script::{RandomFaults, Script, ScriptFuture};
 pub use simulate::{simulate, simulate_script};
-pub use testbed::{declared_guarantee, sink_systems_with, Pipeline, Producer, RecordMaker, SinkSetup, SourceSetup, Testbed, World};
+pub use testbed::{declared_guarantee, sink_systems_with, source_systems_with, Pipeline, Producer, RecordMaker, SinkSetup, SourceSetup, Testbed, World};

@@ -119,6 +119,7 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
                 | EventKind::NodeStopped { .. }
                 | EventKind::LeaseExpired { .. }
                 | EventKind::Paused { .. }
+                | EventKind::OutOfRange { .. }
         );
         if notable || bad.contains(&i) {
             let mark = if bad.contains(&i) { " <== first bad event" } else { "" };

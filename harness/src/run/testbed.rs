@@ -158,6 +158,18 @@ pub fn sink_systems_with<S: SinkSetup>(setup: &S, setting: &crate::systems::Sett
     })
 }
 
+/// The external systems `setup`'s source builds that have `setting` (for instance the logs
+/// with retention), by node name. The setup is built into a throwaway world, outside any run.
+pub fn source_systems_with<S: SourceSetup>(setup: &S, setting: &crate::systems::Setting) -> Vec<String> {
+    let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());
+    rt.block_on(async {
+        let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
+        let _source = setup.build(&mut world);
+        let env = crate::systems::SettingEnv { seed: 0, history: world.history.clone() };
+        world.systems.iter().filter(|s| s.configure(setting, &env).is_ok()).map(|s| s.name()).collect()
+    })
+}
+
 /// Builds `setup`'s sink into a throwaway world, outside any run, and asks `f` about it.
 fn with_built_sink<S: SinkSetup, T>(setup: &S, f: impl FnOnce(&World, S::Sink) -> T) -> T {
     let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());

@@ -1,7 +1,9 @@
 //! A Kafka-like partitioned log: topics, partitions, offsets, transactional producers with
 //! epochs and fencing, read-committed reads, a listing of open transactions, and an optional
 //! transaction timeout (Kafka's `transaction.timeout.ms`: the broker aborts a transaction
-//! open longer and fences its producer epoch).
+//! open longer and fences its producer epoch), and optional retention (Kafka's
+//! `retention.ms`: entries older are deleted, and a fetch below the log start offset is
+//! answered `OffsetOutOfRange`).
 
 use super::output::{Entry as Visible, OutputReader, Part};
 use super::{serve_requests, BoxFuture, ExternalSystem, Setting, SettingEnv};
@@ -58,6 +60,11 @@ pub enum LogError {
     NotCommittable,
     /// A transactional produce skipped a sequence number.
     OutOfOrderSequence,
+    /// A fetch asked for an offset retention has deleted.
+    OffsetOutOfRange {
+        /// The partition's first offset left (Kafka's fetch response carries it too).
+        log_start: u64,
+    },
 }
 
 /// The log's answers.
@@ -92,13 +99,18 @@ enum Status {
 struct Entry {
     record: Record,
     status: Status,
+    /// When it was appended (virtual ms): retention counts from here.
+    appended_ms: u64,
 }
 
-/// One partition: its entries by offset, and the offsets of entries in open transactions.
+/// One partition: its entries by offset, the offsets of entries in open transactions, and
+/// the log start offset (entries below it were deleted by retention; their slots stay so
+/// that offsets index the vector).
 #[derive(Default)]
 struct Partition {
     entries: Vec<Entry>,
     open: BTreeSet<u64>,
+    start: u64,
 }
 
 impl Partition {
@@ -132,7 +144,17 @@ struct State {
     changes: u64,
     /// Transactions open longer than this (virtual ms) are aborted; `None`: never.
     txn_timeout_ms: Option<u64>,
+    /// Entries older than this (virtual ms) are deleted from topics that are not read as
+    /// output; `None`: kept forever.
+    retention_ms: Option<u64>,
+    /// When retention last ran (virtual ms).
+    retention_checked_ms: u64,
+    /// Topics the harness reads as output: retention never deletes from them.
+    outputs: BTreeSet<String>,
 }
+
+/// How often retention runs, in virtual ms (Kafka's `log.retention.check.interval.ms`).
+const RETENTION_CHECK_MS: u64 = 50;
 
 impl State {
     /// Aborts every transaction open longer than the timeout and bumps its producer's epoch
@@ -154,6 +176,25 @@ impl State {
             *changes += 1;
         }
         aborted
+    }
+
+    /// Deletes the entries older than the retention from every topic not read as output, at
+    /// most every [`RETENTION_CHECK_MS`]; never past the last stable offset (an open
+    /// transaction keeps its entries).
+    fn retain(&mut self, now_ms: u64) {
+        let Some(retention) = self.retention_ms else { return };
+        if now_ms < self.retention_checked_ms + RETENTION_CHECK_MS {
+            return;
+        }
+        self.retention_checked_ms = now_ms;
+        for (_, parts) in self.topics.iter_mut().filter(|(t, _)| !self.outputs.contains(*t)) {
+            for p in parts.iter_mut() {
+                let lso = p.lso();
+                while p.start < lso && p.entries[p.start as usize].appended_ms + retention <= now_ms {
+                    p.start += 1;
+                }
+            }
+        }
     }
 }
 
@@ -188,9 +229,10 @@ impl PartitionedLog {
         s.changes += 1;
         let part = &mut s.topics.get_mut(topic).expect("topic exists")[partition as usize];
         let split = format!("{topic}-{partition}");
+        let appended_ms = crate::net::now().as_millis() as u64;
         for record in records {
             self.history.record_produced(&self.name, &record, &split, part.entries.len() as u64);
-            part.entries.push(Entry { record, status: Status::Committed });
+            part.entries.push(Entry { record, status: Status::Committed, appended_ms });
         }
     }
 
@@ -213,7 +255,7 @@ impl PartitionedLog {
         parts
             .iter()
             .flat_map(|p| {
-                let stable = &p.entries[..p.lso() as usize];
+                let stable = &p.entries[p.start.min(p.lso()) as usize..p.lso() as usize];
                 stable.iter().filter(|e| e.status == Status::Committed).map(|e| e.record.clone())
             })
             .collect()
@@ -223,7 +265,9 @@ impl PartitionedLog {
     /// Each partition is read up to its last stable offset, the first offset still in an
     /// open transaction: records behind an open transaction stay invisible until it ends,
     /// even committed ones, exactly as Kafka's `isolation.level=read_committed`.
+    /// Retention never deletes from a topic read as output.
     pub fn output(&self, topic: &str) -> Arc<dyn OutputReader> {
+        self.state.lock().unwrap().outputs.insert(topic.to_string());
         Arc::new(LogOutput { log: self.clone(), topic: topic.to_string() })
     }
 
@@ -242,6 +286,7 @@ impl PartitionedLog {
             };
             self.history.record(&self.name, event);
         }
+        s.retain(now_ms);
         match req {
             LogRequest::ListPartitions { topic } => {
                 LogResponse::Partitions(s.topics.get(&topic).map_or(0, |p| p.len() as u32))
@@ -253,6 +298,11 @@ impl PartitionedLog {
                 let Some(part) = s.topics.get(&topic).and_then(|t| t.get(partition as usize)) else {
                     return LogResponse::Error(LogError::UnknownPartition);
                 };
+                if offset < part.start {
+                    let event = EventKind::OutOfRange { split: format!("{topic}-{partition}"), offset, start: part.start };
+                    self.history.record(&self.name, event);
+                    return LogResponse::Error(LogError::OffsetOutOfRange { log_start: part.start });
+                }
                 let mut entries = Vec::new();
                 let mut next = offset;
                 // Read committed: stop at the first open transaction (the last stable offset).
@@ -295,7 +345,7 @@ impl PartitionedLog {
                         p.open.get_or_insert_with(Vec::new).push((topic.clone(), partition, offset));
                         part.open.insert(offset);
                     }
-                    part.entries.push(Entry { record, status });
+                    part.entries.push(Entry { record, status, appended_ms: now_ms });
                 }
                 LogResponse::Ok
             }
@@ -372,6 +422,7 @@ impl ExternalSystem for PartitionedLog {
     fn configure(&self, setting: &Setting, _env: &SettingEnv) -> Result<(), String> {
         match setting {
             Setting::TransactionTimeoutMs(ms) => self.state.lock().unwrap().txn_timeout_ms = *ms,
+            Setting::RetentionMs(ms) => self.state.lock().unwrap().retention_ms = *ms,
             other => return Err(format!("the log {} has no setting {other:?}", self.name)),
         }
         Ok(())

@@ -6,6 +6,13 @@ use crate::net::Endpoint;
 use crate::record::Record;
 use std::time::Duration;
 
+/// A fetch below a partition's log start: retention deleted that position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfRange {
+    /// The partition's first offset left.
+    pub log_start: u64,
+}
+
 /// Calls the log hosted on node `log`. Timeouts surface as retriable [`ConnectorError`]s.
 #[derive(Clone)]
 pub struct LogClient {
@@ -17,6 +24,9 @@ pub struct LogClient {
 fn unexpected(resp: LogResponse) -> ConnectorError {
     match resp {
         LogResponse::Error(LogError::Fenced) => ConnectorError::fail_task("producer fenced by a newer epoch"),
+        LogResponse::Error(LogError::OffsetOutOfRange { log_start }) => ConnectorError::fail_task(format!(
+            "offset out of range: retention deleted it; fetch with fetch_retained and seek to the log start {log_start}"
+        )),
         other => ConnectorError::fail_task(format!("unexpected log response {other:?}")),
     }
 }
@@ -60,6 +70,23 @@ impl LogClient {
     ) -> Result<(Vec<(u64, Record)>, u64), ConnectorError> {
         match self.request(LogRequest::Fetch { topic: topic.into(), partition, offset, max }).await? {
             LogResponse::Fetched { entries, next_offset } => Ok((entries, next_offset)),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Read-committed fetch that tells an offset retention deleted apart: `Ok(Err(..))` when
+    /// `offset` is below the partition's log start (Kafka's `OffsetOutOfRange`), with the
+    /// log start to seek to.
+    pub async fn fetch_retained(
+        &self,
+        topic: &str,
+        partition: u32,
+        offset: u64,
+        max: usize,
+    ) -> Result<Result<(Vec<(u64, Record)>, u64), OutOfRange>, ConnectorError> {
+        match self.request(LogRequest::Fetch { topic: topic.into(), partition, offset, max }).await? {
+            LogResponse::Fetched { entries, next_offset } => Ok(Ok((entries, next_offset))),
+            LogResponse::Error(LogError::OffsetOutOfRange { log_start }) => Ok(Err(OutOfRange { log_start })),
             other => Err(unexpected(other)),
         }
     }

@@ -19,7 +19,7 @@ pub use collector::{Collector, CollectorClient};
 pub use fs::{FileSystem, FsClient, FsError, FsRequest, FsResponse};
 pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
 pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle};
-pub use log_client::LogClient;
+pub use log_client::{LogClient, OutOfRange};
 pub use output::{read_all, Entry, OutputReader, Part};
 pub use table::{SnapshotTable, TableClient, TableRequest, TableResponse};
 
@@ -59,6 +59,12 @@ pub enum Setting {
     /// written and the caller gets no answer (a server or connection that died mid-write);
     /// 0.0 turns it off.
     TornAppends(f64),
+    /// Kafka's `retention.ms` on the log's input topics (those not read as output): every
+    /// 50 ms of virtual time the log deletes entries older than this, and a fetch below a
+    /// partition's log start offset is answered `OffsetOutOfRange`; `None`: keep everything
+    /// (the default). The checks excuse a deleted record from the output unless a completed
+    /// checkpoint covered a read of it.
+    RetentionMs(Option<u64>),
 }
 
 /// What a system may use when a setting changes: a seed for the random choices the setting

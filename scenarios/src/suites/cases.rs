@@ -2,7 +2,8 @@
 //! what Flink's lack — crashes at every two-phase-commit phase, job-master failover, lost
 //! notifications, RPC faults, lost responses and lost commit requests, external systems
 //! crashing mid-stream or refusing requests, zombies (a worker cut off from the job master,
-//! a frozen worker waking up), splits appearing while the source system is unreachable, an
+//! a frozen worker waking up), splits appearing while the source system is unreachable, a
+//! source falling behind its log's retention, an
 //! unbounded job that must stay put after it converged, a swarm case.
 //!
 //! Every case's input arrives over [`PACE_MS`] of virtual time, so its checkpoints and
@@ -66,6 +67,8 @@ pub struct Systems {
     pub transactional: Vec<String>,
     /// The sink's systems that can tear appends (file systems).
     pub appendable: Vec<String>,
+    /// The source's systems with retention (logs).
+    pub retaining: Vec<String>,
 }
 
 impl Systems {
@@ -358,6 +361,18 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         }
         torn = torn.then(wait(100)).requires("append-torn");
         cases.insert(cases.len() - 1, case("torn appends", 4, Region, torn));
+    }
+    if !aimed.retaining.is_empty() {
+        // The source system deletes input older than 150 ms. A reader frozen for 600 ms is
+        // replaced from the last checkpoint, whose positions retention has deleted by then:
+        // the replacement is told they are out of range and must seek to the oldest record
+        // left. What was deleted unread is excused; everything the log still had is not.
+        let mut behind = Scenario::new("the source falls behind retention").then(wait(100));
+        for s in &aimed.retaining {
+            behind = behind.then(retention(s, 150));
+        }
+        behind = behind.then(wait(200)).then(pause(Worker::Any, 600)).then(wait(300)).requires("offset-out-of-range");
+        cases.insert(cases.len() - 1, case("the source falls behind retention", 4, Region, behind));
     }
     if aimed.source_grows {
         // Splits appear while the job master cannot reach the source system: discovery must

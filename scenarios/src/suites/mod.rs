@@ -33,7 +33,7 @@ use crate::replay::CaseFile;
 use crate::scenario::Scenario;
 use connsim::api::DeliveryGuarantee;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
-use connsim::run::{declared_guarantee, sink_systems_with, Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
+use connsim::run::{declared_guarantee, sink_systems_with, source_systems_with, Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
 use context::{SinkOf, SourceOf};
 use std::fmt;
 use std::path::PathBuf;
@@ -218,7 +218,9 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
 pub fn source<C: SourceContext>(ctx: C) -> Suite {
     let ctx = Arc::new(ctx);
     let name = ctx.name();
-    let systems = Systems { source: ctx.systems(), sink: vec!["collector".into()], source_grows: true, ..Systems::default() };
+    let retaining = source_systems_with(&SourceOf { ctx: ctx.clone(), data: TestData::paced(1, 1, 0) }, &RETENTION_SETTING);
+    let systems =
+        Systems { source: ctx.systems(), sink: vec!["collector".into()], source_grows: true, retaining, ..Systems::default() };
     let c = ctx.clone();
     let cases = build_cases(
         cases::all(&systems, DeliveryGuarantee::ExactlyOnce),
@@ -245,6 +247,8 @@ fn generator(data: TestData) -> GeneratorSetup {
 const TIMEOUT_SETTING: connsim::systems::Setting = connsim::systems::Setting::TransactionTimeoutMs(None);
 /// Probes which sink systems can tear appends.
 const TORN_SETTING: connsim::systems::Setting = connsim::systems::Setting::TornAppends(0.0);
+/// Probes which source systems have retention.
+const RETENTION_SETTING: connsim::systems::Setting = connsim::systems::Setting::RetentionMs(None);
 
 /// The sink suite: the trusted generator source feeding `ctx`'s sink, held to the guarantee
 /// its sink declares.
@@ -253,7 +257,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
     let guarantee = declared_guarantee(&SinkOf { ctx: ctx.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TORN_SETTING);
-    let systems = Systems { source: Vec::new(), sink: ctx.systems(), source_grows: false, transactional, appendable };
+    let systems = Systems { source: Vec::new(), sink: ctx.systems(), source_grows: false, transactional, appendable, retaining: Vec::new() };
     let (c, k) = (ctx.clone(), ctx.clone());
     let cases = build_cases(
         cases::all(&systems, guarantee),
@@ -270,8 +274,9 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
     let guarantee = declared_guarantee(&SinkOf { ctx: sink.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TORN_SETTING);
+    let retaining = source_systems_with(&SourceOf { ctx: source.clone(), data: TestData::paced(1, 1, 0) }, &RETENTION_SETTING);
     let systems =
-        Systems { source: source.systems(), sink: sink.systems(), source_grows: true, transactional, appendable };
+        Systems { source: source.systems(), sink: sink.systems(), source_grows: true, transactional, appendable, retaining };
     let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
     let cases = build_cases(
         cases::all(&systems, guarantee),
