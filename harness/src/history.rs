@@ -113,9 +113,10 @@ pub enum EventKind {
     LeaseExpired { subtask: usize, attempt: u64 },
     /// A node was frozen for `ms` (a long garbage-collection pause); it went on afterwards.
     Paused { node: String, ms: u64 },
-    /// A fetch of `split` from position `offset` was answered out of range: retention had
-    /// deleted everything below `start`, so positions `offset..start` are lost to the reader.
-    OutOfRange { split: String, offset: u64, start: u64 },
+    /// A fetch of `split` from position `offset` by task executor `reader` (call `call`) was
+    /// answered out of range: retention had deleted everything below `start`, so positions
+    /// `offset..start` are lost to that reader.
+    OutOfRange { split: String, offset: u64, start: u64, reader: String, call: Option<u64> },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system
@@ -146,6 +147,7 @@ pub struct History {
     events: Arc<Mutex<Vec<Event>>>,
     produced: Arc<std::sync::atomic::AtomicUsize>,
     completed: Arc<std::sync::atomic::AtomicUsize>,
+    out_of_range: Arc<std::sync::atomic::AtomicUsize>,
     last_completed: Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -167,6 +169,9 @@ impl History {
             EventKind::CheckpointCompleted { checkpoint } => {
                 self.last_completed.fetch_max(*checkpoint, std::sync::atomic::Ordering::Relaxed);
                 self.completed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            EventKind::OutOfRange { .. } => {
+                self.out_of_range.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             _ => {}
         }
@@ -214,6 +219,11 @@ impl History {
     /// How many checkpoints completed so far.
     pub fn completed(&self) -> usize {
         self.completed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many fetches were answered out of range so far (they change what is expected).
+    pub fn out_of_range(&self) -> usize {
+        self.out_of_range.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The highest checkpoint id completed so far (0: none).

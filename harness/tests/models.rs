@@ -230,7 +230,7 @@ fn a_log_with_retention_deletes_old_input_and_answers_a_fetch_below_its_start_ou
             .events()
             .iter()
             .filter_map(|e| match &e.kind {
-                EventKind::OutOfRange { split, offset, start } => Some((split.clone(), *offset, *start)),
+                EventKind::OutOfRange { split, offset, start, .. } => Some((split.clone(), *offset, *start)),
                 _ => None,
             })
             .collect();
@@ -238,5 +238,45 @@ fn a_log_with_retention_deletes_old_input_and_answers_a_fetch_below_its_start_ou
         // A topic read as output keeps everything.
         assert_eq!(log.read_committed("out").len(), 1);
         assert_eq!(log.read_committed("in").iter().map(|r| r.id.0).collect::<Vec<_>>(), vec![3]);
+    });
+}
+
+#[test]
+fn the_log_recognises_a_retry_of_its_last_five_batches_only() {
+    sim(|gw, history| async move {
+        let log = PartitionedLog::new("log", history.clone());
+        log.create_topic("t", 1);
+        let client = LogClient::new(host(&gw, Arc::new(log.clone())).await, "log");
+        let txn = client.init_transactions("w").await.unwrap();
+        for seq in 0..7 {
+            client.produce("t", 0, vec![rec(seq)], Some(txn.clone()), seq).await.unwrap();
+        }
+        // Batches 2..=6 are remembered: a retry is acknowledged and not appended again.
+        client.produce("t", 0, vec![rec(2)], Some(txn.clone()), 2).await.unwrap();
+        client.produce("t", 0, vec![rec(6)], Some(txn.clone()), 6).await.unwrap();
+        // Batch 1 is too old to be recognised, and 8 skips 7: both are out of order.
+        for seq in [1, 8] {
+            let refused = client.request(LogRequest::Produce {
+                topic: "t".into(),
+                partition: 0,
+                records: vec![rec(seq)],
+                txn: Some(txn.clone()),
+                sequence: seq,
+            });
+            let refused = refused.await.unwrap();
+            assert!(matches!(refused, LogResponse::Error(LogError::OutOfOrderSequence)), "{seq}: {refused:?}");
+        }
+        assert!(matches!(client.request(LogRequest::CommitTransaction { txn }).await.unwrap(), LogResponse::Ok));
+        let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
+        assert_eq!(ids, (0..7).collect::<Vec<_>>(), "each batch once");
+        let faults: Vec<String> = history
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Fault { fault, .. } => Some(fault.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(faults, ["duplicate-sequence", "duplicate-sequence", "out-of-order-sequence", "out-of-order-sequence"]);
     });
 }

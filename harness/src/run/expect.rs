@@ -145,15 +145,45 @@ impl Starts {
 /// Moves the records a reader lost to retention from required to optional: those at
 /// positions `offset..start` of a fetch answered out of range, unless an attempt emitted
 /// them before its barrier of a checkpoint that completed.
+///
+/// Only answers the current attempt on the reader's task executor got count: not one to a
+/// zombie (an attempt replaced elsewhere, whose stale position says nothing about what the
+/// live reader skipped), not one whose call was faulted (its answer may never have arrived),
+/// and of the answers to one attempt's fetches from one position only the first (a reader
+/// that keeps fetching a position it was told is gone skips what came after it).
 fn excuse_deleted(events: &[Event], out: &mut Expected) {
-    let mut lost: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
-    for e in events {
-        if let EventKind::OutOfRange { split, offset, start } = &e.kind {
-            lost.entry(split).or_default().push((*offset, *start));
-        }
-    }
-    if lost.is_empty() {
+    if !events.iter().any(|e| matches!(e.kind, EventKind::OutOfRange { .. })) {
         return;
+    }
+    let faulted: BTreeSet<u64> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Fault { call, .. } => *call,
+            _ => None,
+        })
+        .collect();
+    // Per subtask, the task executor its newest attempt was deployed on; per task executor,
+    // the index of its newest deployment.
+    let mut current: BTreeMap<usize, &str> = BTreeMap::new();
+    let mut deployment: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut told: BTreeSet<(usize, &str, u64)> = BTreeSet::new();
+    let mut lost: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
+    for (i, e) in events.iter().enumerate() {
+        match &e.kind {
+            EventKind::Deployed { subtask, .. } => {
+                current.insert(*subtask, &e.node);
+                deployment.insert(&e.node, i);
+            }
+            EventKind::OutOfRange { split, offset, start, reader, call } => {
+                let live = current.values().any(|n| *n == reader.as_str());
+                let delivered = call.is_none_or(|c| !faulted.contains(&c));
+                let attempt = deployment.get(reader.as_str()).copied().unwrap_or(usize::MAX);
+                if live && delivered && told.insert((attempt, split, *offset)) {
+                    lost.entry(split).or_default().push((*offset, *start));
+                }
+            }
+            _ => {}
+        }
     }
     let deleted: BTreeSet<RecordId> = events
         .iter()
@@ -206,6 +236,10 @@ mod tests {
     fn at(kind: EventKind) -> Event {
         Event { t_us: 0, node: "jobmaster".into(), kind }
     }
+    fn fault_on_call(call: u64) -> EventKind {
+        let (from, to, kind) = ("log".into(), "te-1".into(), "log.fetch".into());
+        EventKind::Fault { fault: "lose-response".into(), from, to, kind, call: Some(call) }
+    }
     fn ids(set: &BTreeSet<RecordId>) -> Vec<u64> {
         set.iter().map(|r| r.0).collect()
     }
@@ -252,7 +286,12 @@ mod tests {
             at(EventKind::Emitted { subtask: 0, attempt, ids: ids.iter().map(|i| RecordId(*i)).collect() })
         };
         let barrier = |attempt, checkpoint| at(EventKind::Barrier { subtask: 0, attempt, checkpoint, splits: vec![] });
+        let on = |node: &str, kind| Event { t_us: 0, node: node.into(), kind };
+        let out_of_range = |offset, start, call| {
+            on("log", EventKind::OutOfRange { split: "a".into(), offset, start, reader: "te-1".into(), call })
+        };
         let events = vec![
+            on("te-1", EventKind::Deployed { subtask: 0, attempt: 2, checkpoint: 1 }),
             produced(1, "a", 0, 0),
             produced(2, "a", 1, 0),
             produced(3, "a", 2, 0),
@@ -264,13 +303,26 @@ mod tests {
             barrier(1, 2), // never completes: 2's read is not durable
             at(EventKind::CheckpointCompleted { checkpoint: 1 }),
             emitted(2, &[3]), // after the barrier: not covered
-            at(EventKind::OutOfRange { split: "a".into(), offset: 0, start: 2 }),
-            at(EventKind::OutOfRange { split: "a".into(), offset: 1, start: 3 }),
+            out_of_range(0, 2, Some(7)),
+            out_of_range(1, 3, None),
         ];
         let e = Starts::default().expected(&events);
         assert_eq!((ids(&e.required), ids(&e.optional)), (vec![1, 4, 5], vec![2, 3]));
         let first_only = &events[..events.len() - 1];
         let e = Starts::default().expected(first_only);
         assert_eq!(ids(&e.optional), vec![2], "3 was still there when the reader was told its position was gone");
+        // An answer whose call was faulted may never have arrived: it excuses nothing.
+        let mut lost_answer = events.clone();
+        lost_answer.push(on("gateway", fault_on_call(7)));
+        lost_answer.remove(lost_answer.len() - 2);
+        assert!(ids(&Starts::default().expected(&lost_answer).optional).is_empty());
+        // A zombie's answer (its subtask was redeployed elsewhere) excuses nothing, nor does
+        // a repeated answer to the same attempt's fetch from the same position.
+        let mut zombie = events.clone();
+        zombie.insert(zombie.len() - 1, on("te-2", EventKind::Deployed { subtask: 0, attempt: 3, checkpoint: 1 }));
+        assert_eq!(ids(&Starts::default().expected(&zombie).optional), vec![2]);
+        let mut again = first_only.to_vec();
+        again.push(out_of_range(0, 4, None));
+        assert_eq!(ids(&Starts::default().expected(&again).optional), vec![2]);
     }
 }

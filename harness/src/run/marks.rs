@@ -49,6 +49,8 @@ pub const MARKS: &[(&str, &str)] = &[
     ("commit-request-refused", "an external system refused a request while a committer was committing"),
     ("transaction-timed-out", "the log aborted a transaction open longer than its transaction timeout"),
     ("append-torn", "the file system wrote only part of an append and did not answer"),
+    ("produce-deduplicated", "the log acknowledged a retried batch it had appended without appending it again"),
+    ("sequence-rejected", "the log refused a produce whose sequence was neither the next nor one of its last five batches"),
     ("offset-out-of-range", "a reader fetched from an offset retention had deleted and was told it is out of range"),
     ("zombie-wrote-after-replacement", "an attempt replaced on another task executor (a zombie, cut off from the job master) still read and wrote records after its replacement started"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
@@ -180,6 +182,8 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                     f if f.starts_with("refuse:") => "request-refused",
                     "txn-timeout" => "transaction-timed-out",
                     "torn-append" => "append-torn",
+                    "duplicate-sequence" => "produce-deduplicated",
+                    "out-of-order-sequence" => "sequence-rejected",
                     _ => "message-dropped",
                 });
                 if fault == "drop" && kind == "Notify" {

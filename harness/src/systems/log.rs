@@ -6,7 +6,7 @@
 //! answered `OffsetOutOfRange`).
 
 use super::output::{Entry as Visible, OutputReader, Part};
-use super::{serve_requests, BoxFuture, ExternalSystem, Setting, SettingEnv};
+use super::{serve_calls, BoxFuture, Caller, ExternalSystem, Setting, SettingEnv};
 use crate::history::EventKind;
 use crate::history::History;
 use crate::net::Inbox;
@@ -35,7 +35,9 @@ pub enum LogRequest {
     /// End offsets (high watermarks) of every partition.
     ListOffsets { topic: String },
     /// Appends records, inside a transaction when `txn` is set. Transactional produces are
-    /// idempotent: `sequence` counts batches from 0 per epoch, and a repeated one is ignored.
+    /// idempotent as Kafka's: `sequence` counts batches from 0 per epoch; a retry of one of
+    /// the producer's last five batches is acknowledged without appending it again, and any
+    /// other sequence but the next (older, or ahead) is refused `OutOfOrderSequence`.
     Produce { topic: String, partition: u32, records: Vec<Record>, txn: Option<TxnHandle>, sequence: u64 },
     /// Starts a new epoch for a transactional id, aborting its open transaction (fencing).
     InitTransactions { id: String },
@@ -58,7 +60,8 @@ pub enum LogError {
     Fenced,
     /// The transaction was aborted (or never existed); it cannot be committed.
     NotCommittable,
-    /// A transactional produce skipped a sequence number.
+    /// A transactional produce's sequence was neither the next nor one of the producer's
+    /// last five batches (a skipped batch, or a retry too old to be recognised).
     OutOfOrderSequence,
     /// A fetch asked for an offset retention has deleted.
     OffsetOutOfRange {
@@ -151,7 +154,13 @@ struct State {
     retention_checked_ms: u64,
     /// Topics the harness reads as output: retention never deletes from them.
     outputs: BTreeSet<String>,
+    /// How many of a producer's last batches a retry is recognised against; `None`: all.
+    dedup_window: Option<u64>,
 }
+
+/// How many of a producer's last batches the log remembers to acknowledge a retry without
+/// appending it again (Kafka's producer state keeps five).
+pub const PRODUCER_STATE_BATCHES: u64 = 5;
 
 /// How often retention runs, in virtual ms (Kafka's `log.retention.check.interval.ms`).
 const RETENTION_CHECK_MS: u64 = 50;
@@ -209,7 +218,8 @@ pub struct PartitionedLog {
 impl PartitionedLog {
     /// An empty log hosted on node `name`.
     pub fn new(name: &str, history: History) -> Self {
-        Self { name: name.to_string(), state: Arc::default(), history }
+        let state = State { dedup_window: Some(PRODUCER_STATE_BATCHES), ..State::default() };
+        Self { name: name.to_string(), state: Arc::new(Mutex::new(state)), history }
     }
 
     /// Creates a topic (or grows it) to `partitions` partitions.
@@ -229,7 +239,7 @@ impl PartitionedLog {
         s.changes += 1;
         let part = &mut s.topics.get_mut(topic).expect("topic exists")[partition as usize];
         let split = format!("{topic}-{partition}");
-        let appended_ms = crate::net::now().as_millis() as u64;
+        let appended_ms = madsim::time::TimeHandle::try_current().map_or(0, |t| t.elapsed().as_millis() as u64);
         for record in records {
             self.history.record_produced(&self.name, &record, &split, part.entries.len() as u64);
             part.entries.push(Entry { record, status: Status::Committed, appended_ms });
@@ -271,7 +281,7 @@ impl PartitionedLog {
         Arc::new(LogOutput { log: self.clone(), topic: topic.to_string() })
     }
 
-    fn handle(&self, req: LogRequest) -> LogResponse {
+    fn handle(&self, caller: &Caller, req: LogRequest) -> LogResponse {
         let mut s = self.state.lock().unwrap();
         // The broker's timer: checked before every request, so no request sees a transaction
         // that outlived its timeout.
@@ -299,7 +309,9 @@ impl PartitionedLog {
                     return LogResponse::Error(LogError::UnknownPartition);
                 };
                 if offset < part.start {
-                    let event = EventKind::OutOfRange { split: format!("{topic}-{partition}"), offset, start: part.start };
+                    let split = format!("{topic}-{partition}");
+                    let (reader, call) = (caller.node.clone(), caller.call);
+                    let event = EventKind::OutOfRange { split, offset, start: part.start, reader, call };
                     self.history.record(&self.name, event);
                     return LogResponse::Error(LogError::OffsetOutOfRange { log_start: part.start });
                 }
@@ -318,14 +330,28 @@ impl PartitionedLog {
             }
             LogRequest::Produce { topic, partition, records, txn, sequence } => {
                 if let Some(t) = &txn {
+                    let window = s.dedup_window.unwrap_or(u64::MAX);
                     let Some(p) = s.producers.get_mut(&t.id).filter(|p| p.epoch == t.epoch) else {
                         return LogResponse::Error(LogError::Fenced);
                     };
-                    if sequence < p.next_sequence {
-                        return LogResponse::Ok; // a retry of a batch that was appended
-                    }
-                    if sequence > p.next_sequence {
-                        return LogResponse::Error(LogError::OutOfOrderSequence);
+                    let next = p.next_sequence;
+                    if sequence != next {
+                        // Kafka keeps the last five batches per producer: a retry of one of
+                        // them is acknowledged without appending it again; any other
+                        // sequence, older or ahead, is out of order.
+                        let duplicate = sequence < next && sequence.saturating_add(window) >= next;
+                        let event = EventKind::Fault {
+                            fault: if duplicate { "duplicate-sequence" } else { "out-of-order-sequence" }.into(),
+                            from: self.name.clone(),
+                            to: t.id.clone(),
+                            kind: format!("sequence {sequence}, next {next}"),
+                            call: None,
+                        };
+                        self.history.record(&self.name, event);
+                        return match duplicate {
+                            true => LogResponse::Ok,
+                            false => LogResponse::Error(LogError::OutOfOrderSequence),
+                        };
                     }
                     p.next_sequence += 1;
                 }
@@ -417,12 +443,13 @@ impl ExternalSystem for PartitionedLog {
     }
     fn serve(&self, inbox: Inbox) -> BoxFuture {
         let log = self.clone();
-        Box::pin(serve_requests(inbox, move |req| log.handle(req)))
+        Box::pin(serve_calls(inbox, move |caller, req| Some(log.handle(caller, req))))
     }
     fn configure(&self, setting: &Setting, _env: &SettingEnv) -> Result<(), String> {
         match setting {
             Setting::TransactionTimeoutMs(ms) => self.state.lock().unwrap().txn_timeout_ms = *ms,
             Setting::RetentionMs(ms) => self.state.lock().unwrap().retention_ms = *ms,
+            Setting::DeduplicationWindow(batches) => self.state.lock().unwrap().dedup_window = *batches,
             other => return Err(format!("the log {} has no setting {other:?}", self.name)),
         }
         Ok(())

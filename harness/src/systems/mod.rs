@@ -18,7 +18,7 @@ mod table;
 pub use collector::{Collector, CollectorClient};
 pub use fs::{FileSystem, FsClient, FsError, FsRequest, FsResponse};
 pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
-pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle};
+pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle, PRODUCER_STATE_BATCHES};
 pub use log_client::{LogClient, OutOfRange};
 pub use output::{read_all, Entry, OutputReader, Part};
 pub use table::{SnapshotTable, TableClient, TableRequest, TableResponse};
@@ -65,6 +65,11 @@ pub enum Setting {
     /// (the default). The checks excuse a deleted record from the output unless a completed
     /// checkpoint covered a read of it.
     RetentionMs(Option<u64>),
+    /// How many of a producer's last batches the log recognises a retried produce against
+    /// (acknowledged, not appended again); older retries are refused `OutOfOrderSequence`.
+    /// Kafka keeps five, the default; `None` recognises every batch, a kinder log than
+    /// Kafka's that hides a writer relying on it.
+    DeduplicationWindow(Option<u64>),
 }
 
 /// What a system may use when a setting changes: a seed for the random choices the setting
@@ -78,14 +83,34 @@ pub struct SettingEnv {
 
 /// [`serve_requests`] for a model that sometimes sends no answer: `handle` returns `None`
 /// for a request whose caller must time out.
-pub async fn serve_requests_or_drop<Req, Resp>(mut inbox: Inbox, mut handle: impl FnMut(Req) -> Option<Resp>)
+pub async fn serve_requests_or_drop<Req, Resp>(inbox: Inbox, mut handle: impl FnMut(Req) -> Option<Resp>)
+where
+    Req: DeserializeOwned,
+    Resp: Serialize,
+{
+    serve_calls(inbox, move |_, req| handle(req)).await
+}
+
+/// Who sent a request: the caller's node and the call's id (for history events that must
+/// say who was told what; the gateway's fault events name the same call id).
+#[derive(Clone, Debug)]
+pub struct Caller {
+    /// The caller's node.
+    pub node: String,
+    /// The call id.
+    pub call: Option<u64>,
+}
+
+/// [`serve_requests_or_drop`] for a model that needs to know who called.
+pub async fn serve_calls<Req, Resp>(mut inbox: Inbox, mut handle: impl FnMut(&Caller, Req) -> Option<Resp>)
 where
     Req: DeserializeOwned,
     Resp: Serialize,
 {
     while let Some(msg) = inbox.recv().await {
         let Ok(req) = msg.decode::<Req>() else { continue };
-        let resp = handle(req);
+        let caller = Caller { node: msg.from.clone(), call: msg.call };
+        let resp = handle(&caller, req);
         if let (Some(replier), Some(resp)) = (msg.replier, resp) {
             replier.reply(&resp);
         }

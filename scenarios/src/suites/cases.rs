@@ -105,6 +105,11 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     if !systems.is_empty() {
         lost_responses = lost_responses.requires("response-lost");
     }
+    if guarantee == DeliveryGuarantee::ExactlyOnce && !aimed.transactional.is_empty() {
+        // A transactional writer retries a produce whose answer was lost: the log must
+        // recognise the batch from its sequence (it keeps a producer's last five).
+        lost_responses = lost_responses.requires("produce-deduplicated");
+    }
     let mut single = case(
         "single split",
         1,

@@ -23,9 +23,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+
 /// What `all_visible` depends on: observed output changes, records produced, checkpoints
-/// completed.
-type VisibleKey = (u64, usize, usize);
+/// completed, fetches answered out of range.
+type VisibleKey = (u64, usize, usize, usize);
 
 /// Builds a task-executor node for subtask index `i`.
 pub(crate) type TeBuilder = Box<dyn Fn(usize) -> NodeHandle + Send + Sync>;
@@ -450,9 +451,10 @@ impl Control {
     /// Whether every expected record (produced at or after its split's declared start) is
     /// visible in the sink's output, as the harness last observed it.
     pub fn all_visible(&self) -> bool {
-        // What is expected changes with what is produced and, for a latest start, with the
-        // first checkpoint; what is visible with every observed change.
-        let key = (self.inner.observer.changes(), self.inner.history.produced(), self.inner.history.completed());
+        // What is expected changes with what is produced, with completed checkpoints and with
+        // fetches answered out of range; what is visible with every observed change.
+        let h = &self.inner.history;
+        let key = (self.inner.observer.changes(), h.produced(), h.completed(), h.out_of_range());
         if let Some((seen, answer)) = *self.inner.visible_cache.lock().unwrap() {
             if seen == key {
                 return answer;
