@@ -126,6 +126,9 @@ pub fn all() -> Vec<Target> {
         target("mutant: dedupes by reading back", "sink", Some("no-duplicates"), || {
             suites::sink(sink(DedupesByReadingBackSetup, &["sink-log"]))
         }),
+        target("mutant: retries at the barrier", "sink", Some("liveness"), || {
+            suites::sink(sink(RetriesAtTheBarrierSetup, &["sink-log"]))
+        }),
         target("mutant: resets to latest", "source", Some("no-loss"), || {
             suites::source(log_source_with(ResetsToLatest::NAME, |s| BuggySetup(s, ResetsToLatest)))
         }),

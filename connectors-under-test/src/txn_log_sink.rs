@@ -53,15 +53,15 @@ pub struct TxnLogSink {
 /// Its writer.
 pub struct TxnLogWriter {
     client: LogClient,
-    topic: String,
+    pub(crate) topic: String,
     id_prefix: String,
     pub(crate) partition: u32,
-    txn: TxnHandle,
+    pub(crate) txn: TxnHandle,
     /// The checkpoint number in the open transaction's id.
     number: CheckpointId,
     /// The barrier's flush just had the log take a batch into the open transaction.
     proven: bool,
-    sequence: u64,
+    pub(crate) sequence: u64,
     buffer: Vec<Record>,
     parallelism: usize,
 }

@@ -54,6 +54,13 @@ impl Scenario {
         s
     }
 
+    /// A copy of the scenario with `block` before its first block.
+    pub fn before(&self, block: Block) -> Scenario {
+        let mut s = self.clone();
+        s.blocks.insert(0, block);
+        s
+    }
+
     /// Appends a block. Panics with what to change if the block cannot run.
     pub fn then(mut self, block: impl Into<Block>) -> Self {
         let block = block.into();

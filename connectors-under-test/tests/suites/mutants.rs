@@ -425,6 +425,34 @@ fn a_reader_that_resets_to_the_end_when_retention_deleted_its_position_skips_wha
 }
 
 #[test]
+fn a_writer_that_retries_unanswered_sends_at_the_barrier_is_wedged_by_kafkas_five_batch_window() {
+    let suite = || suites::sink(contexts::sink(RetriesAtTheBarrierSetup, &["sink-log"]));
+    let fails = |r: &suites::CaseResult| r.reports.iter().any(|x| x.failed_checks().contains(&"liveness"));
+    let case = "lost responses";
+    let with = suite().only(case).seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fails);
+    print!("{with}");
+    let (_, report) = with.caught_by("liveness").expect("caught by liveness within 20 seeds");
+    assert!(report.marks.iter().any(|m| m == "sequence-rejected"), "the failing seed had no retry refused:\n{report}");
+    println!("caught by liveness in {case:?}, seed {}", report.seed);
+    // Against a log that recognises every retried batch, the same writer passes the same seeds.
+    let remembers_all = Block::Configure { system: "sink-log".into(), setting: Setting::DeduplicationWindow(None) };
+    let kind = suite().only(case).with_first(remembers_all.clone()).seeds(FIXED_SEEDS).run();
+    assert!(kind.failed_cases().is_empty(), "the writer fails without Kafka's window too:\n{kind}");
+    // Nothing but the window exposes it: over the whole suite, every failing seed had a
+    // retry refused, and with every batch remembered no case fails.
+    let all = suite().seeds(FIXED_SEEDS).run();
+    for case in &all.cases {
+        for report in case.reports.iter().filter(|r| !r.failed_checks().is_empty()) {
+            assert!(report.marks.iter().any(|m| m == "sequence-rejected"), "{:?} seed {} fails without a refused retry:\n{report}", case.case, report.seed);
+        }
+    }
+    assert!(!all.failed_cases().is_empty(), "{all}");
+    let kind = suite().with_first(remembers_all).seeds(FIXED_SEEDS).run();
+    let scenario_cases = kind.failed_cases().into_iter().filter(|c| c.case != "swarm").count(); // generated: no first block
+    assert_eq!(scenario_cases, 0, "the writer fails without Kafka's window too:\n{kind}");
+}
+
+#[test]
 fn a_writer_that_takes_a_longer_file_for_a_landed_append_builds_on_a_torn_one() {
     only_exposed_by(
         || suites::sink(contexts::sink(BuggyFileSinkSetup(TrustsServerLength), &["fs"])),

@@ -62,6 +62,8 @@ struct Settings {
     save_dir: Option<PathBuf>,
     /// A block taken out of every scenario case.
     without: Option<Block>,
+    /// A block put before every scenario case's first.
+    first: Option<Block>,
 }
 
 /// A named list of cases for one connector (or pair).
@@ -180,6 +182,8 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
         Body::Scenario(scenario) => {
             let edited = settings.without.as_ref().map(|b| scenario.without(b));
             let scenario = edited.as_ref().unwrap_or(scenario);
+            let prefixed = settings.first.as_ref().map(|b| scenario.before(b.clone()));
+            let scenario = prefixed.as_ref().unwrap_or(scenario);
             let out = match &settings.save_dir {
                 Some(dir) => scenario.run_saving(&mut runner, dir),
                 None => scenario.run(&mut runner),
@@ -290,7 +294,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
 impl Suite {
     fn new(name: String, cases: Vec<Case>) -> Self {
         let filter = std::env::var(CASE_VAR).ok().filter(|v| !v.is_empty());
-        Self { name, cases, settings: Settings { seeds: 200, first_seed: 1, save_dir: None, without: None }, filter, fail_fast: false }
+        Self { name, cases, settings: Settings { seeds: 200, first_seed: 1, save_dir: None, without: None, first: None }, filter, fail_fast: false }
     }
 
     /// Seeds per case (default 200; `CONNSIM_SEEDS` overrides, `CONNSIM_SEED` replays one).
@@ -316,6 +320,15 @@ impl Suite {
     /// case catches with it should survive the same seeds without it.
     pub fn without(mut self, block: impl Into<Block>) -> Self {
         self.settings.without = Some(block.into());
+        self
+    }
+
+    /// Runs every scenario case (not the swarm's generated ones) with `block` before its
+    /// first (for instance a setting that
+    /// makes an external system kinder than the real one): to show that a bug needs the real
+    /// system's behaviour, a mutant a case catches should survive the same seeds with it.
+    pub fn with_first(mut self, block: impl Into<Block>) -> Self {
+        self.settings.first = Some(block.into());
         self
     }
 
