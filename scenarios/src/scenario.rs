@@ -29,9 +29,19 @@ impl Scenario {
 
     /// The scenario with every top-level copy of `block` taken out; a crash aimed at a phase
     /// takes that phase's mark off the required ones, an error-reply fault the refusal marks, a
-    /// system setting its mark.
+    /// system setting its mark. Taking out a `during(fault, body)` takes out the fault and
+    /// keeps its body (and a delay takes its mark off).
     pub fn without(&self, block: &Block) -> Scenario {
         let mut s = self.clone();
+        if let Block::During { fault, body } = block {
+            for b in s.blocks.iter_mut().filter(|b| *b == block) {
+                *b = (**body).clone();
+            }
+            if matches!(fault, crate::block::Fault::Delay { .. }) {
+                s.requires.retain(|m| m != "message-delayed");
+            }
+            return s;
+        }
         s.blocks.retain(|b| b != block);
         if let Block::Crash { at: Some(phase), .. } = block {
             s.requires.retain(|m| m != phase.mark());

@@ -12,7 +12,8 @@
 //! which re-reads from the last checkpoint, writes those records again.
 //!
 //! Caught by: `no-duplicates`, only when a zombie writes after its replacement started (the
-//! `zombie(..)` block; a frozen worker waking up does the same).
+//! `zombie(..)` block; a frozen worker waking up does the same), or a crashed writer's slow
+//! request lands after its replacement read back ("slow requests outlive a crashed writer").
 
 use crate::log_sink::{LogSink, LogSinkSetup, NothingToCommit};
 use crate::BarrierMode;

@@ -298,6 +298,7 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::Configure { setting: Setting::TransactionTimeoutMs(Some(_)), .. } => Some("transaction-timed-out"),
         Block::Configure { setting: Setting::TornAppends(_), .. } => Some("append-torn"),
         Block::Configure { setting: Setting::RetentionMs(Some(_)), .. } => Some("offset-out-of-range"),
+        Block::During { fault: Fault::Delay { .. }, .. } => Some("message-delayed"),
         _ => None,
     }
 }
@@ -388,17 +389,28 @@ fn a_writer_that_deduplicates_by_reading_its_output_back_writes_again_what_a_zom
         zombie(Worker::Any, 800),
         "no-duplicates",
     );
-    // Nothing but a zombie exposes it: every seed of the whole suite that it fails had an
-    // attempt write after its replacement started (message loss that fools the failure
-    // detector, a frozen worker, a generated partition make zombies too).
+    // A request slower than its caller does the same: it lands after its writer crashed and
+    // the replacement read the output back.
+    let (from, to) = (Some(Target::Worker(Worker::Nth(1))), Some(Target::System("sink-log".into())));
+    let slow = Fault::Delay { ms: 400, kind: None, from, to };
+    let crash_while_slow = during(slow, wait(250).then(crash(Worker::Nth(1)).restart_after(100)).then(wait(20)));
+    only_exposed_by(
+        || suites::sink(contexts::sink(DedupesByReadingBackSetup, &["sink-log"])),
+        "slow requests outlive a crashed writer",
+        crash_while_slow,
+        "no-duplicates",
+    );
+    // Nothing but a write landing after its writer was replaced exposes it: every seed of the
+    // whole suite that it fails had a zombie (message loss that fools the failure detector,
+    // a frozen worker, a generated partition make zombies too) or a delayed request.
     let all = suites::sink(contexts::sink(DedupesByReadingBackSetup, &["sink-log"])).seeds(FIXED_SEEDS).run();
     let mut failed = 0;
     for case in &all.cases {
         for report in case.reports.iter().filter(|r| !r.failed_checks().is_empty()) {
             failed += 1;
             assert!(
-                report.marks.iter().any(|m| m == "zombie-wrote-after-replacement"),
-                "{:?} seed {} fails without a zombie:\n{report}",
+                report.marks.iter().any(|m| m == "zombie-wrote-after-replacement" || m == "message-delayed"),
+                "{:?} seed {} fails without a zombie or a late request:\n{report}",
                 case.case,
                 report.seed
             );

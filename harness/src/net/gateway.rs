@@ -51,7 +51,12 @@ impl Gateway {
     /// crashed the dispatcher dies with it. Any earlier incarnation's queue is discarded.
     pub fn bind(&self, addr: &str) -> (Endpoint, Inbox) {
         let mailbox = Arc::new(Mailbox::default());
-        self.state.lock().unwrap().mailboxes.insert(addr.to_string(), mailbox.clone());
+        let mut s = self.state.lock().unwrap();
+        s.mailboxes.insert(addr.to_string(), mailbox.clone());
+        // A new incarnation opens new connections: its messages do not queue behind what its
+        // previous incarnation sent (still on its way), nor behind what was sent to it.
+        s.link_last.retain(|(from, to), _| from != addr && to != addr);
+        drop(s);
         Endpoint::start(addr.to_string(), self.clone(), mailbox)
     }
 

@@ -9,6 +9,10 @@
 //!
 //! Every message is serialized (bincode) by the sender and deserialized by the receiver,
 //! so a serializer bug in a split, a state or a committable shows up as a failed run.
+//!
+//! Links are FIFO per incarnation, as TCP connections are: a node that restarts opens new
+//! links, so what it sends does not queue behind what its previous incarnation sent and is
+//! still on its way (a delayed request may land after its sender's next incarnation acted).
 
 mod endpoint;
 mod faults;

@@ -2,8 +2,8 @@
 //! what Flink's lack — crashes at every two-phase-commit phase, job-master failover, lost
 //! notifications, RPC faults, lost responses and lost commit requests, external systems
 //! crashing mid-stream or refusing requests, zombies (a worker cut off from the job master,
-//! a frozen worker waking up), splits appearing while the source system is unreachable, a
-//! source falling behind its log's retention, an
+//! a frozen worker waking up), slow requests outliving a crashed writer, splits appearing
+//! while the source system is unreachable, a source falling behind its log's retention, an
 //! unbounded job that must stay put after it converged, a swarm case.
 //!
 //! Every case's input arrives over [`PACE_MS`] of virtual time, so its checkpoints and
@@ -166,6 +166,20 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     if !aimed.sink.is_empty() && exactly_once {
         refusals = refusals.requires("commit-request-refused");
     }
+    // One worker's requests to the sink's systems take 400 ms longer (a stuck connection,
+    // far past the clients' timeouts), and the worker crashes 250 ms in: what it sent lands
+    // after it died, after its replacement started and looked at the output (as a request
+    // stuck in a slow server outlives its client). A late write must be fenced, or harmless.
+    let written: Vec<&String> = aimed.sink.iter().filter(|s| s.as_str() != "collector").collect();
+    let late = (!written.is_empty()).then(|| {
+        let mut body = wait(250).then(crash(Worker::Nth(1)).restart_after(100)).then(wait(20));
+        for s in &written {
+            let (from, to) = (Some(Target::Worker(Worker::Nth(1))), Some(Target::System(s.to_string())));
+            body = during(Fault::Delay { ms: 400, kind: None, from, to }, body);
+        }
+        let late = Scenario::new("slow requests outlive a crashed writer").then(wait(100)).then(body).then(wait(500));
+        late.requires("message-delayed").requires("crash")
+    });
     // A task executor is cut off from the job master, and only from it, for longer than the
     // job master's heartbeat timeout: its subtask is redeployed to a spare slot while the
     // cut-off attempt runs on and keeps writing, until its own lease runs out.
@@ -342,6 +356,9 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             body: Body::Swarm,
         },
     ];
+    if let Some(late) = late {
+        cases.insert(cases.len() - 1, case("slow requests outlive a crashed writer", 4, Region, late));
+    }
     if exactly_once && !aimed.transactional.is_empty() {
         // An exactly-once sink writes in transactions. The log aborts transactions open longer than 250 ms. The only writer is down longer
         // than that: its open transaction times out (data the source replays), while each
