@@ -129,6 +129,9 @@ pub fn all() -> Vec<Target> {
         target("mutant: retries at the barrier", "sink", Some("liveness"), || {
             suites::sink(sink(RetriesAtTheBarrierSetup, &["sink-log"]))
         }),
+        target("mutant: split state takes the fetch position", "source", Some("no-loss"), || {
+            suites::source(log_source_with("snapshots-fetch-position", SnapshotsFetchPositionSetup))
+        }),
         target("mutant: resets to latest", "source", Some("no-loss"), || {
             suites::source(log_source_with(ResetsToLatest::NAME, |s| BuggySetup(s, ResetsToLatest)))
         }),

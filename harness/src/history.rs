@@ -117,6 +117,9 @@ pub enum EventKind {
     /// answered out of range: retention had deleted everything below `start`, so positions
     /// `offset..start` are lost to that reader.
     OutOfRange { split: String, offset: u64, start: u64, reader: String, call: Option<u64> },
+    /// A request from `from` was still on its way to `to` when `from` went down: it lands
+    /// without its sender (a request stuck in a slow server outlives its client).
+    Orphaned { from: String, to: String, kind: String, call: u64 },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system
@@ -157,7 +160,8 @@ impl History {
         Self::default()
     }
 
-    /// Appends an event stamped with the current virtual time.
+    /// Appends an event stamped with the current virtual time (records one attempt emits at
+    /// one instant, with nothing in between, extend the last `Emitted` event).
     pub fn record(&self, node: &str, kind: EventKind) {
         let t_us = madsim::time::TimeHandle::try_current()
             .map(|t| t.elapsed().as_micros() as u64)
@@ -175,7 +179,20 @@ impl History {
             }
             _ => {}
         }
-        self.events.lock().unwrap().push(Event { t_us, node: node.to_string(), kind });
+        let mut events = self.events.lock().unwrap();
+        // A reader emits one record per poll: records one attempt emits at one instant, with
+        // nothing recorded in between, are one event (as a batch emitted at once was).
+        if let EventKind::Emitted { subtask, attempt, ids } = &kind {
+            if let Some(Event { t_us: t, node: n, kind: EventKind::Emitted { subtask: s, attempt: a, ids: last } }) =
+                events.last_mut()
+            {
+                if *t == t_us && n == node && s == subtask && a == attempt {
+                    last.extend_from_slice(ids);
+                    return;
+                }
+            }
+        }
+        events.push(Event { t_us, node: node.to_string(), kind });
     }
 
     /// Records that `record` was produced into a source system at position `pos` of split

@@ -277,6 +277,6 @@ fn the_log_recognises_a_retry_of_its_last_five_batches_only() {
                 _ => None,
             })
             .collect();
-        assert_eq!(faults, ["duplicate-sequence", "duplicate-sequence", "out-of-order-sequence", "out-of-order-sequence"]);
+        assert_eq!(faults, ["duplicate-sequence", "duplicate-sequence", "stale-sequence", "out-of-order-sequence"]);
     });
 }

@@ -30,15 +30,15 @@ impl Scenario {
     /// The scenario with every top-level copy of `block` taken out; a crash aimed at a phase
     /// takes that phase's mark off the required ones, an error-reply fault the refusal marks, a
     /// system setting its mark. Taking out a `during(fault, body)` takes out the fault and
-    /// keeps its body (and a delay takes its mark off).
+    /// keeps its body (a delay takes the delay marks off once no delay is left).
     pub fn without(&self, block: &Block) -> Scenario {
         let mut s = self.clone();
         if let Block::During { fault, body } = block {
             for b in s.blocks.iter_mut().filter(|b| *b == block) {
                 *b = (**body).clone();
             }
-            if matches!(fault, crate::block::Fault::Delay { .. }) {
-                s.requires.retain(|m| m != "message-delayed");
+            if matches!(fault, crate::block::Fault::Delay { .. }) && !s.blocks.iter().any(delays) {
+                s.requires.retain(|m| m != "message-delayed" && m != "request-outlived-its-sender");
             }
             return s;
         }
@@ -223,5 +223,17 @@ impl ScenarioOutcome {
     /// Reports of failed seeds.
     pub fn failures(&self) -> Vec<&RunReport> {
         self.outcome.failures()
+    }
+}
+
+/// Whether `block` delays messages anywhere inside it.
+fn delays(block: &Block) -> bool {
+    match block {
+        Block::Fault { fault: crate::block::Fault::Delay { .. }, .. } => true,
+        Block::During { fault: crate::block::Fault::Delay { .. }, .. } => true,
+        Block::During { body, .. } | Block::Repeat { block: body, .. } | Block::TimeLimit { block: body, .. } => delays(body),
+        Block::Seq(v) | Block::OneOf(v) => v.iter().any(delays),
+        Block::Phases { safety, .. } => delays(safety),
+        _ => false,
     }
 }

@@ -32,6 +32,7 @@ mod resets_to_latest;
 mod retries_at_the_barrier;
 mod restarts_returned_splits;
 mod skips_restored_checkpoint;
+mod snapshots_fetch_position;
 mod snapshot_omits_pending;
 mod trusts_server_length;
 mod stale_output_version;
@@ -71,6 +72,9 @@ pub use retries_at_the_barrier::{RetriesAtTheBarrierSetup, RetriesAtTheBarrierSi
 pub use restarts_returned_splits::RestartsReturnedSplits;
 pub use skips_restored_checkpoint::SkipsRestoredCheckpoint;
 pub use snapshot_omits_pending::SnapshotOmitsPending;
+pub use snapshots_fetch_position::{
+    FetchPositionEmitter, FetchPositionReader, SnapshotsFetchPositionSetup, SnapshotsFetchPositionSource,
+};
 pub use stale_output_version::StaleOutputVersionSetup;
 pub use stale_reader_snapshot::StaleReaderSnapshot;
 pub use trusts_server_length::TrustsServerLength;

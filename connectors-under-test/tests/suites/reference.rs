@@ -72,6 +72,16 @@ fn txn_log_sink_passes_the_sink_suite() {
     check(suites::sink(contexts::txn_log_sink()));
 }
 
+/// The transactional log sink retries a produce whose answer was lost, and the log
+/// recognises the batch from its sequence (Kafka's idempotent produce), never writing it twice.
+#[test]
+fn txn_log_sink_retries_are_recognised_by_the_log() {
+    let outcome = suites::sink(contexts::txn_log_sink()).only("lost responses").seeds(SEEDS).run();
+    outcome.assert_ok();
+    let reached = outcome.cases.iter().flat_map(|c| &c.reports).any(|r| r.marks.iter().any(|m| m == "produce-deduplicated"));
+    assert!(reached, "no retried produce was deduplicated in {SEEDS} seeds:\n{outcome}");
+}
+
 #[test]
 fn table_sink_passes_the_sink_suite() {
     check(suites::sink(contexts::table_sink()));

@@ -11,12 +11,13 @@
 //! ```
 //!
 //! Split states advance only when records are *emitted*, never when fetched, so a snapshot
-//! always matches what went downstream before the barrier.
+//! always matches what went downstream before the barrier. As Flink's, `poll_next` emits
+//! one fetched element per call: a barrier can fall between any two records of a batch.
 
 use super::source::{InputStatus, ReaderContext, ReaderOutput, SourceReader, Split, SplitId};
 use crate::error::{ConnectorError, RetryHint};
 use crate::history::CheckpointId;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -122,6 +123,9 @@ pub struct SourceReaderBase<SR: SplitReader, RE: RecordEmitter> {
     queue_tx: mpsc::Sender<Fetched<SR::Element>>,
     queue_rx: mpsc::Receiver<Fetched<SR::Element>>,
     stash: Option<Fetched<SR::Element>>,
+    /// The batch being emitted, one element per poll, and the splits it finishes.
+    current: VecDeque<(SplitId, SR::Element)>,
+    finishing: Vec<SplitId>,
     no_more_splits: bool,
     request_splits: bool,
 }
@@ -167,6 +171,8 @@ where
             queue_tx,
             queue_rx,
             stash: None,
+            current: VecDeque::new(),
+            finishing: Vec::new(),
             no_more_splits: false,
             request_splits: false,
         }
@@ -284,36 +290,45 @@ where
     }
 
     fn poll_next(&mut self, output: &mut ReaderOutput) -> Result<InputStatus, ConnectorError> {
-        let next = match self.stash.take() {
-            Some(batch) => batch,
-            None => match self.queue_rx.try_recv() {
-                Ok(batch) => batch,
-                Err(_) => return Ok(self.idle_status()),
-            },
-        };
-        let batch = next?;
-        for (split, element) in batch.elements {
+        if self.current.is_empty() && self.finishing.is_empty() {
+            let next = match self.stash.take() {
+                Some(batch) => batch,
+                None => match self.queue_rx.try_recv() {
+                    Ok(batch) => batch,
+                    Err(_) => return Ok(self.idle_status()),
+                },
+            };
+            let batch = next?;
+            self.current = batch.elements.into();
+            self.finishing = batch.finished;
+        }
+        // One element per poll (elements of splits no longer assigned are skipped).
+        while let Some((split, element)) = self.current.pop_front() {
             if let Some(state) = self.states.get_mut(&split) {
                 self.emitter.emit(element, output, state);
+                break;
             }
         }
-        for split in batch.finished {
-            if self.states.remove(&split).is_some() {
-                output.finished_splits.push(split);
-                if self.request_splits {
-                    self.ctx.send_split_request();
+        // A batch's finished splits end right after its last element.
+        if self.current.is_empty() {
+            for split in std::mem::take(&mut self.finishing) {
+                if self.states.remove(&split).is_some() {
+                    output.finished_splits.push(split);
+                    if self.request_splits {
+                        self.ctx.send_split_request();
+                    }
                 }
             }
         }
-        if self.queue_rx.is_empty() {
-            Ok(self.idle_status())
-        } else {
+        if !self.current.is_empty() || !self.queue_rx.is_empty() {
             Ok(InputStatus::MoreAvailable)
+        } else {
+            Ok(self.idle_status())
         }
     }
 
     async fn available(&mut self) {
-        if self.stash.is_some() {
+        if self.stash.is_some() || !self.current.is_empty() {
             return;
         }
         match self.queue_rx.recv().await {
@@ -358,6 +373,7 @@ where
             }
         }
         self.stash = None;
+        self.current.clear();
         for mut ack in acks {
             loop {
                 tokio::select! {

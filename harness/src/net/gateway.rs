@@ -75,8 +75,20 @@ impl Gateway {
     }
 
     /// Marks `addr` as down: queued and future messages to it are lost until it binds again.
+    /// Requests it sent that are still on their way land without their sender; each is
+    /// recorded ([`EventKind::Orphaned`]).
     pub fn node_down(&self, addr: &str) {
-        self.state.lock().unwrap().mailboxes.remove(addr);
+        let mut s = self.state.lock().unwrap();
+        s.mailboxes.remove(addr);
+        let orphans: Vec<(String, String, u64)> = s
+            .mailboxes
+            .iter()
+            .flat_map(|(to, m)| m.requests_from(addr).into_iter().map(move |(kind, call)| (to.clone(), kind, call)))
+            .collect();
+        drop(s);
+        for (to, kind, call) in orphans {
+            self.history.record("gateway", EventKind::Orphaned { from: addr.to_string(), to, kind, call });
+        }
     }
 
     /// Installs a fault rule.

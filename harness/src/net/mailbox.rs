@@ -63,6 +63,21 @@ impl Mailbox {
         self.notify.notify_one();
     }
 
+    /// The requests from `from` still queued here (not delivered yet), in delivery order:
+    /// their kind and call id.
+    pub fn requests_from(&self, from: &str) -> Vec<(String, u64)> {
+        let q = self.queue.lock().unwrap();
+        let mut found: Vec<(Duration, u64, String, u64)> = q
+            .iter()
+            .filter_map(|x| match x.env.tag {
+                Tag::Request(call) if x.env.from == from => Some((x.at, x.seq, x.env.kind.clone(), call)),
+                _ => None,
+            })
+            .collect();
+        found.sort_by_key(|(at, seq, ..)| (*at, *seq));
+        found.into_iter().map(|(_, _, kind, call)| (kind, call)).collect()
+    }
+
     /// Waits for the next envelope whose delivery time has come.
     pub async fn pop(&self) -> Envelope {
         loop {

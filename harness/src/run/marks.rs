@@ -49,8 +49,10 @@ pub const MARKS: &[(&str, &str)] = &[
     ("commit-request-refused", "an external system refused a request while a committer was committing"),
     ("transaction-timed-out", "the log aborted a transaction open longer than its transaction timeout"),
     ("append-torn", "the file system wrote only part of an append and did not answer"),
+    ("request-outlived-its-sender", "a request to an external system was still on its way when its sender went down"),
+    ("sequence-gap", "the log refused a produce that skipped a sequence number (an earlier batch was lost)"),
     ("produce-deduplicated", "the log acknowledged a retried batch it had appended without appending it again"),
-    ("sequence-rejected", "the log refused a produce whose sequence was neither the next nor one of its last five batches"),
+    ("sequence-rejected", "the log refused a retried produce older than the producer's last five batches"),
     ("offset-out-of-range", "a reader fetched from an offset retention had deleted and was told it is out of range"),
     ("zombie-wrote-after-replacement", "an attempt replaced on another task executor (a zombie, cut off from the job master) still read and wrote records after its replacement started"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
@@ -183,7 +185,8 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                     "txn-timeout" => "transaction-timed-out",
                     "torn-append" => "append-torn",
                     "duplicate-sequence" => "produce-deduplicated",
-                    "out-of-order-sequence" => "sequence-rejected",
+                    "stale-sequence" => "sequence-rejected",
+                    "out-of-order-sequence" => "sequence-gap",
                     _ => "message-dropped",
                 });
                 if fault == "drop" && kind == "Notify" {
@@ -205,6 +208,9 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             }
             EventKind::OutOfRange { .. } => {
                 marks.insert("offset-out-of-range");
+            }
+            EventKind::Orphaned { to, .. } if is_system(to) => {
+                marks.insert("request-outlived-its-sender");
             }
             EventKind::Paused { .. } => {
                 marks.insert("paused");

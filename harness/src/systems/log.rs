@@ -341,7 +341,12 @@ impl PartitionedLog {
                         // sequence, older or ahead, is out of order.
                         let duplicate = sequence < next && sequence.saturating_add(window) >= next;
                         let event = EventKind::Fault {
-                            fault: if duplicate { "duplicate-sequence" } else { "out-of-order-sequence" }.into(),
+                            fault: match (duplicate, sequence < next) {
+                                (true, _) => "duplicate-sequence",
+                                (false, true) => "stale-sequence",
+                                (false, false) => "out-of-order-sequence",
+                            }
+                            .into(),
                             from: self.name.clone(),
                             to: t.id.clone(),
                             kind: format!("sequence {sequence}, next {next}"),
