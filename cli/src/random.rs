@@ -39,14 +39,17 @@ fn target<T: Testbed>(
     let make = std::rc::Rc::new(make);
     let again = make.clone();
     Target {
-        name: format!("{name} [{failover:?}]"),
+        name: format!("{name} [{failover:?}, {} at once]", checkpoints_at_once(failover)),
         testbed: make().name(),
         replay: Box::new(move |case| case.replay(&Runner::new(again()))),
         expect_failed_check: expect,
         run: Box::new(move |seeds, jobs| {
             let mut outcome = Outcome { reports: Vec::new(), nondeterministic: Vec::new() };
             let mut r = Runner::new(make());
-            r.jobs(jobs).configure(|c| c.job.failover = failover);
+            r.jobs(jobs).configure(|c| {
+                c.job.failover = failover;
+                c.job.max_concurrent_checkpoints = checkpoints_at_once(failover);
+            });
             // Consecutive runs keep the seeds of a shard together.
             for chunk in seeds.chunk_by(|a, b| b == &(a + 1)) {
                 r.first_seed(chunk[0]).seeds(chunk.len() as u64);
@@ -56,6 +59,15 @@ fn target<T: Testbed>(
             }
             outcome
         }),
+    }
+}
+
+/// Checkpoints pending at once: region-failover targets let two overlap, global ones one, so
+/// the sweep covers both.
+fn checkpoints_at_once(failover: FailoverStrategy) -> usize {
+    match failover {
+        Region => 2,
+        Global => 1,
     }
 }
 

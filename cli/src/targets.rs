@@ -105,6 +105,9 @@ pub fn all() -> Vec<Target> {
         target("mutant: aborts peers' transactions", "sink", Some("no-loss"), || {
             suites::sink(sink(AbortsPeersTransactionsSetup, &["sink-log"]))
         }),
+        target("mutant: commits all on notify", "sink", Some("no-premature-visibility"), || {
+            suites::sink(sink(CommitsOnNotifySetup { covered_only: false }, &["sink-log"]))
+        }),
         target("mutant: copies recovered files", "sink", Some("no-duplicates"), || {
             suites::sink(sink(BuggyFileSinkSetup(CopiesRecoveredFiles), &["fs"]))
         }),

@@ -60,6 +60,10 @@ pub enum EventKind {
     CheckpointCompleted { checkpoint: CheckpointId },
     /// The checkpoint was aborted.
     CheckpointAborted { checkpoint: CheckpointId, reason: String },
+    /// A subtask heard that `checkpoint` completed after it had already taken the barrier of
+    /// the later checkpoint `barrier` (checkpoints overlapped): what it prepared since
+    /// `checkpoint`'s barrier is not covered by the notification.
+    LateNotification { subtask: usize, attempt: u64, checkpoint: CheckpointId, barrier: CheckpointId },
     /// A committer asked the external system to commit.
     CommitAttempt { subtask: usize, attempt: u64, checkpoint: CheckpointId, requests: usize },
     /// The outcome of one commit request.

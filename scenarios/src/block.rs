@@ -124,6 +124,17 @@ pub enum Block {
         /// Who misses it.
         worker: Worker,
     },
+    /// The worker's next snapshot is slow: it acknowledges `ms` after its barrier (a slow
+    /// synchronous snapshot; the subtask reads nothing and takes no later barrier meanwhile),
+    /// so the checkpoint stays pending that long and, with more than one checkpoint allowed at
+    /// once, the next one is triggered meanwhile and the other subtasks take its barrier. The
+    /// block itself takes no time.
+    SlowSnapshot {
+        /// Whose snapshot.
+        worker: Worker,
+        /// How long it takes.
+        ms: u64,
+    },
     /// The worker's next start is slow: its reader registers `ms` late (its splits wait in
     /// the enumerator meanwhile).
     SlowStart {
@@ -255,7 +266,7 @@ impl Block {
     }
 
     /// Every block kind's name, as [`Block::kind`] gives it.
-    pub const KINDS: [&'static str; 22] = [
+    pub const KINDS: [&'static str; 23] = [
         "produce",
         "add_splits",
         "checkpoint",
@@ -264,6 +275,7 @@ impl Block {
         "lose_notify",
         "crash",
         "slow_start",
+        "slow_snapshot",
         "pause",
         "fault",
         "configure",
@@ -291,6 +303,7 @@ impl Block {
             Block::LoseNotify { .. } => "lose_notify",
             Block::Crash { .. } => "crash",
             Block::SlowStart { .. } => "slow_start",
+            Block::SlowSnapshot { .. } => "slow_snapshot",
             Block::Pause { .. } => "pause",
             Block::Fault { .. } => "fault",
             Block::Configure { .. } => "configure",
@@ -400,6 +413,11 @@ impl From<Crash> for Block {
 /// The worker's next start registers its reader `ms` late.
 pub fn slow_start(worker: Worker, ms: u64) -> Block {
     Block::SlowStart { worker, ms }
+}
+
+/// `worker`'s next snapshot takes `ms` before it acknowledges (see [`Block::SlowSnapshot`]).
+pub fn slow_snapshot(worker: Worker, ms: u64) -> Block {
+    Block::SlowSnapshot { worker, ms }
 }
 
 /// Crash `target` (a [`Worker`], [`Target::JobMaster`] or [`Target::System`]); it restarts 50 ms later.

@@ -100,6 +100,7 @@ fn leaves(g: &Generator, max_p: f64) -> Vec<Option<BoxedStrategy<Block>>> {
         }),
         Some(worker().prop_map(block::lose_notify).boxed()),
         Some((worker(), 10..200u64).prop_map(|(w, ms)| block::slow_start(w, ms)).boxed()),
+        Some((worker(), 10..300u64).prop_map(|(w, ms)| block::slow_snapshot(w, ms)).boxed()),
         Some(worker().prop_map(block::decline_checkpoint).boxed()),
         Some(Just(block::checkpoint_timeout()).boxed()),
         Some((fault(max_p, &g.systems), 10..500u64).prop_map(|(fault, for_ms)| Block::Fault { fault, for_ms }).boxed()),

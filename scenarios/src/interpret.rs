@@ -99,6 +99,7 @@ impl Block {
                 | Block::CheckpointTimeout
                 | Block::LoseNotify { .. }
                 | Block::SlowStart { .. }
+                | Block::SlowSnapshot { .. }
                 | Block::Crash { .. }
                 | Block::Pause { .. }
                 | Block::Fault { .. }
@@ -164,6 +165,11 @@ impl Block {
                     }
                     checkpoint(control).await;
                     remove(control, ids);
+                }
+                Block::SlowSnapshot { worker, ms } => {
+                    for k in workers(control, *worker) {
+                        control.slow_snapshot(k, *ms);
+                    }
                 }
                 Block::SlowStart { worker, ms } => {
                     for k in workers(control, *worker) {

@@ -100,6 +100,7 @@ impl Block {
             Block::CheckpointTimeout => "checkpoint_timeout()".into(),
             Block::LoseNotify { worker: w } => format!("lose_notify({})", worker(w)),
             Block::SlowStart { worker: w, ms } => format!("slow_start({}, {ms})", worker(w)),
+            Block::SlowSnapshot { worker: w, ms } => format!("slow_snapshot({}, {ms})", worker(w)),
             Block::Crash { target: t, at, restart_after_ms } => {
                 let mut s = format!("crash({})", target(t));
                 if let Some(p) = at {

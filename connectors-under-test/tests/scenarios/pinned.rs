@@ -4,10 +4,12 @@
 
 use connsim_scenarios::prelude::*;
 
-/// Checkpoint blocks: trigger, decline, time out, lose notifications; a checkpoint taken
-/// while a restarted reader registers late.
+/// Checkpoint blocks: trigger, decline, time out, a slow snapshot, lose notifications; a
+/// checkpoint taken while a restarted reader registers late.
 pub fn checkpoints() -> Scenario {
     Scenario::new("checkpoints")
+        .then(checkpoint())
+        .then(slow_snapshot(Worker::Nth(3), 150))
         .then(checkpoint())
         .then(decline_checkpoint(Worker::Nth(1)))
         .then(checkpoint_timeout())

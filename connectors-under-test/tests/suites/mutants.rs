@@ -483,3 +483,32 @@ fn a_writer_that_takes_a_longer_file_for_a_landed_append_builds_on_a_torn_one() 
         "no-loss",
     );
 }
+
+#[test]
+fn a_writer_that_commits_everything_pending_on_any_notification_shows_a_later_checkpoint_early() {
+    let mutant = || suites::sink(contexts::sink(CommitsOnNotifySetup { covered_only: false }, &["sink-log"]));
+    let check = "no-premature-visibility";
+    let case = "overlapping checkpoints";
+    let fails = |r: &suites::CaseResult| r.reports.iter().any(|x| x.failed_checks().contains(&check));
+    let with = mutant().only(case).seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fails);
+    print!("{with}");
+    let Some((_, report)) = with.caught_by(check) else {
+        panic!("the mutant survived {case:?}: {check} never failed within {FIXED_SEEDS} seeds\n{with}");
+    };
+    assert!(
+        report.marks.iter().any(|m| m == "notified-after-later-barrier"),
+        "the failing seed never delivered a notification after a later barrier"
+    );
+    println!("caught by {check} in {case:?}, seed {}", report.seed);
+    // One checkpoint at a time: notify(c) always comes before barrier c + 1, and the bug hides.
+    let one_at_a_time = mutant().only(case).concurrent_checkpoints(1).seeds(FIXED_SEEDS).run();
+    print!("{one_at_a_time}");
+    assert_eq!(one_at_a_time.cases.len(), 1, "the case ran");
+    assert!(one_at_a_time.caught_by(check).is_none(), "{case:?} fails {check} with one checkpoint at a time too\n{one_at_a_time}");
+    // Committing on notification only what it covers is correct.
+    let fixed = suites::sink(contexts::sink(CommitsOnNotifySetup { covered_only: true }, &["sink-log"]));
+    let fixed = fixed.only(case).seeds(FIXED_SEEDS).run();
+    print!("{fixed}");
+    assert_eq!(fixed.cases.len(), 1, "the case ran");
+    assert!(fixed.failed_cases().is_empty(), "the fixed writer fails {case:?}\n{fixed}");
+}

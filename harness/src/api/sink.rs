@@ -7,6 +7,10 @@
 //!  notify_checkpoint_complete(c) or restore ─▶ Committer::commit(requests ≤ c) ◀──────────┘
 //! ```
 //!
+//! With more than one checkpoint pending at once, a writer may prepare the committables of
+//! `c + 1` before `c` completes: the committer is handed only those of completed checkpoints.
+//! Committables of an aborted checkpoint are committed with the next one that completes.
+//!
 //! Commits must be idempotent: after a restore the runtime commits recovered committables
 //! again, and a commit whose response was lost is retried.
 
@@ -117,6 +121,26 @@ pub trait SinkWriter: Send + 'static {
     /// The writer's state for `checkpoint`, after `prepare_commit`.
     fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> Vec<Self::State> {
         Vec::new()
+    }
+    /// Checkpoint `checkpoint` completed (as a Flink operator that is a `CheckpointListener`
+    /// hears it). Best effort: a notification may be lost, and with more than one checkpoint
+    /// pending at once it may arrive after the writer prepared later checkpoints' committables,
+    /// which it does not cover. Committing belongs to the [`Committer`]; a writer that acts
+    /// here must act only on what `checkpoint` covers. Default: nothing.
+    fn notify_checkpoint_complete(
+        &mut self,
+        _checkpoint: CheckpointId,
+    ) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        async { Ok(()) }
+    }
+    /// Checkpoint `checkpoint` was aborted: it will never complete, and its committables are
+    /// committed with the next checkpoint that does (best effort, as
+    /// [`SplitEnumerator::notify_checkpoint_aborted`](crate::api::SplitEnumerator)). Default: nothing.
+    fn notify_checkpoint_aborted(
+        &mut self,
+        _checkpoint: CheckpointId,
+    ) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        async { Ok(()) }
     }
     /// The writer is done: its attempt finished, was cancelled, or failed. Called once; a
     /// crash of its task executor calls nothing. Default: nothing to release.

@@ -174,8 +174,15 @@ pub trait SplitEnumerator: Send + 'static {
     fn add_reader(&mut self, subtask: usize, ctx: &mut EnumeratorContext<Self::Split>);
     /// The enumerator's state for checkpoint `checkpoint`.
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Self::State;
-    /// Checkpoint `checkpoint` completed.
+    /// Checkpoint `checkpoint` completed. With more than one checkpoint pending at once
+    /// ([`JobConfig::max_concurrent_checkpoints`](crate::cluster::JobConfig)), later
+    /// checkpoints may have been triggered already: this one covers only what its own
+    /// snapshot held.
     fn notify_checkpoint_complete(&mut self, _checkpoint: CheckpointId) {}
+    /// Checkpoint `checkpoint` was aborted (declined, expired, subsumed by a later one, or
+    /// given up in a failover), as Flink's `notifyCheckpointAborted`: its snapshot will never
+    /// be restored. Best effort: it may never arrive.
+    fn notify_checkpoint_aborted(&mut self, _checkpoint: CheckpointId) {}
     /// A reader sent a connector-defined event.
     fn handle_source_event(&mut self, _subtask: usize, _event: Vec<u8>, _ctx: &mut EnumeratorContext<Self::Split>) {}
     /// The reader of `subtask` failed (before its splits come back through
@@ -282,8 +289,12 @@ pub trait SourceReader: Send + 'static {
     fn notify_no_more_splits(&mut self);
     /// The reader's splits with their current progress, for checkpoint `checkpoint`.
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<Self::Split>;
-    /// Checkpoint `checkpoint` completed.
+    /// Checkpoint `checkpoint` completed (best effort: a notification may be lost, and may
+    /// arrive after the barrier of a later checkpoint). Everything up to it is safe.
     fn notify_checkpoint_complete(&mut self, _checkpoint: CheckpointId) {}
+    /// Checkpoint `checkpoint` was aborted: its snapshot will never be restored (best effort,
+    /// as [`SplitEnumerator::notify_checkpoint_aborted`]).
+    fn notify_checkpoint_aborted(&mut self, _checkpoint: CheckpointId) {}
     /// A connector-defined event from the enumerator.
     fn handle_source_event(&mut self, _event: Vec<u8>) {}
     /// Pauses and resumes splits (watermark alignment).

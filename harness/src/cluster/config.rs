@@ -26,8 +26,14 @@ pub struct JobConfig {
     pub spare_task_executors: usize,
     /// Virtual time between checkpoint triggers.
     pub checkpoint_interval_ms: u64,
-    /// A checkpoint not complete after this long is aborted.
+    /// A checkpoint not complete after this long is aborted (it expires, as in Flink).
     pub checkpoint_timeout_ms: u64,
+    /// How many checkpoints may be pending at once (Flink's
+    /// `execution.checkpointing.max-concurrent-checkpoints`). With more than one, the next
+    /// checkpoint can be triggered before the previous one completed, so a subtask may take
+    /// barrier `c + 1` before it hears that `c` completed. 0 counts as 1.
+    #[serde(default = "one")]
+    pub max_concurrent_checkpoints: usize,
     /// Recovery strategy.
     pub failover: FailoverStrategy,
     /// Virtual time between heartbeats to each task executor.
@@ -80,6 +86,7 @@ impl Default for JobConfig {
             spare_task_executors: 1,
             checkpoint_interval_ms: 100,
             checkpoint_timeout_ms: 400,
+            max_concurrent_checkpoints: 1,
             failover: FailoverStrategy::Region,
             heartbeat_interval_ms: 50,
             heartbeat_misses_max: 3,

@@ -57,6 +57,8 @@ pub enum ToTask {
     Trigger { attempt: u64, checkpoint: CheckpointId, stop: bool },
     /// Checkpoint completed (one-way, best effort).
     Notify { attempt: u64, checkpoint: CheckpointId },
+    /// Checkpoint aborted (one-way, best effort): declined, expired, subsumed or failed over.
+    Abort { attempt: u64, checkpoint: CheckpointId },
     /// The final checkpoint completed: answer once everything up to it is committed.
     NotifyFinal { attempt: u64, checkpoint: CheckpointId },
     /// The job finished or stopped: close the attempt's components and end it; answered once
@@ -75,6 +77,7 @@ impl ToTask {
             ToTask::SourceEvent { .. } => "SourceEvent",
             ToTask::Trigger { .. } => "Trigger",
             ToTask::Notify { .. } => "Notify",
+            ToTask::Abort { .. } => "AbortCheckpoint",
             ToTask::NotifyFinal { .. } => "NotifyFinal",
             ToTask::Close { .. } => "Close",
         }

@@ -6,6 +6,7 @@
 //!                                              │ Trigger c: reader.snapshot (barrier c)  │
 //!                                              │   ─▶ writer.flush ─▶ prepare_commit(c)  │ ─▶ Ack(c, state)
 //!                                              │ Notify c: committer.commit(≤ c)        │
+//!                                              │ Abort c: notify_checkpoint_aborted      │
 //!                                              └────────────────────────────────────────┘
 //! ```
 //!
@@ -35,6 +36,8 @@ pub(crate) enum Control {
     /// A barrier; `true`: stop the source after it (stop-with-savepoint).
     Trigger(CheckpointId, bool),
     Notify(CheckpointId),
+    /// Checkpoint aborted (declined, expired, subsumed, failed over).
+    Aborted(CheckpointId),
     NotifyFinal(CheckpointId, oneshot::Sender<()>),
 }
 
@@ -78,6 +81,8 @@ struct Subtask<Src: Source, Snk: Sink> {
     /// Committables not yet committed, with the checkpoint that prepared them and retry counts.
     pending: Vec<(CheckpointId, Snk::Committable, u32)>,
     last_completed: CheckpointId,
+    /// The newest barrier this attempt took (0: none yet).
+    last_barrier: CheckpointId,
     /// The sink commits through a global committer on the job master: committables are
     /// handed over in acks and dropped here once their checkpoint completed.
     global: bool,
@@ -204,6 +209,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             committer,
             pending: committables.into_iter().map(|(c, x)| (c, x, 0)).collect(),
             last_completed: restored_cp,
+            last_barrier: 0,
             global: setup.sink.has_global_committer(),
             ended: false,
             stopped: false,
@@ -339,6 +345,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 }
             }
             Control::Notify(c) => self.completed(c).await?,
+            Control::Aborted(c) => {
+                self.reader.notify_checkpoint_aborted(c);
+                self.writer.notify_checkpoint_aborted(c).await?;
+            }
             Control::NotifyFinal(c, done) => {
                 self.completed(c).await?;
                 while self.pending.iter().any(|(p, _, _)| *p <= c) {
@@ -360,6 +370,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             super::wall::round_trip(&self.reader.snapshot_state(c), "the reader's split state").map_err(wall)?;
         let ids = splits.iter().map(Split::id).collect();
         self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
+        self.last_barrier = self.last_barrier.max(c);
         crash_point(&self.hooks, &self.node, self.id, Phase::AfterReaderSnapshot, c).await;
         if !self.ended {
             self.writer.flush(false).await?;
@@ -375,20 +386,28 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         if let Some(ms) = self.hooks.snapshot_stall(self.id) {
             madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this snapshot slow
         }
-        let delivered = self.uplink.send_confirmed(MasterMsg::Ack { checkpoint: c, state });
+        // Sent once, as Flink's: a lost acknowledgement lets the checkpoint expire.
+        let delivered = self.uplink.send_once(MasterMsg::Ack { checkpoint: c, state });
         if self.hooks.crash_armed() {
             // Only worth waiting for when a crash may be aimed at the moment after the ack.
-            let _ = delivered.await;
-            crash_point(&self.hooks, &self.node, self.id, Phase::AfterAck, c).await;
-            if stop {
-                crash_point(&self.hooks, &self.node, self.id, Phase::DuringSavepoint, c).await;
+            // The phase means the job master has the ack: a lost one does not reach it.
+            if delivered.await.is_ok() {
+                crash_point(&self.hooks, &self.node, self.id, Phase::AfterAck, c).await;
+                if stop {
+                    crash_point(&self.hooks, &self.node, self.id, Phase::DuringSavepoint, c).await;
+                }
             }
         }
         Ok(())
     }
 
     async fn completed(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
+        if self.last_barrier > c {
+            let barrier = self.last_barrier;
+            self.record(EventKind::LateNotification { subtask: self.id, attempt: self.attempt, checkpoint: c, barrier });
+        }
         self.reader.notify_checkpoint_complete(c);
+        self.writer.notify_checkpoint_complete(c).await?;
         self.last_completed = self.last_completed.max(c);
         self.commit_due(false).await
     }

@@ -169,6 +169,9 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             ToTask::Notify { attempt, checkpoint } => {
                 route(&mut running, attempt, Control::Notify(checkpoint));
             }
+            ToTask::Abort { attempt, checkpoint } => {
+                route(&mut running, attempt, Control::Aborted(checkpoint));
+            }
             ToTask::Close { attempt } => {
                 let ok = running.get(&subtask).is_some_and(|r| r.attempt == attempt && r.alive());
                 if ok {

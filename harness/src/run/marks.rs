@@ -14,7 +14,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("failover:global", "a global failover restarted everything"),
     ("restore-from-checkpoint", "a subtask was restored from a completed checkpoint"),
     ("splits-returned", "splits went back to the enumerator through add_splits_back"),
-    ("checkpoint-aborted", "a checkpoint was aborted (timeout or failover)"),
+    ("checkpoint-aborted", "a checkpoint was aborted (declined, expired, subsumed by a later one, given up in a failover or when the job finished)"),
     ("message-dropped", "the gateway dropped a message"),
     ("notify-lost", "a checkpoint-complete notification was dropped"),
     ("commit-retried", "a commit came back retry-later"),
@@ -55,6 +55,9 @@ pub const MARKS: &[(&str, &str)] = &[
     ("sequence-rejected", "the log refused a retried produce older than the producer's last five batches"),
     ("offset-out-of-range", "a reader fetched from an offset retention had deleted and was told it is out of range"),
     ("zombie-wrote-after-replacement", "an attempt replaced on another task executor (a zombie, cut off from the job master) still read and wrote records after its replacement started"),
+    ("checkpoints-overlapped", "a checkpoint was triggered while an earlier one was still pending"),
+    ("checkpoint-subsumed", "a pending checkpoint was aborted because a later one completed (an acknowledgement of it was lost)"),
+    ("notified-after-later-barrier", "a subtask heard that a checkpoint completed after it had taken a later checkpoint's barrier"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
     ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never assigned before was assigned afterwards"),
@@ -85,6 +88,8 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
     // Task executor → the subtask deployed there last; subtask → its newest attempt and where.
     let mut hosted: BTreeMap<&str, usize> = BTreeMap::new();
     let mut newest: BTreeMap<usize, (u64, &str)> = BTreeMap::new();
+    // Checkpoints triggered by the current job-master incarnation, neither completed nor aborted.
+    let mut open_checkpoints: BTreeSet<u64> = BTreeSet::new();
     for e in events {
         match &e.kind {
             EventKind::CommitAttempt { .. } | EventKind::GlobalCommitAttempt { .. } => {
@@ -174,9 +179,26 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             EventKind::SplitsReturned { .. } => {
                 marks.insert("splits-returned");
             }
-            EventKind::CheckpointAborted { .. } => {
+            EventKind::CheckpointAborted { checkpoint, reason } => {
                 marks.insert("checkpoint-aborted");
+                if reason.starts_with("subsumed") {
+                    marks.insert("checkpoint-subsumed");
+                }
+                open_checkpoints.remove(checkpoint);
             }
+            EventKind::CheckpointCompleted { checkpoint } => {
+                open_checkpoints.remove(checkpoint);
+            }
+            EventKind::CheckpointTriggered { checkpoint, .. } => {
+                if !open_checkpoints.is_empty() {
+                    marks.insert("checkpoints-overlapped");
+                }
+                open_checkpoints.insert(*checkpoint);
+            }
+            EventKind::LateNotification { .. } => {
+                marks.insert("notified-after-later-barrier");
+            }
+            EventKind::JobStarted { .. } => open_checkpoints.clear(),
             EventKind::Fault { fault, kind, .. } => {
                 marks.insert(match fault.as_str() {
                     "delay" => "message-delayed",

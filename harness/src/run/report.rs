@@ -115,6 +115,7 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
                 | EventKind::JobStopped { .. }
                 | EventKind::CrashPoint { .. }
                 | EventKind::Declined { .. }
+                | EventKind::LateNotification { .. }
                 | EventKind::Step { .. }
                 | EventKind::NodeStopped { .. }
                 | EventKind::LeaseExpired { .. }

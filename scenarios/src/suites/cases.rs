@@ -2,7 +2,8 @@
 //! what Flink's lack — crashes at every two-phase-commit phase, job-master failover, lost
 //! notifications, RPC faults, lost responses and lost commit requests, external systems
 //! crashing mid-stream or refusing requests, zombies (a worker cut off from the job master,
-//! a frozen worker waking up), slow requests outliving a crashed writer, splits appearing
+//! a frozen worker waking up), slow requests outliving a crashed writer, overlapping
+//! checkpoints (two pending at once, a notification after a later barrier), splits appearing
 //! while the source system is unreachable, a source falling behind its log's retention, an
 //! unbounded job that must stay put after it converged, a swarm case.
 //!
@@ -39,6 +40,8 @@ pub struct CaseSpec {
     pub parallelism: usize,
     /// The failover strategy.
     pub failover: FailoverStrategy,
+    /// How many checkpoints may be pending at once.
+    pub concurrent_checkpoints: usize,
     /// What happens.
     pub body: Body,
 }
@@ -50,7 +53,8 @@ pub const PACE_MS: u64 = 2_000;
 
 fn case(name: &'static str, parallelism: usize, failover: FailoverStrategy, scenario: Scenario) -> CaseSpec {
     let data = TestData::paced(SPLITS, RECORDS, PACE_MS);
-    CaseSpec { name, requires: Vec::new(), data, parallelism, failover, body: Body::Scenario(scenario) }
+    let body = Body::Scenario(scenario);
+    CaseSpec { name, requires: Vec::new(), data, parallelism, failover, concurrent_checkpoints: 1, body }
 }
 
 /// The external systems a suite's cases aim at (node names).
@@ -185,6 +189,23 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         let late = Scenario::new("slow requests outlive a crashed writer").then(wait(100)).then(body).then(wait(500));
         late.requires("message-delayed").requires("request-outlived-its-sender")
     });
+    // Two checkpoints may be pending at once. One subtask's snapshots are slow: checkpoint c
+    // stays pending past the trigger of c + 1, and c + 1 long past c's completion, so the
+    // other subtasks take barrier c + 1 well before they hear that c completed (a sink that
+    // commits on notification must commit only what c covers). Then a subtask fails while a
+    // slow snapshot holds a checkpoint (and often the next one) pending, which aborts them.
+    let overlapping = Scenario::new("overlapping checkpoints")
+        .then(wait(100))
+        .then(slow_snapshot(Worker::Nth(0), 250))
+        .then(wait(120))
+        .then(slow_snapshot(Worker::Nth(0), 200))
+        .then(wait(500))
+        .then(slow_snapshot(Worker::Any, 250))
+        .then(wait(150))
+        .then(crash(Worker::Nth(1)))
+        .then(wait(200))
+        .requires("checkpoints-overlapped")
+        .requires("notified-after-later-barrier");
     // A task executor is cut off from the job master, and only from it, for longer than the
     // job master's heartbeat timeout: its subtask is redeployed to a spare slot while the
     // cut-off attempt runs on and keeps writing, until its own lease runs out.
@@ -336,6 +357,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         case("external systems refuse requests", 4, Region, refusals),
         case("a worker cut off from the job master (zombie)", 4, Region, zombies),
         case("a frozen worker wakes up (long GC pause)", 4, Region, frozen),
+        CaseSpec { concurrent_checkpoints: 2, ..case("overlapping checkpoints", 4, Region, overlapping) },
         settle,
         case(
             "splits wait for a slow reader",
@@ -359,6 +381,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             data: TestData::paced(SPLITS, RECORDS, PACE_MS),
             parallelism: 4,
             failover: Region,
+            concurrent_checkpoints: 1,
             body: Body::Swarm,
         },
     ];

@@ -64,6 +64,8 @@ struct Settings {
     without: Option<Block>,
     /// A block put before every scenario case's first.
     first: Option<Block>,
+    /// Checkpoints pending at once in every case, instead of each case's own.
+    concurrent_checkpoints: Option<usize>,
 }
 
 /// A named list of cases for one connector (or pair).
@@ -175,6 +177,7 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
     runner.configure(|c| {
         c.job.parallelism = spec.parallelism;
         c.job.failover = spec.failover;
+        c.job.max_concurrent_checkpoints = settings.concurrent_checkpoints.unwrap_or(spec.concurrent_checkpoints);
     });
     runner.first_seed(settings.first_seed).seeds(settings.seeds);
     let mut result = CaseResult::new(name);
@@ -294,7 +297,9 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
 impl Suite {
     fn new(name: String, cases: Vec<Case>) -> Self {
         let filter = std::env::var(CASE_VAR).ok().filter(|v| !v.is_empty());
-        Self { name, cases, settings: Settings { seeds: 200, first_seed: 1, save_dir: None, without: None, first: None }, filter, fail_fast: false }
+        let settings =
+            Settings { seeds: 200, first_seed: 1, save_dir: None, without: None, first: None, concurrent_checkpoints: None };
+        Self { name, cases, settings, filter, fail_fast: false }
     }
 
     /// Seeds per case (default 200; `CONNSIM_SEEDS` overrides, `CONNSIM_SEED` replays one).
@@ -329,6 +334,15 @@ impl Suite {
     /// system's behaviour, a mutant a case catches should survive the same seeds with it.
     pub fn with_first(mut self, block: impl Into<Block>) -> Self {
         self.settings.first = Some(block.into());
+        self
+    }
+
+    /// Runs every case with at most `n` checkpoints pending at once, instead of each case's
+    /// own setting: to show that a bug needs overlapping checkpoints, a mutant the
+    /// overlapping-checkpoints case catches should not fail that check on the same seeds with
+    /// `1` (the case then misses its own marks, so it still counts as failed).
+    pub fn concurrent_checkpoints(mut self, n: usize) -> Self {
+        self.settings.concurrent_checkpoints = Some(n);
         self
     }
 

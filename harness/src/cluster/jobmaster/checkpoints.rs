@@ -1,5 +1,6 @@
 //! The job master's checkpoint coordinator: trigger (enumerator snapshot, valve closed),
 //! barriers (valve opened), acks, completion, the final checkpoint and stop-with-savepoint,
+//! checkpoints pending at once (up to the configured maximum), their expiry and abortion,
 //! and the global committer's commits.
 
 use super::{Internal, JobMaster, JobStatus, Pending};
@@ -13,20 +14,24 @@ use std::time::Duration;
 impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     pub(super) async fn on_tick(&mut self) {
         let now = crate::net::now();
-        if let Some(p) = &self.pending {
-            if now - p.started >= Duration::from_millis(self.cfg.checkpoint_timeout_ms) {
-                self.abort_pending("timed out").await;
-            }
+        let timeout = Duration::from_millis(self.cfg.checkpoint_timeout_ms);
+        let expired: Vec<CheckpointId> =
+            self.pending.values().filter(|p| now - p.started >= timeout).map(|p| p.id).collect();
+        for c in expired {
+            self.abort_pending(c, "timed out").await;
         }
         self.trigger();
     }
 
-    /// Triggers a checkpoint (a stopping savepoint when one was asked for), unless one is
-    /// pending, the job is finishing, or a subtask is not deployed.
+    /// Triggers a checkpoint (a stopping savepoint when one was asked for), unless as many
+    /// as allowed are pending, the last one's barriers are not out yet, a stopping savepoint
+    /// is pending, the job is finishing, or a subtask is not deployed.
     pub(super) fn trigger(&mut self) {
         let now = crate::net::now();
         let all_deployed = self.expected.lock().unwrap().iter().all(Option::is_some);
-        if self.pending.is_some() || self.finishing.is_some() || !all_deployed || self.done {
+        let busy = self.pending.len() >= self.cfg.max_concurrent_checkpoints.max(1)
+            || self.pending.values().any(|p| !p.triggered || p.stop);
+        if busy || self.finishing.is_some() || !all_deployed || self.done {
             return;
         }
         let c = self.store.next_checkpoint_id();
@@ -43,7 +48,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 slot.held = Some(Vec::new());
             }
         }
-        self.pending = Some(Pending { id: c, enumerator, acks: BTreeMap::new(), started: now, triggered: false, stop });
+        let pending = Pending { id: c, enumerator, acks: BTreeMap::new(), started: now, triggered: false, stop };
+        self.pending.insert(c, pending);
         // Writing the enumerator's state to checkpoint storage takes time; events wait meanwhile.
         let internal = self.internal.clone();
         madsim::task::spawn(async move {
@@ -52,8 +58,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         });
     }
 
-    pub(super) fn open_valves(&mut self) {
-        let checkpoint = self.pending.as_ref().map_or(0, |p| p.id);
+    /// Releases the events held back since checkpoint `checkpoint`'s enumerator snapshot.
+    pub(super) fn open_valves(&mut self, checkpoint: CheckpointId) {
         for (subtask, slot) in self.slots.iter_mut().enumerate() {
             let held = slot.held.take().unwrap_or_default();
             if !held.is_empty() {
@@ -66,8 +72,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     }
 
     pub(super) fn send_barriers(&mut self, c: CheckpointId) {
-        let stop = match &mut self.pending {
-            Some(p) if p.id == c => {
+        let stop = match self.pending.get_mut(&c) {
+            Some(p) if !p.triggered => {
                 p.triggered = true;
                 p.stop
             }
@@ -76,47 +82,64 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         for slot in &self.slots {
             slot.downlink.send(ToTask::Trigger { attempt: slot.attempt, checkpoint: c, stop });
         }
-        self.open_valves();
+        self.open_valves(c);
     }
 
     /// Gives up a stop-with-savepoint: if its barriers went out, sources may have stopped, so
     /// everything restarts from the last completed checkpoint (as when the savepoint fails).
     pub(super) async fn cancel_stop(&mut self) {
         self.stop_requested = false;
-        let stopping = self.pending.as_ref().is_some_and(|p| p.stop) || matches!(self.finishing, Some((_, _, true)));
+        let stopping = self.pending.values().any(|p| p.stop) || matches!(self.finishing, Some((_, _, true)));
         if stopping {
-            self.abort_quietly("stop-with-savepoint cancelled");
+            self.abort_all("stop-with-savepoint cancelled");
             self.restore_all("global", "stop-with-savepoint cancelled".into()).await;
         }
     }
 
-    /// Aborts the pending checkpoint. A stopping savepoint whose barriers went out may have
+    /// Aborts pending checkpoint `c`. A stopping savepoint whose barriers went out may have
     /// stopped some sources already: then everything restarts from the last completed
     /// checkpoint and the job keeps running (the stop failed).
-    pub(super) async fn abort_pending(&mut self, reason: &str) {
-        let stopped_some = self.abort_quietly(reason);
+    pub(super) async fn abort_pending(&mut self, c: CheckpointId, reason: &str) {
+        let stopped_some = self.abort_quietly(c, reason);
         if stopped_some {
             self.restore_all("global", format!("stop-with-savepoint failed: {reason}")).await;
         }
     }
 
-    /// Aborts the pending checkpoint; true if it was a stopping savepoint whose barriers went out.
-    pub(super) fn abort_quietly(&mut self, reason: &str) -> bool {
+    /// Aborts every pending checkpoint; true if one was a stopping savepoint whose barriers went out.
+    pub(super) fn abort_all(&mut self, reason: &str) -> bool {
+        let ids: Vec<CheckpointId> = self.pending.keys().copied().collect();
         let mut stopped_some = false;
-        if let Some(p) = self.pending.take() {
-            self.record(EventKind::CheckpointAborted { checkpoint: p.id, reason: reason.to_string() });
-            stopped_some = p.stop && p.triggered;
-            if p.stop {
-                self.stop_requested = false;
-            }
+        for c in ids {
+            stopped_some |= self.abort_quietly(c, reason);
         }
-        self.open_valves();
+        self.open_valves(0);
         stopped_some
     }
 
+    /// Aborts pending checkpoint `c` and tells the enumerator and every subtask (best effort,
+    /// as Flink's `notifyCheckpointAborted`); true if it was a stopping savepoint whose
+    /// barriers went out.
+    pub(super) fn abort_quietly(&mut self, c: CheckpointId, reason: &str) -> bool {
+        let Some(p) = self.pending.remove(&c) else { return false };
+        self.record(EventKind::CheckpointAborted { checkpoint: c, reason: reason.to_string() });
+        if p.stop {
+            self.stop_requested = false;
+        }
+        if !p.triggered {
+            self.open_valves(c); // the valve closed for it is still closed
+        }
+        self.enumerator.notify_checkpoint_aborted(c);
+        self.apply_actions();
+        for slot in &self.slots {
+            slot.downlink.send(ToTask::Abort { attempt: slot.attempt, checkpoint: c });
+        }
+        p.stop && p.triggered
+    }
+
     pub(super) async fn on_ack(&mut self, subtask: usize, attempt: u64, c: CheckpointId, state: SubtaskState) {
-        let Some(p) = &mut self.pending else { return };
-        if p.id != c || !p.triggered {
+        let Some(p) = self.pending.get_mut(&c) else { return };
+        if !p.triggered {
             return;
         }
         p.acks.insert(subtask, state);
@@ -125,7 +148,13 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if acks < self.slots.len() {
             return;
         }
-        let p = self.pending.take().expect("checked above");
+        let p = self.pending.remove(&c).expect("checked above");
+        // An older checkpoint still pending (an acknowledgement of it was lost) is subsumed
+        // by c, as in Flink: it must never complete after c.
+        let older: Vec<CheckpointId> = self.pending.range(..c).map(|(&o, _)| o).collect();
+        for o in older {
+            self.abort_quietly(o, &format!("subsumed by checkpoint {c}"));
+        }
         let stop = p.stop;
         let final_checkpoint =
             stop || (self.source.boundedness() == Boundedness::Bounded && p.acks.values().all(|s| s.finished));
@@ -154,6 +183,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         if final_checkpoint {
             self.finishing = Some((c, (0..self.slots.len()).collect(), stop));
+            // Nothing was read after the final checkpoint's barriers: later ones are moot.
+            self.abort_all("the job is finishing");
         }
         self.commit_global().await;
     }

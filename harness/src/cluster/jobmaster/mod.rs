@@ -4,6 +4,7 @@
 //! ```text
 //!  tick ─▶ snapshot enumerator (valve closes) ─▶ store ─▶ Trigger c to every subtask (valve opens)
 //!  Ack c from all ─▶ CheckpointStore ─▶ Notify c (best effort) │ NotifyFinal c when all input ended
+//!  decline / expiry / failover / subsumed ─▶ Abort c (best effort)
 //!  lost / failed subtask ─▶ region: add_splits_back + redeploy │ global: restore everything
 //! ```
 //!
@@ -91,7 +92,9 @@ struct JobMaster<Src: Source, Snk: Sink> {
     suspects: Vec<Option<Duration>>,
     expected: Expected,
     tracker: AssignmentTracker<Src::Split>,
-    pending: Option<Pending>,
+    /// Checkpoints triggered and neither completed nor aborted, by id (at most
+    /// [`JobConfig::max_concurrent_checkpoints`]).
+    pending: BTreeMap<CheckpointId, Pending>,
     /// The checkpoint whose completion ends the job, the subtasks that have not committed it
     /// yet, and whether it is a savepoint that stops the job (rather than the end of input).
     finishing: Option<(CheckpointId, BTreeSet<usize>, bool)>,
@@ -178,7 +181,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         suspects,
         expected,
         tracker: AssignmentTracker::new(),
-        pending: None,
+        pending: BTreeMap::new(),
         finishing: None,
         stop_requested: false,
         hooks: hooks.clone(),
@@ -325,10 +328,12 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         let ToMaster { subtask, attempt, seq, body } = msg;
         let Some(slot) = self.slots.get_mut(subtask) else { return };
-        if slot.attempt != attempt || seq <= slot.last_seq {
+        // Sequence 0: sent once outside the ordered stream (an acknowledgement; taking one twice
+        // is harmless).
+        if slot.attempt != attempt || (seq != 0 && seq <= slot.last_seq) {
             return; // an older attempt's message, or a duplicate delivery
         }
-        slot.last_seq = seq;
+        slot.last_seq = slot.last_seq.max(seq);
         match body {
             MasterMsg::Register => {
                 self.ctx.registered.insert(subtask);
@@ -346,8 +351,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             }
             MasterMsg::Ack { checkpoint, state } => self.on_ack(subtask, attempt, checkpoint, state).await,
             MasterMsg::Decline { checkpoint, reason } => {
-                if self.pending.as_ref().is_some_and(|p| p.id == checkpoint) {
-                    self.abort_pending(&format!("declined by subtask {subtask}: {reason}")).await;
+                if self.pending.contains_key(&checkpoint) {
+                    self.abort_pending(checkpoint, &format!("declined by subtask {subtask}: {reason}")).await;
                 }
             }
             MasterMsg::Failed { reason, job } => {

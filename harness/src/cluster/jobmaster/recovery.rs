@@ -80,8 +80,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         // A failure while a stopping savepoint is under way may leave sources stopped that
         // no region restart would resume: the whole job restarts instead.
-        let stopping = self.pending.as_ref().is_some_and(|p| p.stop) || matches!(self.finishing, Some((_, _, true)));
-        self.abort_quietly("failover");
+        let stopping = self.pending.values().any(|p| p.stop) || matches!(self.finishing, Some((_, _, true)));
+        self.abort_all("failover");
         self.finishing = None;
         if self.cfg.failover == FailoverStrategy::Global || stopping {
             return self.restore_all("global", cause).await;
@@ -108,7 +108,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         let latest = self.store.latest();
         let checkpoint = latest.as_ref().map_or(0, |c| c.id);
         let all: Vec<usize> = (0..self.slots.len()).collect();
-        self.abort_quietly("failover");
+        self.abort_all("failover");
         self.finishing = None;
         self.record(EventKind::Failover { strategy: strategy.into(), subtasks: all.clone(), checkpoint, cause });
         self.tracker.reset();
