@@ -52,10 +52,7 @@ impl RetryingWriter {
                     // its way, so the same send is tried again, for ever.
                     Ok(LogResponse::Error(LogError::OutOfOrderSequence)) => madsim::time::sleep(BACKOFF).await,
                     Ok(other) => return Err(ConnectorError::fail_task(format!("produce refused: {other:?}"))),
-                    Err(e) if timeouts + 1 < TRIES => {
-                        timeouts += 1;
-                        let _ = e;
-                    }
+                    Err(_) if timeouts + 1 < TRIES => timeouts += 1,
                     Err(e) => return Err(e),
                 }
             }

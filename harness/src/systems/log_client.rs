@@ -68,10 +68,9 @@ impl LogClient {
         offset: u64,
         max: usize,
     ) -> Result<(Vec<(u64, Record)>, u64), ConnectorError> {
-        match self.request(LogRequest::Fetch { topic: topic.into(), partition, offset, max }).await? {
-            LogResponse::Fetched { entries, next_offset } => Ok((entries, next_offset)),
-            other => Err(unexpected(other)),
-        }
+        self.fetch_retained(topic, partition, offset, max)
+            .await?
+            .map_err(|OutOfRange { log_start }| unexpected(LogResponse::Error(LogError::OffsetOutOfRange { log_start })))
     }
 
     /// Read-committed fetch that tells an offset retention deleted apart: `Ok(Err(..))` when
