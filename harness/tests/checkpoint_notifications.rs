@@ -263,3 +263,16 @@ fn a_lost_acknowledgement_is_not_retried_and_its_checkpoint_expires() {
     assert!(!marks.iter().any(|m| m == "checkpoint-declined" || m == "crash"), "{marks:?}");
     assert!(!checkpoints(&heard, "enumerator", "aborted").is_empty(), "no checkpoint expired: {heard:?}");
 }
+
+/// Random crashes and message loss with two checkpoints allowed at once (as the random
+/// sweep's region targets run): a lost acknowledgement leaves a checkpoint pending while the
+/// next one is triggered, completes and subsumes it. (A notification after a later barrier
+/// needs a slow snapshot, not a lost message: the "overlapping checkpoints" case has one.)
+#[test]
+fn random_faults_with_two_checkpoints_at_once_overlap_and_subsume() {
+    let mut r = Runner::new(Pipeline(GeneratorSetup { splits: 8, records_per_split: 300, ..Default::default() }, CollectorSetup));
+    r.seeds(50).configure(|c| c.job.max_concurrent_checkpoints = 2);
+    let out = r.run();
+    out.assert_ok();
+    out.assert_reached(&["checkpoints-overlapped", "checkpoint-subsumed", "crash"]);
+}
