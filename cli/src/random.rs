@@ -4,6 +4,7 @@
 
 use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
 use connectors_under_test::log_sink::{BarrierMode, LogSinkSetup};
+use connectors_under_test::contexts::LOG_WATERMARKS;
 use connectors_under_test::{FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup, UpsertSinkSetup};
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
@@ -83,10 +84,12 @@ pub fn all() -> Vec<Target> {
         t.push(target("log-source -> table-sink (global committer)", f, None, move || {
             Pipeline(log(), TableSinkSetup)
         }));
-        t.push(target("unbounded log-source -> file-sink", f, None, move || {
-            Pipeline(LogSourceSetup::unbounded(6, 5000, 2), FileSinkSetup)
+        t.push(target("unbounded log-source (event time) -> file-sink", f, None, move || {
+            Pipeline(LogSourceSetup::unbounded(6, 5000, 2).with_watermarks(LOG_WATERMARKS), FileSinkSetup)
         }));
-        t.push(target("log-source -> probe", f, None, move || Pipeline(log(), CollectorSetup)));
+        t.push(target("log-source (event time) -> probe", f, None, move || {
+            Pipeline(log().with_watermarks(LOG_WATERMARKS), CollectorSetup)
+        }));
         t.push(target("probe -> file-sink", f, None, move || Pipeline(gen(), FileSinkSetup)));
         t.push(target("probe -> txn-log-sink", f, None, move || Pipeline(gen(), TxnLogSinkSetup { partitions: 4 })));
         t.push(target("probe -> upsert-sink (idempotent)", f, None, move || Pipeline(gen(), UpsertSinkSetup::default())));

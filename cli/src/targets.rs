@@ -138,5 +138,8 @@ pub fn all() -> Vec<Target> {
         target("mutant: resets to latest", "source", Some("no-loss"), || {
             suites::source(log_source_with(ResetsToLatest::NAME, |s| BuggySetup(s, ResetsToLatest)))
         }),
+        target("mutant: restores the watermark of its fetch", "source", Some("event-time"), || {
+            suites::source(log_source_with("restores-fetched-watermark", RestoresFetchedWatermarkSetup))
+        }),
     ]
 }

@@ -5,6 +5,7 @@
 use crate::log_sink::{BarrierMode, LogSinkSetup};
 use crate::upsert_sink::UpsertSinkSetup;
 use crate::{FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup};
+use connsim::api::WatermarkStrategy;
 use connsim::run::{SinkSetup, SourceSetup};
 use connsim_scenarios::suites::{sink_from_setup, source_from_setup, SinkFromSetup, SourceFromSetup, TestData};
 
@@ -19,8 +20,13 @@ pub fn log_source_for(d: TestData, start: LogStart) -> LogSourceSetup {
     };
     let before = if start == LogStart::Earliest { 0 } else { BEFORE_START };
     let pace_ms = d.pace_ms.max(setup.pace_ms);
-    setup.paced(pace_ms).starting(start, before)
+    setup.paced(pace_ms).starting(start, before).with_watermarks(LOG_WATERMARKS)
 }
+
+/// How the suites read the log: event time is a record's id, so monotonous within every
+/// partition; a partition silent for 100 ms is idle; watermarks every 50 ms.
+pub const LOG_WATERMARKS: WatermarkStrategy =
+    WatermarkStrategy { max_out_of_orderness_ms: 0, idle_timeout_ms: Some(100), interval_ms: 50 };
 
 /// The log source reading the case's splits as partitions, from the earliest offset.
 pub fn log_source() -> SourceFromSetup<impl Fn(TestData) -> LogSourceSetup + Send + Sync + 'static> {

@@ -45,6 +45,9 @@ pub enum EventKind {
     SplitsReturned { subtask: usize, splits: Vec<String> },
     /// A reader finished a split.
     SplitFinished { subtask: usize, attempt: u64, split: String },
+    /// A subtask's watermarks advanced: splits' own (`splits`) and, when it advanced, the
+    /// combined one it passed to its writer (`watermark`); `idle` splits were left out of it.
+    Watermark { subtask: usize, attempt: u64, watermark: Option<i64>, splits: Vec<(String, i64)>, idle: usize },
     /// A subtask emitted records (in this order).
     Emitted { subtask: usize, attempt: u64, ids: Vec<RecordId> },
     /// The coordinator started checkpoint `checkpoint`; the enumerator held `pending` splits.

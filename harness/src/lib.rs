@@ -9,7 +9,9 @@
 //! downstream reader would ([`systems::OutputReader`]) after every request an external
 //! system serves, and records what appeared and vanished, content digests included; the
 //! checks ([`checks`]) judge the recorded [`history`] against the guarantee the sink
-//! declares and return verdicts with evidence.
+//! declares and return verdicts with evidence. A source read with a watermark strategy
+//! ([`api::WatermarkStrategy`]) gets per-split watermarks from the runtime, and the checks
+//! also find late records and watermarks that went back.
 //!
 //! The smallest complete run pairs the two trusted probes:
 //!

@@ -70,6 +70,7 @@ impl LogEnumerator {
                     partition,
                     offset,
                     stop: bounded.then_some(stop),
+                    watermark: None,
                 });
             }
         }

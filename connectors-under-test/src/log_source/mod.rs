@@ -8,9 +8,11 @@ mod enumerator;
 mod reader;
 
 pub use enumerator::{LogEnumState, LogEnumerator};
-pub use reader::{LogEmitter, LogReader, LogSplitReader};
+pub use reader::{LogEmitter, LogReader, LogSplitReader, LogSplitState};
 
-use connsim::api::{Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, Split, SplitId};
+use connsim::api::{
+    Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, Split, SplitId, WatermarkStrategy,
+};
 use connsim::run::{Producer, SourceSetup, StartPosition, World};
 use connsim::systems::PartitionedLog;
 use rand::Rng;
@@ -28,6 +30,11 @@ pub struct LogSplit {
     pub offset: u64,
     /// Stop before this offset (bounded reads).
     pub stop: Option<u64>,
+    /// The split's watermark as of `offset` (when the job reads the topic with a watermark
+    /// strategy): no record from `offset` on is at or below it. A restored reader announces
+    /// it with the split's first record, so event time resumes where the checkpoint left it.
+    #[serde(default)]
+    pub watermark: Option<i64>,
 }
 
 impl Split for LogSplit {
@@ -78,6 +85,9 @@ pub struct LogSource {
     pub stop: Option<Vec<u64>>,
     /// Where a reader seeks when retention deleted its position.
     pub on_out_of_range: OffsetReset,
+    /// The watermark strategy the job reads the topic with (`None`: no event time).
+    #[serde(default)]
+    pub watermarks: Option<WatermarkStrategy>,
 }
 
 impl Source for LogSource {
@@ -95,12 +105,15 @@ impl Source for LogSource {
     fn restore_enumerator(&self, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> LogEnumerator {
         LogEnumerator::new(self.clone(), ctx, state)
     }
+    fn watermark_strategy(&self) -> Option<WatermarkStrategy> {
+        self.watermarks
+    }
     fn create_reader(&self, ctx: ReaderContext) -> LogReader {
         let (endpoint, log, fetch_max, reset) = (ctx.endpoint().clone(), self.log.clone(), self.fetch_max, self.on_out_of_range);
         SourceReaderBase::new(
             ctx,
             move || LogSplitReader::new(endpoint.clone(), &log, fetch_max).resetting_to(reset),
-            LogEmitter,
+            LogEmitter::new(self.watermarks),
             FetcherMode::Single,
         )
     }
@@ -148,6 +161,9 @@ pub struct LogSourceSetup {
     /// Records written to every partition before any of the test data (and before the job
     /// starts): what a start position other than earliest skips.
     pub before_start: u64,
+    /// The watermark strategy the job reads the topic with. A record's event time is its
+    /// id, so every partition's event times only grow: monotonous holds.
+    pub watermarks: Option<WatermarkStrategy>,
 }
 
 impl LogSourceSetup {
@@ -161,6 +177,7 @@ impl LogSourceSetup {
             pace_ms: 0,
             start: LogStart::Earliest,
             before_start: 0,
+            watermarks: None,
         }
     }
 
@@ -175,6 +192,12 @@ impl LogSourceSetup {
     pub fn starting(mut self, start: LogStart, before_start: u64) -> Self {
         self.start = start;
         self.before_start = before_start;
+        self
+    }
+
+    /// Reads the topic with watermark strategy `strategy`.
+    pub fn with_watermarks(mut self, strategy: WatermarkStrategy) -> Self {
+        self.watermarks = Some(strategy);
         self
     }
 
@@ -303,6 +326,7 @@ impl SourceSetup for LogSourceSetup {
             start: self.start.clone(),
             stop,
             on_out_of_range: OffsetReset::Earliest,
+            watermarks: self.watermarks,
         }
     }
 }

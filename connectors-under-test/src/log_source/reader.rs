@@ -1,7 +1,9 @@
 //! The log reader: one fetcher reads all assigned partitions round-robin.
 
 use super::{LogSplit, OffsetReset};
-use connsim::api::{FetchedBatch, ReaderOutput, RecordEmitter, SourceReaderBase, Split, SplitState, SplitsChange};
+use connsim::api::{
+    FetchedBatch, ReaderOutput, RecordEmitter, SourceReaderBase, Split, SplitState, SplitsChange, WatermarkStrategy,
+};
 use connsim::net::Endpoint;
 use connsim::systems::LogClient;
 use connsim::{ConnectorError, Record};
@@ -85,9 +87,32 @@ impl connsim::api::SplitReader for LogSplitReader {
     }
 }
 
-/// Emits the record and moves the split past its offset.
-pub struct LogEmitter;
+/// Emits the record, moves the split past its offset and, when the job reads the topic with
+/// a watermark strategy, keeps the split's watermark in its state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LogEmitter {
+    /// The strategy's out-of-orderness (`None`: no event time).
+    delay_ms: Option<u64>,
+}
 
+impl LogEmitter {
+    /// An emitter for a topic read with `strategy`.
+    pub fn new(strategy: Option<WatermarkStrategy>) -> Self {
+        Self { delay_ms: strategy.map(|s| s.max_out_of_orderness_ms) }
+    }
+}
+
+/// A split being read: its progress, and the watermark a restored split still has to
+/// announce (what its checkpoint promised), so event time resumes where it stood.
+#[derive(Debug)]
+pub struct LogSplitState {
+    /// The split, with its next offset and watermark.
+    pub split: LogSplit,
+    /// The restored watermark, until the split's first record announces it.
+    pub announce: Option<i64>,
+}
+
+/// A split as its own state (no watermark announced on restore), for emitters that need no more.
 impl SplitState<LogSplit> for LogSplit {
     fn from_split(split: LogSplit) -> Self {
         split
@@ -97,11 +122,28 @@ impl SplitState<LogSplit> for LogSplit {
     }
 }
 
+impl SplitState<LogSplit> for LogSplitState {
+    fn from_split(split: LogSplit) -> Self {
+        Self { announce: split.watermark, split }
+    }
+    fn to_split(&self) -> LogSplit {
+        self.split.clone()
+    }
+}
+
 impl RecordEmitter for LogEmitter {
     type Element = (u64, Record);
-    type State = LogSplit;
-    fn emit(&mut self, (offset, record): (u64, Record), output: &mut ReaderOutput, state: &mut LogSplit) {
+    type State = LogSplitState;
+    fn emit(&mut self, (offset, record): (u64, Record), output: &mut ReaderOutput, state: &mut LogSplitState) {
+        if let Some(w) = state.announce.take() {
+            output.emit_watermark(w);
+        }
+        if let Some(delay) = self.delay_ms {
+            // Every later record of the split is above this (the strategy's promise).
+            let w = record.event_time_ms.saturating_sub(delay as i64).saturating_sub(1);
+            state.split.watermark = state.split.watermark.max(Some(w));
+        }
         output.collect(record);
-        state.offset = offset + 1;
+        state.split.offset = offset + 1;
     }
 }

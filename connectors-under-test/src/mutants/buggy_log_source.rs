@@ -127,6 +127,9 @@ impl<B: LogBug> Source for BuggySource<B> {
     fn restore_enumerator(&self, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> BuggyEnumerator<B> {
         BuggyEnumerator { inner: self.inner.restore_enumerator(ctx, state), restored: true, bug: self.bug.clone() }
     }
+    fn watermark_strategy(&self) -> Option<connsim::api::WatermarkStrategy> {
+        self.inner.watermark_strategy()
+    }
     fn create_reader(&self, ctx: ReaderContext) -> BuggyReader<B> {
         BuggyReader { inner: self.inner.create_reader(ctx), bug: self.bug.clone() }
     }

@@ -57,6 +57,9 @@ impl Source for IgnoresSplitsBackSource {
     fn restore_enumerator(&self, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> IgnoresSplitsBack {
         IgnoresSplitsBack(self.0.restore_enumerator(ctx, state))
     }
+    fn watermark_strategy(&self) -> Option<connsim::api::WatermarkStrategy> {
+        self.0.watermark_strategy()
+    }
     fn create_reader(&self, ctx: ReaderContext) -> LogReader {
         self.0.create_reader(ctx)
     }

@@ -30,6 +30,7 @@ mod partition_by_attempt;
 mod premature_commit;
 mod relists_stale_file;
 mod resets_to_latest;
+mod restores_fetched_watermark;
 mod retries_at_the_barrier;
 mod restarts_returned_splits;
 mod skips_restored_checkpoint;
@@ -70,6 +71,9 @@ pub use partition_by_attempt::{PartitionByAttemptSetup, PartitionByAttemptSink};
 pub use premature_commit::{PrematureCommitSetup, PrematureCommitSink, PrematureCommitWriter};
 pub use relists_stale_file::{RelistsStaleFileSetup, RelistsStaleFileSink, RelistsStaleFileWriter};
 pub use resets_to_latest::ResetsToLatest;
+pub use restores_fetched_watermark::{
+    FetchTimeEmitter, FetchTimeReader, RestoresFetchedWatermarkSetup, RestoresFetchedWatermarkSource,
+};
 pub use retries_at_the_barrier::{RetriesAtTheBarrierSetup, RetriesAtTheBarrierSink, RetryingWriter};
 pub use restarts_returned_splits::RestartsReturnedSplits;
 pub use skips_restored_checkpoint::SkipsRestoredCheckpoint;

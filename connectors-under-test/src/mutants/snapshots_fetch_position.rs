@@ -78,6 +78,9 @@ impl Source for SnapshotsFetchPositionSource {
     fn restore_enumerator(&self, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> LogEnumerator {
         self.0.restore_enumerator(ctx, state)
     }
+    fn watermark_strategy(&self) -> Option<connsim::api::WatermarkStrategy> {
+        self.0.watermark_strategy()
+    }
     fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
         let (endpoint, log, fetch_max) = (ctx.endpoint().clone(), self.0.log.clone(), self.0.fetch_max);
         let new_reader = move || FetchPositionReader(LogSplitReader::new(endpoint.clone(), &log, fetch_max));

@@ -512,3 +512,26 @@ fn a_writer_that_commits_everything_pending_on_any_notification_shows_a_later_ch
     assert_eq!(fixed.cases.len(), 1, "the case ran");
     assert!(fixed.failed_cases().is_empty(), "the fixed writer fails {case:?}\n{fixed}");
 }
+
+#[test]
+fn a_reader_that_restores_the_watermark_of_its_fetch_makes_the_replayed_rest_of_the_batch_late() {
+    let mutant = || suites::source(contexts::log_source_with("restores-fetched-watermark", RestoresFetchedWatermarkSetup));
+    let check = "event-time";
+    let fixed = |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
+    let outcome = mutant().seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fixed);
+    print!("{outcome}");
+    let Some(case) = outcome.cases.iter().find(|c| fixed(c)) else {
+        panic!("the mutant survived: no fixed case failed {check} within {FIXED_SEEDS} seeds\n{outcome}");
+    };
+    let report = case.reports.iter().find(|r| r.failed_checks().contains(&check)).expect("found above");
+    assert_eq!(report.failed_checks(), vec![check], "only event time is wrong: no record is lost or duplicated\n{report}");
+    let verdict = report.verdict(check).expect("the check ran");
+    assert!(verdict.summary.contains("late records"), "{verdict:?}");
+    assert!(report.marks.iter().any(|m| m == "restore-from-checkpoint"), "late only after a restore\n{report}");
+    // The same case and seed without event time: nothing else catches it.
+    let untimed = suites::source(contexts::log_source_with("restores-fetched-watermark, no watermarks", |s| {
+        RestoresFetchedWatermarkSetup(connectors_under_test::LogSourceSetup { watermarks: None, ..s })
+    }));
+    let blind = untimed.only(&case.case).first_seed(report.seed).seeds(1).run();
+    assert!(blind.failed_cases().is_empty(), "without a watermark strategy the mutant should pass:\n{blind}");
+}

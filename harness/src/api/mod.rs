@@ -5,6 +5,7 @@ mod global;
 mod reader_base;
 mod sink;
 mod source;
+mod watermark;
 
 pub use global::{GlobalCommitter, GlobalCommitterContext, NoGlobalCommitter};
 pub use reader_base::{
@@ -15,6 +16,8 @@ pub use sink::{
     WriterContext,
 };
 pub(crate) use source::{AsyncCall, EnumAction};
+pub(crate) use watermark::{Announcement, WatermarkTracker};
+pub use watermark::{Watermark, WatermarkStrategy, DEFAULT_WATERMARK_INTERVAL_MS};
 pub use source::{
     AsyncCallable, AsyncResult, Boundedness, EnumeratorContext, EnumeratorState, InputStatus, ReaderContext, ReaderOutput,
     ReaderRequest, Source, SourceReader, Split, SplitEnumerator, SplitId,

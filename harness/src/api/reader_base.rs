@@ -305,6 +305,7 @@ where
         // One element per poll (elements of splits no longer assigned are skipped).
         while let Some((split, element)) = self.current.pop_front() {
             if let Some(state) = self.states.get_mut(&split) {
+                output.for_split(&split);
                 self.emitter.emit(element, output, state);
                 break;
             }

@@ -111,6 +111,12 @@ pub trait SinkWriter: Send + 'static {
 
     /// Writes one record.
     fn write(&mut self, record: Record) -> impl Future<Output = Result<(), ConnectorError>> + Send;
+    /// The combined watermark of the records written so far advanced to `watermark` (only
+    /// when the job reads its source with a watermark strategy; [`i64::MAX`] at the end of
+    /// the input). Records written later may still be late ones. Default: nothing.
+    fn write_watermark(&mut self, _watermark: crate::api::Watermark) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        async { Ok(()) }
+    }
     /// Flushes buffered data; `end_of_input` is set once, after the last record.
     fn flush(&mut self, end_of_input: bool) -> impl Future<Output = Result<(), ConnectorError>> + Send;
     /// Called on the barrier of `checkpoint`, after `flush`: the committables to commit once it completes.

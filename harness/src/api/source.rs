@@ -11,6 +11,7 @@ use crate::error::ConnectorError;
 use crate::history::CheckpointId;
 use crate::net::Endpoint;
 use crate::record::Record;
+use super::watermark::{Watermark, WatermarkStrategy};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -68,6 +69,11 @@ pub trait Source: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
     fn restore_enumerator(&self, ctx: &EnumeratorContext<Self::Split>, state: Self::EnumState) -> Self::Enumerator;
     /// A reader for one subtask.
     fn create_reader(&self, ctx: ReaderContext) -> Self::Reader;
+    /// The watermark strategy the job reads this source with (what Flink's
+    /// `env.fromSource(source, strategy, name)` is given). Default: none, no event time.
+    fn watermark_strategy(&self) -> Option<WatermarkStrategy> {
+        None
+    }
 }
 
 /// What the enumerator asked the coordinator to do; drained after every callback.
@@ -215,12 +221,49 @@ pub enum InputStatus {
 pub struct ReaderOutput {
     pub(crate) records: Vec<Record>,
     pub(crate) finished_splits: Vec<SplitId>,
+    /// Set by the runtime when the job reads the source with a watermark strategy: only then
+    /// are splits and watermarks kept.
+    pub(crate) event_time: bool,
+    /// Which split the records from an index on belong to (`(first record, split)`).
+    pub(crate) split_runs: Vec<(usize, SplitId)>,
+    /// Watermarks the connector emitted: how many records came before each, and the split
+    /// current at the time.
+    pub(crate) watermarks: Vec<(usize, Option<SplitId>, Watermark)>,
 }
 
 impl ReaderOutput {
     /// Emits one record downstream.
     pub fn collect(&mut self, record: Record) {
         self.records.push(record);
+    }
+    /// Says that the records collected from now on belong to `split` (Flink's
+    /// `ReaderOutput::createOutputForSplit`), so the runtime tracks event time per split.
+    /// [`SourceReaderBase`](crate::api::SourceReaderBase) calls it for every element.
+    pub fn for_split(&mut self, split: &SplitId) {
+        if self.event_time && self.split_runs.last().map(|(_, s)| s) != Some(split) {
+            self.split_runs.push((self.records.len(), split.clone()));
+        }
+    }
+    /// Emits a watermark for the current split (or the reader, before any
+    /// [`ReaderOutput::for_split`]): a promise that no record of it at or below `watermark`
+    /// follows. It takes effect at once, before the records collected after it, and only
+    /// raises what the watermark strategy derives; a lower one is ignored.
+    pub fn emit_watermark(&mut self, watermark: Watermark) {
+        if self.event_time {
+            let split = self.split_runs.last().map(|(_, s)| s.clone());
+            self.watermarks.push((self.records.len(), split, watermark));
+        }
+    }
+    /// The split each record belongs to (`None`: not said), in emission order.
+    pub(crate) fn record_splits(&self) -> impl Iterator<Item = (&Record, Option<&SplitId>)> {
+        let mut runs = self.split_runs.iter().peekable();
+        let mut current: Option<&SplitId> = None;
+        self.records.iter().enumerate().map(move |(i, r)| {
+            while let Some((_, s)) = runs.next_if(|(from, _)| *from <= i) {
+                current = Some(s);
+            }
+            (r, current)
+        })
     }
     /// Reports that a split reached its end and left the reader's state.
     pub fn split_finished(&mut self, split: SplitId) {

@@ -14,9 +14,11 @@
 //! | `liveness` | the job failed, hung, or stopped checkpointing after converging |
 //! | `no-unobserved-visibility` | output appeared outside any served request, or could not be read |
 //! | `stable-after-convergence` | the output changed after it converged |
+//! | `event-time` | with a watermark strategy: a watermark that went back, or a record at or below a watermark its split already emitted (late) |
 
 mod corruption;
 mod duplicates;
+mod event_time;
 mod index;
 mod liveness;
 mod loss;
@@ -74,5 +76,6 @@ pub fn run_all(facts: &RunFacts) -> Vec<Verdict> {
         liveness::check(facts),
         observed::check(facts),
         settled::check(facts),
+        event_time::check(facts),
     ]
 }

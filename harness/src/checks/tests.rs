@@ -274,3 +274,36 @@ fn stable_after_convergence_fails_on_any_change_after_it_and_at_least_once_only_
     h.vanished(&[3]);
     fails(h.verdict("stable-after-convergence"), "r3 (split s pos 2) vanished");
 }
+
+#[test]
+fn event_time_fails_on_a_record_behind_its_splits_watermark_and_on_a_watermark_that_went_back() {
+    let wm = |attempt: u64, watermark: Option<i64>, splits: &[(&str, i64)]| EventKind::Watermark {
+        subtask: 0,
+        attempt,
+        watermark,
+        splits: splits.iter().map(|(s, w)| (s.to_string(), *w)).collect(),
+        idle: 0,
+    };
+    assert!(clean().verdict("event-time").summary.contains("not claimed"), "no watermarks, nothing claimed");
+    // Records 1..=5 of split "s" (event times 1..=5); a watermark at 2 after records 1..=3.
+    let mut h = H::new();
+    h.produced(5).emitted(1, &[1, 2, 3]).at("taskexecutor-0", wm(1, Some(2), &[("s", 2)])).emitted(1, &[4, 5]);
+    assert!(h.verdict("event-time").passed, "{:?}", h.verdict("event-time"));
+    // A restore replays record 2 in a new attempt: not late there (its watermark starts over).
+    h.emitted(2, &[2]);
+    assert!(h.verdict("event-time").passed);
+    // Within the attempt, record 2 again after the watermark 2: late.
+    let mut late = h;
+    late.emitted(1, &[2]);
+    fails(late.verdict("event-time"), "r2 of split s (event time 2)");
+    // A reader-wide watermark ("") judges records of splits without their own.
+    let mut wide = H::new();
+    wide.produced(3).emitted(1, &[1, 2]).at("taskexecutor-0", wm(1, Some(2), &[("", 2)])).emitted(1, &[1]);
+    fails(wide.verdict("event-time"), "r1 of split s (event time 1)");
+    // A watermark that goes back, combined or per split.
+    let mut back = H::new();
+    back.produced(3).at("taskexecutor-0", wm(1, Some(3), &[("s", 3)])).at("taskexecutor-0", wm(1, Some(1), &[]));
+    fails(back.verdict("event-time"), "the watermark went back from 3 to 1");
+    back.at("taskexecutor-0", wm(1, None, &[("s", 2)]));
+    fails(back.verdict("event-time"), "split \"s\"'s watermark went back from 3 to 2");
+}

@@ -17,7 +17,7 @@ use super::hooks::{Hooks, Phase};
 use super::protocol::{MasterMsg, SubtaskState};
 use super::uplink::Uplink;
 use crate::api::{
-    CommitOutcome, CommitRequest, Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput, ReaderRequest,
+    Announcement, WatermarkTracker, CommitOutcome, CommitRequest, Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput, ReaderRequest,
     Sink, SinkWriter, Source, SourceReader, Split, WriterContext,
 };
 use crate::error::{ConnectorError, RetryHint};
@@ -94,6 +94,8 @@ struct Subtask<Src: Source, Snk: Sink> {
     control: mpsc::UnboundedReceiver<Control>,
     requests: mpsc::UnboundedReceiver<ReaderRequest>,
     requests_open: bool,
+    /// Per-split watermark generation, when the job reads its source with a strategy.
+    watermarks: Option<WatermarkTracker>,
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -102,6 +104,11 @@ fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 
 fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, ConnectorError> {
     bincode::deserialize(bytes).map_err(|e| ConnectorError::fail_job(format!("{what} did not deserialize: {e}")))
+}
+
+/// Virtual milliseconds since the simulation started.
+fn now_ms() -> u64 {
+    crate::net::now().as_millis() as u64
 }
 
 /// Stops here for good when a scenario aimed a crash at this phase: the supervisor kills the
@@ -218,8 +225,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             control: setup.control,
             requests,
             requests_open: true,
+            watermarks: setup.source.watermark_strategy().map(|w| WatermarkTracker::new(w, now_ms())),
         };
         if !splits.is_empty() {
+            task.track_splits(&splits);
             task.reader.add_splits(splits);
         }
         if let Err(e) = task.reader.start().await {
@@ -248,6 +257,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             Request(Option<R>),
             Available,
             RetryCommits,
+            Tick,
         }
         loop {
             while let Ok(req) = self.requests.try_recv() {
@@ -257,7 +267,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 self.on_control(ctl).await?;
             }
             if !self.ended && !self.stopped {
-                let mut out = ReaderOutput::default();
+                let mut out = ReaderOutput { event_time: self.watermarks.is_some(), ..ReaderOutput::default() };
                 let status = self.reader.poll_next(&mut out)?;
                 self.deliver(out).await?;
                 match status {
@@ -267,6 +277,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     }
                     InputStatus::EndOfInput => {
                         self.ended = true;
+                        if let Some(a) = self.watermarks.as_mut().and_then(WatermarkTracker::end_of_input) {
+                            self.announce(a).await?;
+                        }
                         self.writer.flush(true).await?;
                         self.record(EventKind::SubtaskFinished { subtask: self.id, attempt: self.attempt });
                     }
@@ -274,6 +287,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 }
             }
             let retry = self.pending.iter().any(|(c, _, _)| *c <= self.last_completed);
+            // The next periodic watermark emission, while the input runs (idleness needs it).
+            let tick = match &self.watermarks {
+                Some(w) if !self.ended && !self.stopped => Some(w.next_emission_ms().saturating_sub(now_ms()).max(1)),
+                _ => None,
+            };
             let wake = tokio::select! {
                 biased;
                 ctl = self.control.recv() => Wake::Control(ctl),
@@ -282,6 +300,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 req = self.requests.recv(), if self.requests_open => Wake::Request(req),
                 _ = self.reader.available(), if !self.ended && !self.stopped => Wake::Available,
                 _ = madsim::time::sleep(Duration::from_millis(20)), if retry => Wake::RetryCommits,
+                _ = madsim::time::sleep(Duration::from_millis(tick.unwrap_or(1))), if tick.is_some() => Wake::Tick,
             };
             match wake {
                 Wake::Control(Some(ctl)) => self.on_control(ctl).await?,
@@ -290,6 +309,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 Wake::Request(None) => self.requests_open = false,
                 Wake::Available => {}
                 Wake::RetryCommits => self.commit_due(false).await?,
+                Wake::Tick => self.emit_watermarks().await?,
             }
         }
     }
@@ -312,18 +332,81 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         });
     }
 
-    async fn deliver(&mut self, out: ReaderOutput) -> Result<(), ConnectorError> {
-        if !out.records.is_empty() {
-            let ids = out.records.iter().map(|r| r.id).collect();
-            self.record(EventKind::Emitted { subtask: self.id, attempt: self.attempt, ids });
-            for record in out.records {
-                self.writer.write(record).await?;
+    async fn deliver(&mut self, mut out: ReaderOutput) -> Result<(), ConnectorError> {
+        let now = now_ms();
+        if let Some(w) = self.watermarks.as_mut() {
+            for (record, split) in out.record_splits() {
+                w.on_record(split, record.event_time_ms, now);
             }
         }
+        if out.watermarks.is_empty() {
+            self.write_records(std::mem::take(&mut out.records)).await?;
+        } else {
+            // Records up to each watermark the connector emitted, then the watermark, at once.
+            let mut records = std::mem::take(&mut out.records).into_iter();
+            let mut written = 0;
+            for (before, split, watermark) in std::mem::take(&mut out.watermarks) {
+                self.write_records(records.by_ref().take(before - written).collect()).await?;
+                written = before;
+                let tracker = self.watermarks.as_mut().expect("watermarks are only kept with a strategy");
+                tracker.on_watermark(split.as_ref(), watermark, now);
+                if let Some(a) = tracker.announce(now) {
+                    self.announce(a).await?;
+                }
+            }
+            self.write_records(records.collect()).await?;
+        }
         for split in out.finished_splits {
+            if let Some(w) = self.watermarks.as_mut() {
+                w.finish_split(&split);
+            }
             self.record(EventKind::SplitFinished { subtask: self.id, attempt: self.attempt, split });
         }
+        if self.watermarks.as_ref().is_some_and(|w| w.due(now)) {
+            self.emit_watermarks().await?;
+        }
         Ok(())
+    }
+
+    /// Records that `records` were emitted and hands them to the writer.
+    async fn write_records(&mut self, records: Vec<crate::record::Record>) -> Result<(), ConnectorError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let ids = records.iter().map(|r| r.id).collect();
+        self.record(EventKind::Emitted { subtask: self.id, attempt: self.attempt, ids });
+        for record in records {
+            self.writer.write(record).await?;
+        }
+        Ok(())
+    }
+
+    /// Starts tracking the event time of splits assigned to (or restored into) the reader.
+    fn track_splits(&mut self, splits: &[Src::Split]) {
+        if let Some(w) = self.watermarks.as_mut() {
+            let now = now_ms();
+            for split in splits {
+                w.add_split(&split.id(), now);
+            }
+        }
+    }
+
+    /// The periodic watermark emission.
+    async fn emit_watermarks(&mut self) -> Result<(), ConnectorError> {
+        match self.watermarks.as_mut().and_then(|w| w.emit(now_ms())) {
+            Some(a) => self.announce(a).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Records what advanced and hands an advanced combined watermark to the writer.
+    async fn announce(&mut self, a: Announcement) -> Result<(), ConnectorError> {
+        let Announcement { combined, splits, idle } = a;
+        self.record(EventKind::Watermark { subtask: self.id, attempt: self.attempt, watermark: combined, splits, idle });
+        match combined {
+            Some(w) => self.writer.write_watermark(w).await,
+            None => Ok(()),
+        }
     }
 
     /// Handles one control message.
@@ -331,6 +414,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         match ctl {
             Control::AddSplits(bytes) => {
                 let splits: Vec<Src::Split> = decode(&bytes, "assigned splits")?;
+                self.track_splits(&splits);
                 self.reader.add_splits(splits);
             }
             Control::NoMoreSplits => self.reader.notify_no_more_splits(),

@@ -58,6 +58,8 @@ pub const MARKS: &[(&str, &str)] = &[
     ("checkpoints-overlapped", "a checkpoint was triggered while an earlier one was still pending"),
     ("checkpoint-subsumed", "a pending checkpoint was aborted because a later one completed (an acknowledgement of it was lost)"),
     ("notified-after-later-barrier", "a subtask heard that a checkpoint completed after it had taken a later checkpoint's barrier"),
+    ("watermark-advanced", "a subtask's combined watermark advanced while its input ran (not only at its end)"),
+    ("split-idle", "a split that emitted nothing for the idle timeout was left out of the combined watermark"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
     ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never assigned before was assigned afterwards"),
@@ -197,6 +199,14 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             }
             EventKind::LateNotification { .. } => {
                 marks.insert("notified-after-later-barrier");
+            }
+            EventKind::Watermark { watermark, idle, .. } => {
+                if watermark.is_some_and(|w| w < i64::MAX) {
+                    marks.insert("watermark-advanced");
+                }
+                if *idle > 0 {
+                    marks.insert("split-idle");
+                }
             }
             EventKind::JobStarted { .. } => open_checkpoints.clear(),
             EventKind::Fault { fault, kind, .. } => {

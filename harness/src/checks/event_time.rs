@@ -1,0 +1,91 @@
+//! Event time: within a subtask attempt, watermarks never go back, and no record comes
+//! after a watermark of its split that it is at or below (a late record: an event-time
+//! window that closed at the watermark drops it, so its result is lost or wrong without any
+//! record going missing from the sink).
+//!
+//! Only runs whose source is read with a watermark strategy announce watermarks; for the
+//! rest the check passes as "not claimed". A record's own split's watermark judges it; a
+//! reader that does not say which split a record belongs to announces one watermark for all
+//! of them (the split named ""), which judges the records of splits without their own.
+
+use super::{RunFacts, Verdict, EVIDENCE_MAX};
+use crate::history::EventKind;
+use crate::record::RecordId;
+use std::collections::{BTreeMap, HashMap};
+
+const NAME: &str = "event-time";
+
+/// Runs the check.
+pub fn check(f: &RunFacts) -> Verdict {
+    if !f.events.iter().any(|e| matches!(e.kind, EventKind::Watermark { .. })) {
+        return Verdict::pass(NAME, "not claimed: the source is read without a watermark strategy");
+    }
+    let event_time: HashMap<RecordId, i64> = f
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Produced { id, event_time_ms, .. } => Some((*id, *event_time_ms)),
+            _ => None,
+        })
+        .collect();
+    // Per (subtask, attempt): the combined watermark, and each split's (with the event that announced it).
+    let mut combined: BTreeMap<(usize, u64), i64> = BTreeMap::new();
+    let mut split_marks: BTreeMap<(usize, u64, &str), (i64, usize)> = BTreeMap::new();
+    let (mut regressions, mut late, mut checked) = (0usize, 0usize, 0usize);
+    let mut evidence = Vec::new();
+    let mut first_bad: Option<usize> = None;
+    let mut bad = |at: usize, line: String, evidence: &mut Vec<String>| {
+        first_bad = Some(first_bad.map_or(at, |b| b.min(at)));
+        if evidence.len() < EVIDENCE_MAX {
+            evidence.push(line);
+        }
+    };
+    for (i, e) in f.events.iter().enumerate() {
+        match &e.kind {
+            EventKind::Watermark { subtask, attempt, watermark, splits, .. } => {
+                if let Some(w) = watermark {
+                    if let Some(prev) = combined.insert((*subtask, *attempt), *w).filter(|prev| w < prev) {
+                        regressions += 1;
+                        let line = format!("subtask {subtask} attempt {attempt}: the watermark went back from {prev} to {w} ({})", f.describe(i));
+                        bad(i, line, &mut evidence);
+                    }
+                }
+                for (split, w) in splits {
+                    let key = (*subtask, *attempt, split.as_str());
+                    if let Some((prev, _)) = split_marks.insert(key, (*w, i)).filter(|(prev, _)| w < prev) {
+                        regressions += 1;
+                        let line = format!(
+                            "subtask {subtask} attempt {attempt}: split {split:?}'s watermark went back from {prev} to {w} ({})",
+                            f.describe(i)
+                        );
+                        bad(i, line, &mut evidence);
+                    }
+                }
+            }
+            EventKind::Emitted { subtask, attempt, ids } => {
+                for id in ids {
+                    let (Some(origin), Some(t)) = (f.origin_of(*id), event_time.get(id)) else { continue };
+                    let own = split_marks.get(&(*subtask, *attempt, &*origin.split));
+                    let Some(&(w, at)) = own.or_else(|| split_marks.get(&(*subtask, *attempt, ""))) else { continue };
+                    checked += 1;
+                    if *t <= w {
+                        late += 1;
+                        let line = format!(
+                            "subtask {subtask} attempt {attempt}: {id} of split {} (event time {t}) emitted at {} after the split's watermark {w} ({})",
+                            origin.split,
+                            f.describe(i),
+                            f.describe(at)
+                        );
+                        bad(i, line, &mut evidence);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if regressions + late == 0 {
+        return Verdict::pass(NAME, format!("watermarks only advanced; none of {checked} records behind a watermark was late"));
+    }
+    let summary = format!("{late} late records, {regressions} watermarks that went back");
+    Verdict::fail(NAME, summary, evidence, first_bad)
+}
