@@ -236,9 +236,10 @@ impl ReaderOutput {
     pub fn collect(&mut self, record: Record) {
         self.records.push(record);
     }
-    /// Says that the records collected from now on belong to `split` (Flink's
-    /// `ReaderOutput::createOutputForSplit`), so the runtime tracks event time per split.
-    /// [`SourceReaderBase`](crate::api::SourceReaderBase) calls it for every element.
+    /// Says that the records collected from now on, in this poll and later ones, belong to
+    /// `split` (Flink's `ReaderOutput::createOutputForSplit`), so the runtime tracks event
+    /// time per split. [`SourceReaderBase`](crate::api::SourceReaderBase) calls it for every
+    /// element.
     pub fn for_split(&mut self, split: &SplitId) {
         if self.event_time && self.split_runs.last().map(|(_, s)| s) != Some(split) {
             self.split_runs.push((self.records.len(), split.clone()));
@@ -253,17 +254,6 @@ impl ReaderOutput {
             let split = self.split_runs.last().map(|(_, s)| s.clone());
             self.watermarks.push((self.records.len(), split, watermark));
         }
-    }
-    /// The split each record belongs to (`None`: not said), in emission order.
-    pub(crate) fn record_splits(&self) -> impl Iterator<Item = (&Record, Option<&SplitId>)> {
-        let mut runs = self.split_runs.iter().peekable();
-        let mut current: Option<&SplitId> = None;
-        self.records.iter().enumerate().map(move |(i, r)| {
-            while let Some((_, s)) = runs.next_if(|(from, _)| *from <= i) {
-                current = Some(s);
-            }
-            (r, current)
-        })
     }
     /// Reports that a split reached its end and left the reader's state.
     pub fn split_finished(&mut self, split: SplitId) {

@@ -18,7 +18,7 @@
 
 use super::source::SplitId;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An event-time watermark in milliseconds.
 pub type Watermark = i64;
@@ -31,7 +31,8 @@ pub struct WatermarkStrategy {
     pub max_out_of_orderness_ms: u64,
     /// A split that emitted nothing for this long stops holding the combined watermark back.
     pub idle_timeout_ms: Option<u64>,
-    /// Virtual time between watermark emissions (Flink's `pipeline.auto-watermark-interval`).
+    /// Virtual time between watermark emissions (Flink's `pipeline.auto-watermark-interval`);
+    /// 0 counts as 1.
     pub interval_ms: u64,
 }
 
@@ -94,6 +95,8 @@ pub(crate) struct Announcement {
 pub(crate) struct WatermarkTracker {
     strategy: WatermarkStrategy,
     splits: BTreeMap<SplitId, SplitClock>,
+    /// Splits that ended in this attempt: a late word about one is ignored, not a new start.
+    finished: BTreeSet<SplitId>,
     /// Records and watermarks of a reader that does not say which split they belong to.
     unsplit: Option<SplitClock>,
     combined: Option<Watermark>,
@@ -102,7 +105,8 @@ pub(crate) struct WatermarkTracker {
 
 impl WatermarkTracker {
     pub fn new(strategy: WatermarkStrategy, now_ms: u64) -> Self {
-        Self { strategy, splits: BTreeMap::new(), unsplit: None, combined: None, last_emission_ms: now_ms }
+        let strategy = WatermarkStrategy { interval_ms: strategy.interval_ms.max(1), ..strategy };
+        Self { strategy, splits: BTreeMap::new(), finished: BTreeSet::new(), unsplit: None, combined: None, last_emission_ms: now_ms }
     }
 
     fn clock(&mut self, split: Option<&SplitId>, now_ms: u64) -> &mut SplitClock {
@@ -121,16 +125,21 @@ impl WatermarkTracker {
     /// A split was assigned (or restored): it holds the combined watermark back until it
     /// emits, or goes idle.
     pub fn add_split(&mut self, split: &SplitId, now_ms: u64) {
+        self.finished.remove(split);
         self.clock(Some(split), now_ms);
     }
 
     /// A split ended: it no longer holds the combined watermark back.
     pub fn finish_split(&mut self, split: &SplitId) {
         self.splits.remove(split);
+        self.finished.insert(split.clone());
     }
 
     /// A record of `split` with `event_time` was emitted.
     pub fn on_record(&mut self, split: Option<&SplitId>, event_time: i64, now_ms: u64) {
+        if split.is_some_and(|s| self.finished.contains(s)) {
+            return;
+        }
         let clock = self.clock(split, now_ms);
         clock.max_event = clock.max_event.max(Some(event_time));
         clock.last_active_ms = now_ms;
@@ -138,6 +147,9 @@ impl WatermarkTracker {
 
     /// The connector emitted watermark `w` for `split`.
     pub fn on_watermark(&mut self, split: Option<&SplitId>, w: Watermark, now_ms: u64) {
+        if split.is_some_and(|s| self.finished.contains(s)) {
+            return;
+        }
         let clock = self.clock(split, now_ms);
         clock.emitted_by_connector = clock.emitted_by_connector.max(Some(w));
     }
@@ -229,6 +241,8 @@ mod tests {
         assert_eq!(later.combined, None, "c's watermark 4 is below the combined 44: nothing is emitted");
         t.finish_split(&s("c"));
         assert_eq!(t.emit(800).unwrap_or_default().combined, Some(94), "without c, a holds it at 94");
+        t.on_watermark(Some(&s("c")), 0, 801);
+        assert_eq!(t.emit(1_000), None, "a word about a finished split does not bring it back");
     }
 
     #[test]

@@ -11,23 +11,27 @@
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::EventKind;
 use crate::record::RecordId;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 const NAME: &str = "event-time";
 
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
     if !f.events.iter().any(|e| matches!(e.kind, EventKind::Watermark { .. })) {
-        return Verdict::pass(NAME, "not claimed: the source is read without a watermark strategy");
+        return Verdict::pass(
+            NAME,
+            "not claimed: no watermark was announced (the source is read without a watermark strategy, or the run ended before the first emission)",
+        );
     }
-    let event_time: HashMap<RecordId, i64> = f
-        .events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Produced { id, event_time_ms, .. } => Some((*id, *event_time_ms)),
-            _ => None,
-        })
-        .collect();
+    let mut event_time: HashMap<RecordId, i64> = HashMap::new();
+    let mut produced_splits: BTreeSet<&str> = BTreeSet::new();
+    for e in &f.events {
+        if let EventKind::Produced { id, event_time_ms, split, .. } = &e.kind {
+            event_time.insert(*id, *event_time_ms);
+            produced_splits.insert(split);
+        }
+    }
+    let mut announced: BTreeSet<&str> = BTreeSet::new();
     // Per (subtask, attempt): the combined watermark, and each split's (with the event that announced it).
     let mut combined: BTreeMap<(usize, u64), i64> = BTreeMap::new();
     let mut split_marks: BTreeMap<(usize, u64, &str), (i64, usize)> = BTreeMap::new();
@@ -51,6 +55,7 @@ pub fn check(f: &RunFacts) -> Verdict {
                     }
                 }
                 for (split, w) in splits {
+                    announced.insert(split);
                     let key = (*subtask, *attempt, split.as_str());
                     if let Some((prev, _)) = split_marks.insert(key, (*w, i)).filter(|(prev, _)| w < prev) {
                         regressions += 1;
@@ -84,7 +89,14 @@ pub fn check(f: &RunFacts) -> Verdict {
         }
     }
     if regressions + late == 0 {
-        return Verdict::pass(NAME, format!("watermarks only advanced; none of {checked} records behind a watermark was late"));
+        let mut summary = format!("watermarks only advanced; none of {checked} records behind a watermark was late");
+        let unknown: Vec<&str> = announced.iter().filter(|s| !s.is_empty() && !produced_splits.contains(*s)).copied().collect();
+        if checked == 0 && !unknown.is_empty() {
+            summary += &format!(
+                "; no record was judged: watermarks were announced for splits {unknown:?}, which no produced record names (a split's id must be the name its model records produced records under)"
+            );
+        }
+        return Verdict::pass(NAME, summary);
     }
     let summary = format!("{late} late records, {regressions} watermarks that went back");
     Verdict::fail(NAME, summary, evidence, first_bad)

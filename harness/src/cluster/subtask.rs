@@ -96,6 +96,8 @@ struct Subtask<Src: Source, Snk: Sink> {
     requests_open: bool,
     /// Per-split watermark generation, when the job reads its source with a strategy.
     watermarks: Option<WatermarkTracker>,
+    /// The split the reader last said its records belong to ([`ReaderOutput::for_split`]).
+    current_split: Option<crate::api::SplitId>,
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -226,6 +228,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             requests,
             requests_open: true,
             watermarks: setup.source.watermark_strategy().map(|w| WatermarkTracker::new(w, now_ms())),
+            current_split: None,
         };
         if !splits.is_empty() {
             task.track_splits(&splits);
@@ -268,6 +271,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             }
             if !self.ended && !self.stopped {
                 let mut out = ReaderOutput { event_time: self.watermarks.is_some(), ..ReaderOutput::default() };
+                if let Some(split) = self.current_split.take() {
+                    out.split_runs.push((0, split)); // a split said in an earlier poll stays current
+                }
                 let status = self.reader.poll_next(&mut out)?;
                 self.deliver(out).await?;
                 match status {
@@ -333,38 +339,59 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     }
 
     async fn deliver(&mut self, mut out: ReaderOutput) -> Result<(), ConnectorError> {
-        let now = now_ms();
-        if let Some(w) = self.watermarks.as_mut() {
-            for (record, split) in out.record_splits() {
-                w.on_record(split, record.event_time_ms, now);
-            }
-        }
-        if out.watermarks.is_empty() {
+        if self.watermarks.is_none() {
             self.write_records(std::mem::take(&mut out.records)).await?;
         } else {
-            // Records up to each watermark the connector emitted, then the watermark, at once.
-            let mut records = std::mem::take(&mut out.records).into_iter();
-            let mut written = 0;
-            for (before, split, watermark) in std::mem::take(&mut out.watermarks) {
-                self.write_records(records.by_ref().take(before - written).collect()).await?;
-                written = before;
-                let tracker = self.watermarks.as_mut().expect("watermarks are only kept with a strategy");
+            self.deliver_in_event_time(&mut out).await?;
+        }
+        for split in out.finished_splits {
+            if let Some(w) = self.watermarks.as_mut() {
+                w.finish_split(&split);
+                if self.current_split.as_ref() == Some(&split) {
+                    self.current_split = None;
+                }
+            }
+            self.record(EventKind::SplitFinished { subtask: self.id, attempt: self.attempt, split });
+        }
+        if self.watermarks.as_ref().is_some_and(|w| w.due(now_ms())) {
+            self.emit_watermarks().await?;
+        }
+        Ok(())
+    }
+
+    /// Writes a poll's records in order, each counted in its split's event time just before
+    /// it goes out, and each watermark the connector emitted at its place among them, at once.
+    /// The split the poll ended with stays current for the next poll.
+    async fn deliver_in_event_time(&mut self, out: &mut ReaderOutput) -> Result<(), ConnectorError> {
+        let now = now_ms();
+        let runs = std::mem::take(&mut out.split_runs);
+        let marks = std::mem::take(&mut out.watermarks);
+        let mut records = std::mem::take(&mut out.records).into_iter().enumerate().peekable();
+        let ends: Vec<usize> = marks.iter().map(|(before, _, _)| *before).chain(std::iter::once(usize::MAX)).collect();
+        let mut marks = marks.into_iter();
+        let mut run = 0; // runs[..run] start at or before the current record
+        for end in ends {
+            let mut segment = Vec::new();
+            while let Some((i, record)) = records.next_if(|(i, _)| *i < end) {
+                while run < runs.len() && runs[run].0 <= i {
+                    run += 1;
+                }
+                let split = run.checked_sub(1).map(|k| &runs[k].1);
+                if let Some(w) = self.watermarks.as_mut() {
+                    w.on_record(split, record.event_time_ms, now);
+                }
+                segment.push(record);
+            }
+            self.write_records(segment).await?;
+            if let Some((_, split, watermark)) = marks.next() {
+                let tracker = self.watermarks.as_mut().expect("event time is on");
                 tracker.on_watermark(split.as_ref(), watermark, now);
                 if let Some(a) = tracker.announce(now) {
                     self.announce(a).await?;
                 }
             }
-            self.write_records(records.collect()).await?;
         }
-        for split in out.finished_splits {
-            if let Some(w) = self.watermarks.as_mut() {
-                w.finish_split(&split);
-            }
-            self.record(EventKind::SplitFinished { subtask: self.id, attempt: self.attempt, split });
-        }
-        if self.watermarks.as_ref().is_some_and(|w| w.due(now)) {
-            self.emit_watermarks().await?;
-        }
+        self.current_split = runs.into_iter().last().map(|(_, split)| split);
         Ok(())
     }
 
