@@ -4,7 +4,7 @@
 
 use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
 use connectors_under_test::log_sink::{BarrierMode, LogSinkSetup};
-use connectors_under_test::contexts::LOG_WATERMARKS;
+use connectors_under_test::contexts::{ALIGNMENT_SKEW_MS, LOG_ALIGNED, LOG_WATERMARKS};
 use connectors_under_test::{FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup, UpsertSinkSetup};
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
@@ -86,6 +86,10 @@ pub fn all() -> Vec<Target> {
         }));
         t.push(target("unbounded log-source (event time) -> file-sink", f, None, move || {
             Pipeline(LogSourceSetup::unbounded(6, 5000, 2).with_watermarks(LOG_WATERMARKS), FileSinkSetup)
+        }));
+        t.push(target("unbounded log-source (aligned, skewed) -> file-sink", f, None, move || {
+            let source = LogSourceSetup::unbounded(6, 5000, 2).with_watermarks(LOG_ALIGNED).skewed(ALIGNMENT_SKEW_MS);
+            Pipeline(source, FileSinkSetup)
         }));
         t.push(target("log-source (event time) -> probe", f, None, move || {
             Pipeline(log().with_watermarks(LOG_WATERMARKS), CollectorSetup)

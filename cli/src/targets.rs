@@ -26,12 +26,19 @@ fn source_mutant<B: LogBug + Default>(check: &'static str) -> Target {
     })
 }
 
+fn pause_mutant(name: &str, bug: PauseBug) -> Target {
+    target(name, "source", Some("watermark-alignment"), move || {
+        suites::source(contexts::log_source_aligned_with("mishandles-pause", move |s| MishandlesPauseSetup(s, bug)))
+    })
+}
+
 pub fn all() -> Vec<Target> {
     use contexts::*;
     vec![
         target("log-source", "source", None, || suites::source(log_source())),
         target("log-source (latest)", "source", None, || suites::source(log_source_latest())),
         target("log-source (offset)", "source", None, || suites::source(log_source_specific())),
+        target("log-source (aligned)", "source", None, || suites::source(log_source_aligned())),
         target("file-sink", "sink", None, || suites::sink(file_sink())),
         target("txn-log-sink", "sink", None, || suites::sink(txn_log_sink())),
         target("table-sink (global committer)", "sink", None, || suites::sink(table_sink())),
@@ -141,5 +148,8 @@ pub fn all() -> Vec<Target> {
         target("mutant: restores the watermark of its fetch", "source", Some("event-time"), || {
             suites::source(log_source_with("restores-fetched-watermark", RestoresFetchedWatermarkSetup))
         }),
+        pause_mutant("mutant: split reader ignores pauses", PauseBug::Ignores),
+        pause_mutant("mutant: resuming one split resumes all", PauseBug::ResumesAll),
+        pause_mutant("mutant: forgets pauses when given a split", PauseBug::ForgetsPausesOnAssign),
     ]
 }

@@ -5,7 +5,7 @@
 use crate::log_sink::{BarrierMode, LogSinkSetup};
 use crate::upsert_sink::UpsertSinkSetup;
 use crate::{FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup};
-use connsim::api::WatermarkStrategy;
+use connsim::api::{WatermarkAlignment, WatermarkStrategy};
 use connsim::run::{SinkSetup, SourceSetup};
 use connsim_scenarios::suites::{sink_from_setup, source_from_setup, SinkFromSetup, SourceFromSetup, TestData};
 
@@ -26,7 +26,43 @@ pub fn log_source_for(d: TestData, start: LogStart) -> LogSourceSetup {
 /// How the suites read the log: event time is a record's id, so monotonous within every
 /// partition; a partition silent for 100 ms is idle; watermarks every 50 ms.
 pub const LOG_WATERMARKS: WatermarkStrategy =
-    WatermarkStrategy { max_out_of_orderness_ms: 0, idle_timeout_ms: Some(100), interval_ms: 50 };
+    WatermarkStrategy { max_out_of_orderness_ms: 0, idle_timeout_ms: Some(100), interval_ms: 50, alignment: None };
+
+/// How the alignment contexts read the log: [`LOG_WATERMARKS`], with no split more than
+/// 20 ms ahead of the slowest reader, told every 20 ms.
+pub const LOG_ALIGNED: WatermarkStrategy = WatermarkStrategy {
+    alignment: Some(WatermarkAlignment { max_drift_ms: 20, update_interval_ms: 20 }),
+    ..LOG_WATERMARKS
+};
+
+/// The alignment contexts' event-time skew: partition `p` runs `p ×` this ahead, so splits
+/// drift apart by more than the allowed 20 ms and alignment must pause them.
+pub const ALIGNMENT_SKEW_MS: u64 = 40;
+
+/// The log source for a case's data, read with alignment over skewed event time.
+pub fn log_source_aligned_for(d: TestData) -> LogSourceSetup {
+    log_source_for(d, LogStart::Earliest).with_watermarks(LOG_ALIGNED).skewed(ALIGNMENT_SKEW_MS)
+}
+
+/// The suite case an aligned source cannot aim at, and why.
+const ALIGNED_SKIPS: (&str, &str) = (
+    "a worker cut off from the job master (zombie)",
+    "a zombie hears no alignment announcements: its splits stay paused at the last maximum it heard, so it \
+     stops reading long before its replacement starts (as a Flink task cut off from its source coordinator)",
+);
+
+/// The log source read with watermark alignment over skewed event time.
+pub fn log_source_aligned() -> SourceFromSetup<impl Fn(TestData) -> LogSourceSetup + Send + Sync + 'static> {
+    source_from_setup("log-source(aligned)", &["log"], log_source_aligned_for).skipping(ALIGNED_SKIPS.0, ALIGNED_SKIPS.1)
+}
+
+/// A source context around a source setup built from [`log_source_aligned_for`] (for mutants).
+pub fn log_source_aligned_with<S: SourceSetup>(
+    name: &str,
+    wrap: impl Fn(LogSourceSetup) -> S + Send + Sync + 'static,
+) -> SourceFromSetup<impl Fn(TestData) -> S + Send + Sync + 'static> {
+    source_from_setup(name, &["log"], move |d| wrap(log_source_aligned_for(d))).skipping(ALIGNED_SKIPS.0, ALIGNED_SKIPS.1)
+}
 
 /// The log source reading the case's splits as partitions, from the earliest offset.
 pub fn log_source() -> SourceFromSetup<impl Fn(TestData) -> LogSourceSetup + Send + Sync + 'static> {

@@ -48,6 +48,15 @@ pub enum EventKind {
     /// A subtask's watermarks advanced: splits' own (`splits`) and, when it advanced, the
     /// combined one it passed to its writer (`watermark`); `idle` splits were left out of it.
     Watermark { subtask: usize, attempt: u64, watermark: Option<i64>, splits: Vec<(String, i64)>, idle: usize },
+    /// Watermark alignment: the source coordinator announced a new group `minimum` of the
+    /// readers' reported watermarks, and `max_allowed` (`minimum` + the maximum drift).
+    WatermarkAlignment { minimum: i64, max_allowed: i64 },
+    /// Watermark alignment: a subtask paused the splits whose watermark (given) ran above
+    /// `max_allowed` (`minimum` + drift), and resumed others, through its reader.
+    SplitsPaused { subtask: usize, attempt: u64, minimum: i64, max_allowed: i64, paused: Vec<(String, i64)>, resumed: Vec<String> },
+    /// Records of a paused split came from a fetch that began after the pause reached the
+    /// split reader (its split reader does not honour pauses).
+    PausedSplitRead { subtask: usize, attempt: u64, split: String, ids: Vec<RecordId> },
     /// A subtask emitted records (in this order).
     Emitted { subtask: usize, attempt: u64, ids: Vec<RecordId> },
     /// The coordinator started checkpoint `checkpoint`; the enumerator held `pending` splits.

@@ -11,7 +11,9 @@
 //! checks ([`checks`]) judge the recorded [`history`] against the guarantee the sink
 //! declares and return verdicts with evidence. A source read with a watermark strategy
 //! ([`api::WatermarkStrategy`]) gets per-split watermarks from the runtime, and the checks
-//! also find late records and watermarks that went back.
+//! also find late records and watermarks that went back; with watermark alignment the
+//! runtime pauses splits that run ahead of the slowest reader, and a check finds paused
+//! splits that were read all the same.
 //!
 //! The smallest complete run pairs the two trusted probes:
 //!

@@ -123,13 +123,15 @@ impl Source for LogSource {
 struct LogProducer {
     log: PartitionedLog,
     topic: String,
+    skew_ms: u64,
 }
 
 impl Producer for LogProducer {
     fn produce(&self, records: Vec<(connsim::record::Record, u64)>) {
         let partitions = u64::from(self.log.partitions(&self.topic).max(1));
         for (record, hint) in records {
-            self.log.append(&self.topic, (hint % partitions) as u32, vec![record]);
+            let partition = (hint % partitions) as u32;
+            self.log.append(&self.topic, partition, vec![skewed(record, partition, self.skew_ms)]);
         }
     }
     fn splits(&self) -> u64 {
@@ -164,6 +166,9 @@ pub struct LogSourceSetup {
     /// The watermark strategy the job reads the topic with. A record's event time is its
     /// id, so every partition's event times only grow: monotonous holds.
     pub watermarks: Option<WatermarkStrategy>,
+    /// Event-time skew: a record in partition `p` has event time `id + p × skew_ms`, so the
+    /// partitions' event times drift apart (what watermark alignment holds together).
+    pub skew_ms: u64,
 }
 
 impl LogSourceSetup {
@@ -178,6 +183,7 @@ impl LogSourceSetup {
             start: LogStart::Earliest,
             before_start: 0,
             watermarks: None,
+            skew_ms: 0,
         }
     }
 
@@ -198,6 +204,12 @@ impl LogSourceSetup {
     /// Reads the topic with watermark strategy `strategy`.
     pub fn with_watermarks(mut self, strategy: WatermarkStrategy) -> Self {
         self.watermarks = Some(strategy);
+        self
+    }
+
+    /// Skews event time: partition `p`'s records are `p × skew_ms` ahead of their ids.
+    pub fn skewed(mut self, skew_ms: u64) -> Self {
+        self.skew_ms = skew_ms;
         self
     }
 
@@ -231,6 +243,9 @@ impl SourceSetup for LogSourceSetup {
         if self.start != LogStart::Earliest || self.before_start > 0 {
             name.push_str(&format!(", start {:?} after {} per partition", self.start, self.before_start));
         }
+        if self.skew_ms > 0 {
+            name.push_str(&format!(", event time skewed {} ms per partition", self.skew_ms));
+        }
         name + ")"
     }
     fn build(&self, world: &mut World) -> LogSource {
@@ -243,7 +258,7 @@ impl SourceSetup for LogSourceSetup {
         }
         for partition in 0..self.partitions {
             for _ in 0..self.before_start {
-                let record = new_record(world);
+                let record = skewed(new_record(world), partition, self.skew_ms);
                 log.append("input", partition, vec![record]);
             }
         }
@@ -252,7 +267,7 @@ impl SourceSetup for LogSourceSetup {
             (Boundedness::Bounded, 0) => {
                 for _ in 0..self.records {
                     let partition = world.rng().gen_range(0..self.partitions);
-                    let record = new_record(world);
+                    let record = skewed(new_record(world), partition, self.skew_ms);
                     log.append("input", partition, vec![record]);
                 }
             }
@@ -264,7 +279,7 @@ impl SourceSetup for LogSourceSetup {
                 for _ in 0..self.records {
                     let partition = world.rng().gen_range(0..self.partitions);
                     ends[partition as usize] += 1;
-                    data.push((new_record(world), partition));
+                    data.push((skewed(new_record(world), partition, self.skew_ms), partition));
                 }
                 stop = Some(ends);
                 let after_first_checkpoint = self.start == LogStart::Latest;
@@ -292,12 +307,12 @@ impl SourceSetup for LogSourceSetup {
                 let upfront = self.records / 2;
                 for _ in 0..upfront {
                     let partition = world.rng().gen_range(0..self.partitions);
-                    let record = new_record(world);
+                    let record = skewed(new_record(world), partition, self.skew_ms);
                     log.append("input", partition, vec![record]);
                 }
                 // An upstream producer: rounds every 50 ms; new partitions appear halfway.
                 let (upstream, maker, mut rng) = (log.clone(), world.record_maker(), world.rng().clone());
-                let (rest, first, added) = (self.records - upfront, self.partitions, self.partitions_added);
+                let (rest, first, added, skew) = (self.records - upfront, self.partitions, self.partitions_added, self.skew_ms);
                 world.during_run(async move {
                     let rounds = (pace_ms / 50).max(1);
                     for round in 0..rounds {
@@ -309,11 +324,12 @@ impl SourceSetup for LogSourceSetup {
                         for _ in 0..rest / rounds + u64::from(round < rest % rounds) {
                             let key = rng.gen_range(0..1_000u64);
                             let record = maker.make(key, format!("value-{key}").into_bytes());
-                            upstream.append("input", rng.gen_range(0..partitions), vec![record]);
+                            let partition = rng.gen_range(0..partitions);
+                            upstream.append("input", partition, vec![skewed(record, partition, skew)]);
                         }
                     }
                 });
-                world.set_producer(Arc::new(LogProducer { log: log.clone(), topic: "input".into() }));
+                world.set_producer(Arc::new(LogProducer { log: log.clone(), topic: "input".into(), skew_ms: self.skew_ms }));
             }
         }
         world.add_system(Arc::new(log));
@@ -329,6 +345,12 @@ impl SourceSetup for LogSourceSetup {
             watermarks: self.watermarks,
         }
     }
+}
+
+/// `record` in partition `partition`, its event time moved `partition × skew_ms` ahead.
+fn skewed(mut record: connsim::Record, partition: u32, skew_ms: u64) -> connsim::Record {
+    record.event_time_ms += i64::from(partition) * skew_ms as i64;
+    record
 }
 
 fn new_record(world: &mut World) -> connsim::Record {

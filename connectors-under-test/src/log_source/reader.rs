@@ -1,4 +1,5 @@
-//! The log reader: one fetcher reads all assigned partitions round-robin.
+//! The log reader: one fetcher reads all assigned partitions round-robin, skipping the ones
+//! watermark alignment paused (as Kafka's consumer skips paused partitions).
 
 use super::{LogSplit, OffsetReset};
 use connsim::api::{
@@ -7,6 +8,8 @@ use connsim::api::{
 use connsim::net::Endpoint;
 use connsim::systems::LogClient;
 use connsim::{ConnectorError, Record};
+use connsim::api::SplitId;
+use std::collections::BTreeSet;
 
 /// The log source's reader.
 pub type LogReader = SourceReaderBase<LogSplitReader, LogEmitter>;
@@ -18,12 +21,21 @@ pub struct LogSplitReader {
     splits: Vec<(LogSplit, u64)>,
     turn: usize,
     reset: OffsetReset,
+    /// Splits paused by watermark alignment: not fetched until resumed.
+    paused: BTreeSet<SplitId>,
 }
 
 impl LogSplitReader {
     /// A split reader fetching at most `fetch_max` records per call.
     pub fn new(endpoint: Endpoint, log: &str, fetch_max: usize) -> Self {
-        Self { client: LogClient::new(endpoint, log), fetch_max, splits: Vec::new(), turn: 0, reset: OffsetReset::Earliest }
+        Self {
+            client: LogClient::new(endpoint, log),
+            fetch_max,
+            splits: Vec::new(),
+            turn: 0,
+            reset: OffsetReset::Earliest,
+            paused: BTreeSet::new(),
+        }
     }
 
     /// Seeks to `reset` when retention deleted a split's position.
@@ -39,10 +51,12 @@ impl connsim::api::SplitReader for LogSplitReader {
 
     async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
         let mut batch = FetchedBatch::empty();
-        if self.splits.is_empty() {
+        // The next split in turn that is not paused.
+        let n = self.splits.len();
+        let Some(turn) = (1..=n).map(|k| (self.turn + k) % n).find(|&i| !self.paused.contains(&self.splits[i].0.id())) else {
             return Ok(batch);
-        }
-        self.turn = (self.turn + 1) % self.splits.len();
+        };
+        self.turn = turn;
         let (split, position) = self.splits[self.turn].clone();
         let done = |pos: u64| split.stop.is_some_and(|stop| pos >= stop);
         if !done(position) {
@@ -72,17 +86,24 @@ impl connsim::api::SplitReader for LogSplitReader {
         }
         if done(self.splits[self.turn].1) {
             batch.finished.push(split.id());
+            self.paused.remove(&split.id());
             self.splits.remove(self.turn);
         }
         Ok(batch)
     }
 
     fn handle_splits_changes(&mut self, change: SplitsChange<LogSplit>) {
-        if let SplitsChange::Add(splits) = change {
-            self.splits.extend(splits.into_iter().map(|s| {
+        match change {
+            SplitsChange::Add(splits) => self.splits.extend(splits.into_iter().map(|s| {
                 let position = s.offset;
                 (s, position)
-            }));
+            })),
+            SplitsChange::PauseResume { pause, resume } => {
+                self.paused.extend(pause);
+                for split in resume {
+                    self.paused.remove(&split);
+                }
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ mod ignores_splits_back;
 mod ignores_writer_state;
 mod in_progress_visible;
 mod lossy_writer_state;
+mod mishandles_pause;
 mod no_flush_on_barrier;
 mod no_more_splits_after_restore;
 mod non_idempotent_commit;
@@ -64,6 +65,7 @@ pub use ignores_splits_back::{IgnoresSplitsBack, IgnoresSplitsBackSetup, Ignores
 pub use ignores_writer_state::{IgnoresStateSetup, IgnoresStateSink};
 pub use in_progress_visible::InProgressVisible;
 pub use lossy_writer_state::{LossyStateSetup, LossyStateSink, LossyStateWriter, StateRecord};
+pub use mishandles_pause::{MishandlesPauseReader, MishandlesPauseSetup, MishandlesPauseSource, PauseBug};
 pub use no_flush_on_barrier::{NoFlushSetup, NoFlushSink, NoFlushWriter};
 pub use no_more_splits_after_restore::NoMoreSplitsAfterRestore;
 pub use non_idempotent_commit::NonIdempotentCommit;

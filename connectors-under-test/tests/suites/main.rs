@@ -2,6 +2,7 @@
 //! against them. `CONNSIM_SEEDS=200 cargo test --release -p connectors-under-test --test suites`
 //! runs 200 seeds per case (see the README).
 
+mod alignment;
 mod event_time;
 mod mutants;
 mod pacing;

@@ -17,7 +17,7 @@ pub use sink::{
 };
 pub(crate) use source::{AsyncCall, EnumAction};
 pub(crate) use watermark::{Announcement, WatermarkTracker};
-pub use watermark::{Watermark, WatermarkStrategy, DEFAULT_WATERMARK_INTERVAL_MS};
+pub use watermark::{Watermark, WatermarkAlignment, WatermarkStrategy, DEFAULT_WATERMARK_INTERVAL_MS};
 pub use source::{
     AsyncCallable, AsyncResult, Boundedness, EnumeratorContext, EnumeratorState, InputStatus, ReaderContext, ReaderOutput,
     ReaderRequest, Source, SourceReader, Split, SplitEnumerator, SplitId,

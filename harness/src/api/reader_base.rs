@@ -17,7 +17,7 @@
 use super::source::{InputStatus, ReaderContext, ReaderOutput, SourceReader, Split, SplitId};
 use crate::error::{ConnectorError, RetryHint};
 use crate::history::CheckpointId;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::future::Future;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -98,7 +98,8 @@ pub enum FetcherMode {
     PerSplit,
 }
 
-type Fetched<E> = Result<FetchedBatch<E>, ConnectorError>;
+/// A fetched batch, with the splits the fetcher had been told to pause before the fetch began.
+type Fetched<E> = Result<(FetchedBatch<E>, BTreeSet<SplitId>), ConnectorError>;
 
 /// What the reader tells a fetcher.
 enum FetcherCmd<S> {
@@ -126,6 +127,9 @@ pub struct SourceReaderBase<SR: SplitReader, RE: RecordEmitter> {
     /// The batch being emitted, one element per poll, and the splits it finishes.
     current: VecDeque<(SplitId, SR::Element)>,
     finishing: Vec<SplitId>,
+    /// Splits paused before the current batch was fetched: its elements of them should not
+    /// be there (the split reader ignored the pause).
+    current_paused: BTreeSet<SplitId>,
     no_more_splits: bool,
     request_splits: bool,
 }
@@ -173,6 +177,7 @@ where
             stash: None,
             current: VecDeque::new(),
             finishing: Vec::new(),
+            current_paused: BTreeSet::new(),
             no_more_splits: false,
             request_splits: false,
         }
@@ -222,13 +227,22 @@ async fn fetch_until_done<SR: SplitReader>(
     queue: mpsc::Sender<Fetched<SR::Element>>,
 ) -> Option<tokio::sync::oneshot::Sender<()>> {
     let mut assigned = 0usize;
+    // What the split reader was told to pause: a batch carries it, so the reader base can
+    // tell a paused split's records that a fetch after the pause returned.
+    let mut paused: BTreeSet<SplitId> = BTreeSet::new();
     // Consecutive empty fetches: an idle fetcher backs off (1, 2, 4, 8, 10 ms) instead of
     // asking the external system every millisecond.
     let mut idle = 0u32;
-    let apply = |reader: &mut SR, cmd: FetcherCmd<SR::Split>, assigned: &mut usize| match cmd {
+    let apply = |reader: &mut SR, cmd: FetcherCmd<SR::Split>, assigned: &mut usize, paused: &mut BTreeSet<SplitId>| match cmd {
         FetcherCmd::Change(change) => {
-            if let SplitsChange::Add(splits) = &change {
-                *assigned += splits.len();
+            match &change {
+                SplitsChange::Add(splits) => *assigned += splits.len(),
+                SplitsChange::PauseResume { pause, resume } => {
+                    paused.extend(pause.iter().cloned());
+                    for split in resume {
+                        paused.remove(split);
+                    }
+                }
             }
             reader.handle_splits_changes(change);
             None
@@ -237,14 +251,14 @@ async fn fetch_until_done<SR: SplitReader>(
     };
     loop {
         while let Ok(cmd) = changes.try_recv() {
-            if let Some(ack) = apply(reader, cmd, &mut assigned) {
+            if let Some(ack) = apply(reader, cmd, &mut assigned, &mut paused) {
                 return Some(ack);
             }
         }
         if assigned == 0 {
             match changes.recv().await {
                 Some(cmd) => {
-                    if let Some(ack) = apply(reader, cmd, &mut assigned) {
+                    if let Some(ack) = apply(reader, cmd, &mut assigned, &mut paused) {
                         return Some(ack);
                     }
                 }
@@ -261,7 +275,11 @@ async fn fetch_until_done<SR: SplitReader>(
             Ok(batch) => {
                 idle = 0;
                 assigned = assigned.saturating_sub(batch.finished.len());
-                if queue.send(Ok(batch)).await.is_err() {
+                for split in &batch.finished {
+                    paused.remove(split);
+                }
+                let asked = paused.iter().filter(|s| batch.elements.iter().any(|(e, _)| e == *s)).cloned().collect();
+                if queue.send(Ok((batch, asked))).await.is_err() {
                     return None;
                 }
             }
@@ -298,15 +316,20 @@ where
                     Err(_) => return Ok(self.idle_status()),
                 },
             };
-            let batch = next?;
+            let (batch, paused) = next?;
             self.current = batch.elements.into();
             self.finishing = batch.finished;
+            self.current_paused = paused;
         }
         // One element per poll (elements of splits no longer assigned are skipped).
         while let Some((split, element)) = self.current.pop_front() {
             if let Some(state) = self.states.get_mut(&split) {
                 output.for_split(&split);
+                let start = output.records.len();
                 self.emitter.emit(element, output, state);
+                if self.current_paused.contains(&split) && output.records.len() > start {
+                    output.paused_reads.push((start, output.records.len(), split));
+                }
                 break;
             }
         }

@@ -229,6 +229,9 @@ pub struct ReaderOutput {
     /// Watermarks the connector emitted: how many records came before each, and the split
     /// current at the time.
     pub(crate) watermarks: Vec<(usize, Option<SplitId>, Watermark)>,
+    /// Records (`start..end`) of a split read by a fetch that began after the split reader
+    /// was told to pause it ([`SourceReaderBase`](crate::api::SourceReaderBase) knows).
+    pub(crate) paused_reads: Vec<(usize, usize, SplitId)>,
 }
 
 impl ReaderOutput {

@@ -34,6 +34,23 @@ pub struct WatermarkStrategy {
     /// Virtual time between watermark emissions (Flink's `pipeline.auto-watermark-interval`);
     /// 0 counts as 1.
     pub interval_ms: u64,
+    /// Watermark alignment (`withWatermarkAlignment`): `None`, readers run as fast as they can.
+    #[serde(default)]
+    pub alignment: Option<WatermarkAlignment>,
+}
+
+/// Watermark alignment (Flink's FLIP-182, per split as FLIP-217): every `update_interval_ms`
+/// each reader reports its watermark to the source coordinator, which announces the group's
+/// minimum; a reader pauses the splits whose watermark is more than `max_drift_ms` above it
+/// ([`SourceReader::pause_or_resume_splits`](super::SourceReader::pause_or_resume_splits),
+/// down to the split reader) and resumes them once the minimum catches up. A job reads one
+/// source, so its readers form one alignment group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatermarkAlignment {
+    /// How far a split's watermark may run ahead of the group's minimum.
+    pub max_drift_ms: u64,
+    /// Virtual time between reports and announcements; 0 counts as 1.
+    pub update_interval_ms: u64,
 }
 
 /// Flink's default `pipeline.auto-watermark-interval`.
@@ -46,7 +63,7 @@ impl WatermarkStrategy {
     }
     /// Event times within a split are out of order by at most `ms` (`forBoundedOutOfOrderness`).
     pub fn bounded_out_of_orderness(ms: u64) -> Self {
-        Self { max_out_of_orderness_ms: ms, idle_timeout_ms: None, interval_ms: DEFAULT_WATERMARK_INTERVAL_MS }
+        Self { max_out_of_orderness_ms: ms, idle_timeout_ms: None, interval_ms: DEFAULT_WATERMARK_INTERVAL_MS, alignment: None }
     }
     /// Splits silent for `ms` count as idle (`withIdleness`).
     pub fn with_idleness(mut self, ms: u64) -> Self {
@@ -56,6 +73,12 @@ impl WatermarkStrategy {
     /// Emits watermarks every `ms` of virtual time (at least 1).
     pub fn with_interval(mut self, ms: u64) -> Self {
         self.interval_ms = ms.max(1);
+        self
+    }
+    /// Aligns the readers' watermarks: no split runs more than `max_drift_ms` ahead of the
+    /// slowest reader, as told every `update_interval_ms` (`withWatermarkAlignment`).
+    pub fn with_alignment(mut self, max_drift_ms: u64, update_interval_ms: u64) -> Self {
+        self.alignment = Some(WatermarkAlignment { max_drift_ms, update_interval_ms: update_interval_ms.max(1) });
         self
     }
 }
@@ -204,6 +227,30 @@ impl WatermarkTracker {
         (out.combined.is_some() || !out.splits.is_empty()).then_some(out)
     }
 
+    /// Each split's current watermark (what its records and the connector say so far, not
+    /// only what was announced).
+    pub fn split_watermarks(&self) -> impl Iterator<Item = (&SplitId, Option<Watermark>)> + '_ {
+        let delay = self.strategy.max_out_of_orderness_ms;
+        self.splits.iter().map(move |(id, clock)| (id, clock.watermark(delay)))
+    }
+
+    /// What the reader reports for watermark alignment: the minimum over its active splits'
+    /// current watermarks; [`Watermark::MAX`] when no split is active (none assigned, all
+    /// finished or idle: an idle reader must not hold the group back, as Flink's reports
+    /// the maximum); `None` while an active split has no watermark yet.
+    pub fn alignment_report(&self, now_ms: u64) -> Option<Watermark> {
+        let delay = self.strategy.max_out_of_orderness_ms;
+        let idle_after = self.strategy.idle_timeout_ms;
+        let mut min = Watermark::MAX;
+        for clock in self.splits.values().chain(self.unsplit.iter()) {
+            if idle_after.is_some_and(|t| now_ms.saturating_sub(clock.last_active_ms) >= t) {
+                continue;
+            }
+            min = min.min(clock.watermark(delay)?);
+        }
+        Some(min)
+    }
+
     /// The input ended: the combined watermark goes to [`Watermark::MAX`] (once).
     pub fn end_of_input(&mut self) -> Option<Announcement> {
         if self.combined == Some(Watermark::MAX) {
@@ -260,6 +307,23 @@ mod tests {
         let back = t.emit(600).unwrap();
         assert_eq!(back.combined, None, "b is active again and holds the watermark at 9 < 1,999");
         assert_eq!(back.splits, vec![(s("a"), 2_999), (s("b"), 9)]);
+    }
+
+    #[test]
+    fn the_alignment_report_is_the_minimum_over_active_splits_and_the_maximum_without_one() {
+        let mut t = WatermarkTracker::new(WatermarkStrategy::monotonous().with_idleness(100).with_alignment(10, 20), 0);
+        assert_eq!(t.alignment_report(0), Some(Watermark::MAX), "no split: nothing to hold the group back");
+        t.add_split(&s("a"), 0);
+        t.add_split(&s("b"), 0);
+        t.on_record(Some(&s("a")), 50, 1);
+        assert_eq!(t.alignment_report(2), None, "b has no watermark yet");
+        t.on_record(Some(&s("b")), 30, 3);
+        assert_eq!(t.alignment_report(4), Some(29));
+        t.on_record(Some(&s("a")), 200, 90);
+        assert_eq!(t.alignment_report(150), Some(199), "b went idle: a alone counts");
+        assert_eq!(t.alignment_report(300), Some(Watermark::MAX), "both idle");
+        let marks: Vec<_> = t.split_watermarks().collect();
+        assert_eq!(marks, vec![(&s("a"), Some(199)), (&s("b"), Some(29))]);
     }
 
     #[test]

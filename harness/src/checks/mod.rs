@@ -15,7 +15,9 @@
 //! | `no-unobserved-visibility` | output appeared outside any served request, or could not be read |
 //! | `stable-after-convergence` | the output changed after it converged |
 //! | `event-time` | with a watermark strategy: a watermark that went back, or a record at or below a watermark its split already emitted (late) |
+//! | `watermark-alignment` | with alignment: a paused split's records from a fetch that began after the pause reached its split reader |
 
+mod alignment;
 mod corruption;
 mod duplicates;
 mod event_time;
@@ -77,5 +79,6 @@ pub fn run_all(facts: &RunFacts) -> Vec<Verdict> {
         observed::check(facts),
         settled::check(facts),
         event_time::check(facts),
+        alignment::check(facts),
     ]
 }

@@ -307,3 +307,30 @@ fn event_time_fails_on_a_record_behind_its_splits_watermark_and_on_a_watermark_t
     back.at("taskexecutor-0", wm(1, None, &[("s", 2)]));
     fails(back.verdict("event-time"), "split \"s\"'s watermark went back from 3 to 2");
 }
+
+#[test]
+fn watermark_alignment_fails_on_a_paused_splits_records_fetched_after_the_pause() {
+    assert!(clean().verdict("watermark-alignment").summary.contains("not claimed"), "no alignment, nothing claimed");
+    let paused = |paused: &[(&str, i64)], resumed: &[&str]| EventKind::SplitsPaused {
+        subtask: 1,
+        attempt: 3,
+        minimum: 40,
+        max_allowed: 50,
+        paused: paused.iter().map(|(s, w)| (s.to_string(), *w)).collect(),
+        resumed: resumed.iter().map(|s| s.to_string()).collect(),
+    };
+    let mut h = H::new();
+    h.produced(5)
+        .at("jobmaster", EventKind::WatermarkAlignment { minimum: 40, max_allowed: 50 })
+        .at("taskexecutor-1", paused(&[("s", 70)], &[]))
+        .emitted(3, &[1, 2]) // fetched before the pause: not judged
+        .at("taskexecutor-1", paused(&[], &["s"]));
+    let v = h.verdict("watermark-alignment");
+    assert!(v.passed && v.summary.contains("1 splits paused, 1 resumed"), "{v:?}");
+    h.at("taskexecutor-1", paused(&[("s", 90)], &[]));
+    h.at("taskexecutor-1", EventKind::PausedSplitRead { subtask: 1, attempt: 3, split: "s".into(), ids: vec![RecordId(3), RecordId(4)] });
+    fails(
+        h.verdict("watermark-alignment"),
+        "split \"s\" was paused at event #9 at 0.009s on taskexecutor-1 with watermark 90, above the group minimum 40 plus the drift (50), yet its split reader returned r3, r4",
+    );
+}

@@ -8,6 +8,7 @@ mod heartbeat;
 mod hooks;
 pub(crate) mod jobmaster;
 mod protocol;
+mod reader_alignment;
 mod rescale;
 mod store;
 mod subtask;

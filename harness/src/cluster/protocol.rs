@@ -59,6 +59,9 @@ pub enum ToTask {
     Notify { attempt: u64, checkpoint: CheckpointId },
     /// Checkpoint aborted (one-way, best effort): declined, expired, subsumed or failed over.
     Abort { attempt: u64, checkpoint: CheckpointId },
+    /// Watermark alignment (one-way, best effort): the group's minimum reported watermark, and
+    /// the highest watermark a split may have and keep reading (`minimum + max drift`).
+    AlignWatermarks { attempt: u64, minimum: i64, max_allowed: i64 },
     /// The final checkpoint completed: answer once everything up to it is committed.
     NotifyFinal { attempt: u64, checkpoint: CheckpointId },
     /// The job finished or stopped: close the attempt's components and end it; answered once
@@ -78,6 +81,7 @@ impl ToTask {
             ToTask::Trigger { .. } => "Trigger",
             ToTask::Notify { .. } => "Notify",
             ToTask::Abort { .. } => "AbortCheckpoint",
+            ToTask::AlignWatermarks { .. } => "WatermarkAlignment",
             ToTask::NotifyFinal { .. } => "NotifyFinal",
             ToTask::Close { .. } => "Close",
         }
@@ -107,6 +111,9 @@ pub enum MasterMsg {
     SplitRequest,
     /// A connector-defined event for the enumerator.
     SourceEvent(Vec<u8>),
+    /// Watermark alignment: the reader's current watermark (sent once per update interval,
+    /// best effort; a lost report leaves the coordinator with the previous one).
+    ReportedWatermark { watermark: i64 },
     /// The subtask's part of a checkpoint.
     Ack { checkpoint: CheckpointId, state: SubtaskState },
     /// The subtask declines the checkpoint (it stays running; the checkpoint is aborted).
@@ -122,6 +129,7 @@ impl MasterMsg {
             MasterMsg::Register => "Register",
             MasterMsg::SplitRequest => "SplitRequest",
             MasterMsg::SourceEvent(_) => "SourceEvent",
+            MasterMsg::ReportedWatermark { .. } => "ReportedWatermark",
             MasterMsg::Ack { .. } => "Ack",
             MasterMsg::Decline { .. } => "Decline",
             MasterMsg::Failed { .. } => "Failed",

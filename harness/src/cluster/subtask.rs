@@ -15,6 +15,7 @@
 
 use super::hooks::{Hooks, Phase};
 use super::protocol::{MasterMsg, SubtaskState};
+use super::reader_alignment::ReaderAlignment;
 use super::uplink::Uplink;
 use crate::api::{
     Announcement, WatermarkTracker, CommitOutcome, CommitRequest, Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput, ReaderRequest,
@@ -38,6 +39,8 @@ pub(crate) enum Control {
     Notify(CheckpointId),
     /// Checkpoint aborted (declined, expired, subsumed, failed over).
     Aborted(CheckpointId),
+    /// Watermark alignment: the group's minimum and the highest watermark a split may have.
+    Align { minimum: i64, max_allowed: i64 },
     NotifyFinal(CheckpointId, oneshot::Sender<()>),
 }
 
@@ -98,6 +101,8 @@ struct Subtask<Src: Source, Snk: Sink> {
     watermarks: Option<WatermarkTracker>,
     /// The split the reader last said its records belong to ([`ReaderOutput::for_split`]).
     current_split: Option<crate::api::SplitId>,
+    /// Watermark alignment, when the strategy asks for it.
+    alignment: Option<ReaderAlignment>,
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -229,6 +234,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             requests_open: true,
             watermarks: setup.source.watermark_strategy().map(|w| WatermarkTracker::new(w, now_ms())),
             current_split: None,
+            alignment: setup.source.watermark_strategy().and_then(|w| w.alignment).map(|a| ReaderAlignment::new(a, now_ms())),
         };
         if !splits.is_empty() {
             task.track_splits(&splits);
@@ -293,11 +299,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 }
             }
             let retry = self.pending.iter().any(|(c, _, _)| *c <= self.last_completed);
-            // The next periodic watermark emission, while the input runs (idleness needs it).
-            let tick = match &self.watermarks {
-                Some(w) if !self.ended && !self.stopped => Some(w.next_emission_ms().saturating_sub(now_ms()).max(1)),
-                _ => None,
-            };
+            // The next periodic watermark emission, while the input runs (idleness needs it),
+            // or alignment report.
+            let emission = self.watermarks.as_ref().filter(|_| !self.ended && !self.stopped).map(|w| w.next_emission_ms());
+            let report = self.alignment.as_ref().map(ReaderAlignment::next_report_ms);
+            let tick = [emission, report].into_iter().flatten().min().map(|t| t.saturating_sub(now_ms()).max(1));
             let wake = tokio::select! {
                 biased;
                 ctl = self.control.recv() => Wake::Control(ctl),
@@ -315,7 +321,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 Wake::Request(None) => self.requests_open = false,
                 Wake::Available => {}
                 Wake::RetryCommits => self.commit_due(false).await?,
-                Wake::Tick => self.emit_watermarks().await?,
+                Wake::Tick => self.on_tick().await?,
             }
         }
     }
@@ -339,6 +345,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     }
 
     async fn deliver(&mut self, mut out: ReaderOutput) -> Result<(), ConnectorError> {
+        for (start, end, split) in std::mem::take(&mut out.paused_reads) {
+            let ids = out.records[start..end.min(out.records.len())].iter().map(|r| r.id).collect();
+            self.record(EventKind::PausedSplitRead { subtask: self.id, attempt: self.attempt, split, ids });
+        }
         if self.watermarks.is_none() {
             self.write_records(std::mem::take(&mut out.records)).await?;
         } else {
@@ -418,12 +428,43 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         }
     }
 
-    /// The periodic watermark emission.
-    async fn emit_watermarks(&mut self) -> Result<(), ConnectorError> {
-        match self.watermarks.as_mut().and_then(|w| w.emit(now_ms())) {
-            Some(a) => self.announce(a).await,
-            None => Ok(()),
+    /// The periodic watermark emission and alignment report, whichever is due.
+    async fn on_tick(&mut self) -> Result<(), ConnectorError> {
+        let now = now_ms();
+        if !self.ended && !self.stopped && self.watermarks.as_ref().is_some_and(|w| w.due(now)) {
+            self.emit_watermarks().await?;
         }
+        if let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) {
+            if let Some(watermark) = a.report(w, self.ended, now) {
+                drop(self.uplink.send_once(MasterMsg::ReportedWatermark { watermark }));
+            }
+        }
+        Ok(())
+    }
+
+    /// The periodic watermark emission; with alignment, splits that ran ahead pause.
+    async fn emit_watermarks(&mut self) -> Result<(), ConnectorError> {
+        if let Some(a) = self.watermarks.as_mut().and_then(|w| w.emit(now_ms())) {
+            self.announce(a).await?;
+        }
+        self.align();
+        Ok(())
+    }
+
+    /// Pauses the splits above the announced maximum and resumes those back within it.
+    fn align(&mut self) {
+        let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) else { return };
+        let Some(adj) = a.adjust(w) else { return };
+        let pause = adj.pause.iter().map(|(s, _)| s.clone()).collect();
+        self.reader.pause_or_resume_splits(pause, adj.resume.clone());
+        self.record(EventKind::SplitsPaused {
+            subtask: self.id,
+            attempt: self.attempt,
+            minimum: adj.minimum,
+            max_allowed: adj.max_allowed,
+            paused: adj.pause,
+            resumed: adj.resume,
+        });
     }
 
     /// Records what advanced and hands an advanced combined watermark to the writer.
@@ -459,6 +500,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             Control::Aborted(c) => {
                 self.reader.notify_checkpoint_aborted(c);
                 self.writer.notify_checkpoint_aborted(c).await?;
+            }
+            Control::Align { minimum, max_allowed } => {
+                if let Some(a) = self.alignment.as_mut() {
+                    a.on_announcement(minimum, max_allowed);
+                    self.align();
+                }
             }
             Control::NotifyFinal(c, done) => {
                 self.completed(c).await?;

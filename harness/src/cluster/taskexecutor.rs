@@ -172,6 +172,9 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             ToTask::Abort { attempt, checkpoint } => {
                 route(&mut running, attempt, Control::Aborted(checkpoint));
             }
+            ToTask::AlignWatermarks { attempt, minimum, max_allowed } => {
+                route(&mut running, attempt, Control::Align { minimum, max_allowed });
+            }
             ToTask::Close { attempt } => {
                 let ok = running.get(&subtask).is_some_and(|r| r.attempt == attempt && r.alive());
                 if ok {

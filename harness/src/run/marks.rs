@@ -60,6 +60,8 @@ pub const MARKS: &[(&str, &str)] = &[
     ("notified-after-later-barrier", "a subtask heard that a checkpoint completed after it had taken a later checkpoint's barrier"),
     ("watermark-advanced", "a subtask's combined watermark advanced while its input ran (not only at its end)"),
     ("split-idle", "a split that emitted nothing for the idle timeout was left out of the combined watermark"),
+    ("split-paused", "watermark alignment paused a split that ran more than the maximum drift ahead of the group's minimum"),
+    ("split-resumed", "watermark alignment resumed a paused split once the group's minimum caught up"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
     ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never assigned before was assigned afterwards"),
@@ -206,6 +208,14 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                 }
                 if *idle > 0 {
                     marks.insert("split-idle");
+                }
+            }
+            EventKind::SplitsPaused { paused, resumed, .. } => {
+                if !paused.is_empty() {
+                    marks.insert("split-paused");
+                }
+                if !resumed.is_empty() {
+                    marks.insert("split-resumed");
                 }
             }
             EventKind::JobStarted { .. } => open_checkpoints.clear(),

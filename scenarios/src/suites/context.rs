@@ -83,6 +83,17 @@ pub struct SourceFromSetup<F> {
     name: String,
     systems: Vec<String>,
     make: F,
+    /// Cases the source cannot run, with why.
+    skipped: Vec<(String, String)>,
+}
+
+impl<F> SourceFromSetup<F> {
+    /// Skips the case named exactly `case`, saying `why` in the suite's outcome (for a case
+    /// whose aim the source rules out by design).
+    pub fn skipping(mut self, case: &str, why: &str) -> Self {
+        self.skipped.push((case.to_string(), why.to_string()));
+        self
+    }
 }
 
 /// A source context from a function building a [`SourceSetup`] for the case's data.
@@ -91,7 +102,7 @@ pub fn source_from_setup<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 's
     systems: &[&str],
     make: F,
 ) -> SourceFromSetup<F> {
-    SourceFromSetup { name: name.to_string(), systems: systems.iter().map(|s| s.to_string()).collect(), make }
+    SourceFromSetup { name: name.to_string(), systems: systems.iter().map(|s| s.to_string()).collect(), make, skipped: Vec::new() }
 }
 
 impl<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 'static> SourceContext for SourceFromSetup<F> {
@@ -104,6 +115,12 @@ impl<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 'static> SourceContext
     }
     fn systems(&self) -> Vec<String> {
         self.systems.clone()
+    }
+    fn supports(&self, case: &str) -> Result<(), String> {
+        match self.skipped.iter().find(|(c, _)| c == case) {
+            Some((_, why)) => Err(why.clone()),
+            None => Ok(()),
+        }
     }
 }
 

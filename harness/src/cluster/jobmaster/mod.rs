@@ -12,8 +12,11 @@
 //! subtask, events for that subtask are held back, so an assignment the enumerator made after
 //! its snapshot can never land in the reader's snapshot for c (Flink's operator-coordinator holder).
 
+mod alignment;
 mod checkpoints;
 mod recovery;
+
+use alignment::AlignmentCoordinator;
 
 use super::config::JobConfig;
 use super::downlink::{Downlink, DownlinkReport};
@@ -108,6 +111,8 @@ struct JobMaster<Src: Source, Snk: Sink> {
     calls: Vec<madsim::task::JoinHandle<()>>,
     call_results: mpsc::UnboundedSender<(u64, AsyncResult)>,
     generation: u64,
+    /// Watermark alignment, when the source is read with it.
+    alignment: Option<AlignmentCoordinator>,
     done: bool,
 }
 
@@ -190,8 +195,10 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         calls: Vec::new(),
         call_results,
         generation: 0,
+        alignment: None,
         done: false,
     };
+    jm.alignment = jm.source.watermark_strategy().and_then(|w| w.alignment).map(AlignmentCoordinator::new);
     match jm.store.latest() {
         None => {
             jm.start_enumerator().await;
@@ -243,8 +250,12 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             Msg(crate::net::Incoming),
             Tick,
             Called(u64, AsyncResult),
+            Align,
         }
         let mut ticks = madsim::time::interval(Duration::from_millis(self.cfg.checkpoint_interval_ms));
+        let aligning = self.alignment.is_some();
+        let every = self.alignment.as_ref().map_or(1_000, |a| a.alignment.update_interval_ms.max(1));
+        let mut align_ticks = madsim::time::interval(Duration::from_millis(every));
         while !self.done {
             let wake = tokio::select! {
                 biased;
@@ -255,6 +266,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 Some(m) = inbox.recv() => Wake::Msg(m),
                 _ = ticks.tick() => Wake::Tick,
                 Some((g, r)) = call_results.recv() => Wake::Called(g, r),
+                _ = align_ticks.tick(), if aligning => Wake::Align,
             };
             match wake {
                 Wake::Command(JmCommand::TriggerCheckpoint) => self.trigger(),
@@ -278,6 +290,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                     self.on_tick().await;
                     self.commit_global().await;
                 }
+                Wake::Align => self.announce_alignment(),
                 Wake::Called(generation, result) => {
                     if generation == self.generation {
                         self.enumerator.handle_async(result, &mut self.ctx);
@@ -349,6 +362,11 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 self.enumerator.handle_source_event(subtask, event, &mut self.ctx);
                 self.apply_actions();
             }
+            MasterMsg::ReportedWatermark { watermark } => {
+                if let Some(a) = &mut self.alignment {
+                    a.on_report(subtask, attempt, watermark);
+                }
+            }
             MasterMsg::Ack { checkpoint, state } => self.on_ack(subtask, attempt, checkpoint, state).await,
             MasterMsg::Decline { checkpoint, reason } => {
                 if self.pending.contains_key(&checkpoint) {
@@ -365,7 +383,21 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
     }
 
-    /// Sends what the enumerator asked for, through the valve.
+    /// Announces the alignment group's minimum to every subtask (best effort, one-way; the
+    /// next announcement repairs a lost one).
+    fn announce_alignment(&mut self) {
+        let attempts: Vec<u64> = self.slots.iter().map(|s| s.attempt).collect();
+        let Some(((minimum, max_allowed), changed)) = self.alignment.as_mut().and_then(|a| a.announcement(&attempts)) else {
+            return;
+        };
+        if changed {
+            self.record(EventKind::WatermarkAlignment { minimum, max_allowed });
+        }
+        for slot in &self.slots {
+            slot.downlink.send(ToTask::AlignWatermarks { attempt: slot.attempt, minimum, max_allowed });
+        }
+    }
+
     /// Starts the callables the enumerator asked for, each as a task of its own.
     fn start_calls(&mut self) {
         for call in std::mem::take(&mut self.ctx.calls) {
@@ -396,6 +428,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.generation += 1;
     }
 
+    /// Sends what the enumerator asked for, through the valve.
     fn apply_actions(&mut self) {
         self.start_calls();
         for action in std::mem::take(&mut self.ctx.actions) {

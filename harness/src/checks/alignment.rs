@@ -1,0 +1,71 @@
+//! Watermark alignment: a split paused because its watermark ran more than the maximum
+//! drift ahead of the group's minimum is not read until it is resumed. The reader base
+//! tells which records of a paused split came from a fetch that began after the pause
+//! reached the split reader (a `PausedSplitRead`); each of them fails the run. Records of a
+//! paused split fetched before the pause (still queued) are not judged: Flink's readers
+//! emit them too.
+//!
+//! Only runs whose source is read with alignment announce a group minimum; for the rest the
+//! check passes as "not claimed".
+
+use super::{RunFacts, Verdict, EVIDENCE_MAX};
+use crate::history::EventKind;
+use std::collections::BTreeMap;
+
+const NAME: &str = "watermark-alignment";
+
+/// How many record ids one evidence line names.
+const IDS_SHOWN: usize = 5;
+
+/// Runs the check.
+pub fn check(f: &RunFacts) -> Verdict {
+    if !f.events.iter().any(|e| matches!(e.kind, EventKind::WatermarkAlignment { .. })) {
+        return Verdict::pass(NAME, "not claimed: no group minimum was announced (the source is read without watermark alignment)");
+    }
+    // Per (subtask, attempt, split): the pause in force (event, split watermark, minimum, maximum).
+    let mut in_force: BTreeMap<(usize, u64, &str), (usize, i64, i64, i64)> = BTreeMap::new();
+    let (mut pauses, mut resumes, mut reads, mut bad_records) = (0usize, 0usize, 0usize, 0usize);
+    let mut evidence = Vec::new();
+    let mut first_bad = None;
+    for (i, e) in f.events.iter().enumerate() {
+        match &e.kind {
+            EventKind::SplitsPaused { subtask, attempt, minimum, max_allowed, paused, resumed } => {
+                for (split, w) in paused {
+                    pauses += 1;
+                    in_force.insert((*subtask, *attempt, split), (i, *w, *minimum, *max_allowed));
+                }
+                for split in resumed {
+                    resumes += 1;
+                    in_force.remove(&(*subtask, *attempt, split.as_str()));
+                }
+            }
+            EventKind::PausedSplitRead { subtask, attempt, split, ids } => {
+                reads += 1;
+                bad_records += ids.len();
+                first_bad.get_or_insert(i);
+                if evidence.len() < EVIDENCE_MAX {
+                    let shown: Vec<String> = ids.iter().take(IDS_SHOWN).map(|id| format!("{id}")).collect();
+                    let more = if ids.len() > IDS_SHOWN { format!(" and {} more", ids.len() - IDS_SHOWN) } else { String::new() };
+                    let why = match in_force.get(&(*subtask, *attempt, split.as_str())) {
+                        Some((at, w, minimum, max_allowed)) => format!(
+                            "paused at {} with watermark {w}, above the group minimum {minimum} plus the drift ({max_allowed})",
+                            f.describe(*at)
+                        ),
+                        None => "paused".to_string(),
+                    };
+                    evidence.push(format!(
+                        "subtask {subtask} attempt {attempt}: split {split:?} was {why}, yet its split reader returned {}{more} from a fetch that began after the pause ({})",
+                        shown.join(", "),
+                        f.describe(i)
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if reads == 0 {
+        return Verdict::pass(NAME, format!("{pauses} splits paused, {resumes} resumed; no paused split was read"));
+    }
+    let summary = format!("{bad_records} records read from paused splits in {reads} fetches ({pauses} pauses)");
+    Verdict::fail(NAME, summary, evidence, first_bad)
+}
