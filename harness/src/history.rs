@@ -52,8 +52,18 @@ pub enum EventKind {
     /// readers' reported watermarks, and `max_allowed` (`minimum` + the maximum drift).
     WatermarkAlignment { minimum: i64, max_allowed: i64 },
     /// Watermark alignment: a subtask paused the splits whose watermark (given) ran above
-    /// `max_allowed` (`minimum` + drift), and resumed others, through its reader.
-    SplitsPaused { subtask: usize, attempt: u64, minimum: i64, max_allowed: i64, paused: Vec<(String, i64)>, resumed: Vec<String> },
+    /// `max_allowed` (`minimum` + drift), and resumed others, through its reader;
+    /// `observed`: the reader tells which fetch its records came from, so reads of paused
+    /// splits can be judged.
+    SplitsPaused {
+        subtask: usize,
+        attempt: u64,
+        minimum: i64,
+        max_allowed: i64,
+        paused: Vec<(String, i64)>,
+        resumed: Vec<String>,
+        observed: bool,
+    },
     /// Records of a paused split came from a fetch that began after the pause reached the
     /// split reader (its split reader does not honour pauses).
     PausedSplitRead { subtask: usize, attempt: u64, split: String, ids: Vec<RecordId> },

@@ -44,7 +44,7 @@ impl SourceReader for BatchingReader {
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<GenSplit> {
         self.0.snapshot_state(checkpoint)
     }
-    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) {
+    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) -> Result<(), ConnectorError> {
         self.0.pause_or_resume_splits(pause, resume)
     }
     async fn close(&mut self) {

@@ -106,7 +106,7 @@ impl SourceReader for EventReader {
             Handout::NoMore => self.base.notify_no_more_splits(),
         }
     }
-    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) {
+    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) -> Result<(), ConnectorError> {
         self.base.pause_or_resume_splits(pause, resume)
     }
     fn close(&mut self) -> impl Future<Output = ()> + Send {

@@ -98,7 +98,7 @@ impl<B: LogBug> SourceReader for BuggyReader<B> {
     fn notify_checkpoint_complete(&mut self, checkpoint: CheckpointId) {
         self.inner.notify_checkpoint_complete(checkpoint)
     }
-    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) {
+    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) -> Result<(), ConnectorError> {
         self.inner.pause_or_resume_splits(pause, resume)
     }
     async fn close(&mut self) {

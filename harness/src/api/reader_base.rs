@@ -226,39 +226,45 @@ async fn fetch_until_done<SR: SplitReader>(
     mut changes: mpsc::UnboundedReceiver<FetcherCmd<SR::Split>>,
     queue: mpsc::Sender<Fetched<SR::Element>>,
 ) -> Option<tokio::sync::oneshot::Sender<()>> {
-    let mut assigned = 0usize;
-    // What the split reader was told to pause: a batch carries it, so the reader base can
-    // tell a paused split's records that a fetch after the pause returned.
+    // The splits the split reader holds (added, not finished), and those it was told to
+    // pause: a batch carries the latter, so the reader base can tell a paused split's
+    // records that a fetch after the pause returned.
+    let mut owned: BTreeSet<SplitId> = BTreeSet::new();
     let mut paused: BTreeSet<SplitId> = BTreeSet::new();
     // Consecutive empty fetches: an idle fetcher backs off (1, 2, 4, 8, 10 ms) instead of
     // asking the external system every millisecond.
     let mut idle = 0u32;
-    let apply = |reader: &mut SR, cmd: FetcherCmd<SR::Split>, assigned: &mut usize, paused: &mut BTreeSet<SplitId>| match cmd {
-        FetcherCmd::Change(change) => {
-            match &change {
-                SplitsChange::Add(splits) => *assigned += splits.len(),
-                SplitsChange::PauseResume { pause, resume } => {
-                    paused.extend(pause.iter().cloned());
-                    for split in resume {
-                        paused.remove(split);
-                    }
-                }
+    let apply = |reader: &mut SR, cmd: FetcherCmd<SR::Split>, owned: &mut BTreeSet<SplitId>, paused: &mut BTreeSet<SplitId>| match cmd {
+        FetcherCmd::Change(SplitsChange::Add(splits)) => {
+            owned.extend(splits.iter().map(Split::id));
+            reader.handle_splits_changes(SplitsChange::Add(splits));
+            None
+        }
+        FetcherCmd::Change(SplitsChange::PauseResume { pause, resume }) => {
+            // Only splits this split reader holds (as Flink's fetcher manager filters them).
+            let pause: Vec<SplitId> = pause.into_iter().filter(|s| owned.contains(s) && !paused.contains(s)).collect();
+            let resume: Vec<SplitId> = resume.into_iter().filter(|s| paused.contains(s)).collect();
+            paused.extend(pause.iter().cloned());
+            for split in &resume {
+                paused.remove(split);
             }
-            reader.handle_splits_changes(change);
+            if !pause.is_empty() || !resume.is_empty() {
+                reader.handle_splits_changes(SplitsChange::PauseResume { pause, resume });
+            }
             None
         }
         FetcherCmd::Close(ack) => Some(ack),
     };
     loop {
         while let Ok(cmd) = changes.try_recv() {
-            if let Some(ack) = apply(reader, cmd, &mut assigned, &mut paused) {
+            if let Some(ack) = apply(reader, cmd, &mut owned, &mut paused) {
                 return Some(ack);
             }
         }
-        if assigned == 0 {
+        if owned.is_empty() {
             match changes.recv().await {
                 Some(cmd) => {
-                    if let Some(ack) = apply(reader, cmd, &mut assigned, &mut paused) {
+                    if let Some(ack) = apply(reader, cmd, &mut owned, &mut paused) {
                         return Some(ack);
                     }
                 }
@@ -274,8 +280,8 @@ async fn fetch_until_done<SR: SplitReader>(
             }
             Ok(batch) => {
                 idle = 0;
-                assigned = assigned.saturating_sub(batch.finished.len());
                 for split in &batch.finished {
+                    owned.remove(split);
                     paused.remove(split);
                 }
                 let asked = paused.iter().filter(|s| batch.elements.iter().any(|(e, _)| e == *s)).cloned().collect();
@@ -308,6 +314,7 @@ where
     }
 
     fn poll_next(&mut self, output: &mut ReaderOutput) -> Result<InputStatus, ConnectorError> {
+        output.tells_fetches = true;
         if self.current.is_empty() && self.finishing.is_empty() {
             let next = match self.stash.take() {
                 Some(batch) => batch,
@@ -380,10 +387,12 @@ where
         self.states.values().map(SplitState::to_split).collect()
     }
 
-    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) {
+    /// Tells every fetcher; each passes on only the splits its split reader holds.
+    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) -> Result<(), ConnectorError> {
         for f in &self.fetchers {
             let _ = f.changes.send(FetcherCmd::Change(SplitsChange::PauseResume { pause: pause.clone(), resume: resume.clone() }));
         }
+        Ok(())
     }
 
     /// Closes every fetcher's split reader. A fetcher waiting to hand over a batch is let

@@ -232,6 +232,9 @@ pub struct ReaderOutput {
     /// Records (`start..end`) of a split read by a fetch that began after the split reader
     /// was told to pause it ([`SourceReaderBase`](crate::api::SourceReaderBase) knows).
     pub(crate) paused_reads: Vec<(usize, usize, SplitId)>,
+    /// Set by a reader that tells which fetch its records came from (`paused_reads`):
+    /// only then can reads of paused splits be judged.
+    pub(crate) tells_fetches: bool,
 }
 
 impl ReaderOutput {
@@ -333,8 +336,19 @@ pub trait SourceReader: Send + 'static {
     fn notify_checkpoint_aborted(&mut self, _checkpoint: CheckpointId) {}
     /// A connector-defined event from the enumerator.
     fn handle_source_event(&mut self, _event: Vec<u8>) {}
-    /// Pauses and resumes splits (watermark alignment).
-    fn pause_or_resume_splits(&mut self, _pause: Vec<SplitId>, _resume: Vec<SplitId>) {}
+    /// Pauses and resumes splits (watermark alignment): a paused split is not read until it
+    /// is resumed (records already fetched may still be emitted). Only called when the job
+    /// reads the source with [`WatermarkStrategy::with_alignment`]. The default refuses, and
+    /// the job fails saying so, as Flink's does: a reader that cannot pause would let its
+    /// splits drift apart unseen. [`SourceReaderBase`](crate::api::SourceReaderBase) passes
+    /// it to its split readers.
+    fn pause_or_resume_splits(&mut self, _pause: Vec<SplitId>, _resume: Vec<SplitId>) -> Result<(), ConnectorError> {
+        Err(ConnectorError::fail_job(
+            "the source is read with watermark alignment, but its reader does not support pausing splits: implement \
+             SourceReader::pause_or_resume_splits (SourceReaderBase does, through SplitsChange::PauseResume), or read \
+             the source without WatermarkStrategy::with_alignment",
+        ))
+    }
     /// The reader is done: its attempt finished, was cancelled, or failed. Called once; a
     /// crash of its task executor calls nothing. Default: nothing to release.
     fn close(&mut self) -> impl Future<Output = ()> + Send {

@@ -318,6 +318,7 @@ fn watermark_alignment_fails_on_a_paused_splits_records_fetched_after_the_pause(
         max_allowed: 50,
         paused: paused.iter().map(|(s, w)| (s.to_string(), *w)).collect(),
         resumed: resumed.iter().map(|s| s.to_string()).collect(),
+        observed: true,
     };
     let mut h = H::new();
     h.produced(5)
@@ -329,6 +330,13 @@ fn watermark_alignment_fails_on_a_paused_splits_records_fetched_after_the_pause(
     assert!(v.passed && v.summary.contains("1 splits paused, 1 resumed"), "{v:?}");
     h.at("taskexecutor-1", paused(&[("s", 90)], &[]));
     h.at("taskexecutor-1", EventKind::PausedSplitRead { subtask: 1, attempt: 3, split: "s".into(), ids: vec![RecordId(3), RecordId(4)] });
+    let mut blind = H::new();
+    blind.produced(1).at("jobmaster", EventKind::WatermarkAlignment { minimum: 40, max_allowed: 50 }).at(
+        "taskexecutor-1",
+        EventKind::SplitsPaused { subtask: 1, attempt: 3, minimum: 40, max_allowed: 50, paused: vec![("s".into(), 70)], resumed: vec![], observed: false },
+    );
+    let v = blind.verdict("watermark-alignment");
+    assert!(v.passed && v.summary.contains("1 of the pauses could not be judged"), "{v:?}");
     fails(
         h.verdict("watermark-alignment"),
         "split \"s\" was paused at event #9 at 0.009s on taskexecutor-1 with watermark 90, above the group minimum 40 plus the drift (50), yet its split reader returned r3, r4",

@@ -103,6 +103,8 @@ struct Subtask<Src: Source, Snk: Sink> {
     current_split: Option<crate::api::SplitId>,
     /// Watermark alignment, when the strategy asks for it.
     alignment: Option<ReaderAlignment>,
+    /// The reader tells which fetch its records came from ([`ReaderOutput`]'s `tells_fetches`).
+    tells_fetches: bool,
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -235,6 +237,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             watermarks: setup.source.watermark_strategy().map(|w| WatermarkTracker::new(w, now_ms())),
             current_split: None,
             alignment: setup.source.watermark_strategy().and_then(|w| w.alignment).map(|a| ReaderAlignment::new(a, now_ms())),
+            tells_fetches: false,
         };
         if !splits.is_empty() {
             task.track_splits(&splits);
@@ -345,6 +348,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     }
 
     async fn deliver(&mut self, mut out: ReaderOutput) -> Result<(), ConnectorError> {
+        self.tells_fetches |= out.tells_fetches;
         for (start, end, split) in std::mem::take(&mut out.paused_reads) {
             let ids = out.records[start..end.min(out.records.len())].iter().map(|r| r.id).collect();
             self.record(EventKind::PausedSplitRead { subtask: self.id, attempt: self.attempt, split, ids });
@@ -447,16 +451,15 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         if let Some(a) = self.watermarks.as_mut().and_then(|w| w.emit(now_ms())) {
             self.announce(a).await?;
         }
-        self.align();
-        Ok(())
+        self.align()
     }
 
     /// Pauses the splits above the announced maximum and resumes those back within it.
-    fn align(&mut self) {
-        let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) else { return };
-        let Some(adj) = a.adjust(w) else { return };
+    fn align(&mut self) -> Result<(), ConnectorError> {
+        let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) else { return Ok(()) };
+        let Some(adj) = a.adjust(w) else { return Ok(()) };
         let pause = adj.pause.iter().map(|(s, _)| s.clone()).collect();
-        self.reader.pause_or_resume_splits(pause, adj.resume.clone());
+        self.reader.pause_or_resume_splits(pause, adj.resume.clone())?;
         self.record(EventKind::SplitsPaused {
             subtask: self.id,
             attempt: self.attempt,
@@ -464,7 +467,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             max_allowed: adj.max_allowed,
             paused: adj.pause,
             resumed: adj.resume,
+            observed: self.tells_fetches,
         });
+        Ok(())
     }
 
     /// Records what advanced and hands an advanced combined watermark to the writer.
@@ -504,7 +509,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             Control::Align { minimum, max_allowed } => {
                 if let Some(a) = self.alignment.as_mut() {
                     a.on_announcement(minimum, max_allowed);
-                    self.align();
+                    self.align()?;
                 }
             }
             Control::NotifyFinal(c, done) => {

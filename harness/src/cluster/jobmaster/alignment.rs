@@ -44,7 +44,7 @@ impl AlignmentCoordinator {
             .filter(|(subtask, (attempt, _))| attempts.get(**subtask) == Some(attempt))
             .map(|(_, (_, w))| *w)
             .min()?;
-        let max_allowed = minimum.saturating_add(self.alignment.max_drift_ms as i64);
+        let max_allowed = minimum.saturating_add(self.alignment.max_drift_ms.min(i64::MAX as u64) as i64);
         let changed = self.last != Some((minimum, max_allowed));
         self.last = Some((minimum, max_allowed));
         Some(((minimum, max_allowed), changed))

@@ -263,10 +263,11 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 Some(r) = reports.recv() => Wake::Report(r),
                 Some(l) = lost.recv() => Wake::Lost(l),
                 Some(c) = commands.recv() => Wake::Command(c),
+                // Before the inbox: a busy inbox must not starve the announcements.
+                _ = align_ticks.tick(), if aligning => Wake::Align,
                 Some(m) = inbox.recv() => Wake::Msg(m),
                 _ = ticks.tick() => Wake::Tick,
                 Some((g, r)) = call_results.recv() => Wake::Called(g, r),
-                _ = align_ticks.tick(), if aligning => Wake::Align,
             };
             match wake {
                 Wake::Command(JmCommand::TriggerCheckpoint) => self.trigger(),
