@@ -24,7 +24,9 @@ fn sweep<A: SourceSetup, B: SinkSetup>(name: &str, source: A, sink: B, failover:
     let wall = t0.elapsed().as_secs_f64();
     let verdict = match &search.found {
         None => "ok".to_string(),
-        Some(f) => format!("FAILED {} at seed {}; minimal scenario:\n{}\n{}", f.check, f.seed, f.minimal.to_rust(), f.report),
+        Some(f) => {
+            format!("FAILED {} at seed {}; minimal scenario:\n{}\n{}", f.check, f.seed, f.minimal.to_rust(), f.report)
+        }
     };
     println!(
         "{:<48} {:>6} {:>9.1} {:>9.1}  {verdict}",
@@ -46,7 +48,13 @@ pub fn run(args: Args) -> Result<bool, String> {
         ok &= sweep("unbounded log-source -> file-sink", source(), FileSinkSetup, f, seeds);
         ok &= sweep("unbounded log-source -> txn-log-sink", source(), TxnLogSinkSetup { partitions: 4 }, f, seeds);
         ok &= sweep("unbounded log-source -> table-sink", source(), TableSinkSetup, f, seeds);
-        ok &= sweep("log-source -> txn-log-sink", LogSourceSetup::bounded(8, 5000), TxnLogSinkSetup { partitions: 4 }, f, seeds);
+        ok &= sweep(
+            "log-source -> txn-log-sink",
+            LogSourceSetup::bounded(8, 5000),
+            TxnLogSinkSetup { partitions: 4 },
+            f,
+            seeds,
+        );
     }
     let runner = Runner::new(Pipeline(LogSourceSetup::bounded(8, 2000), PrematureCommitSetup));
     let plain = Generator { swarm: false, ..generator() };

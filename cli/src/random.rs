@@ -2,17 +2,19 @@
 //! the configuration's random faults (must pass) and two mutants (must fail the check their
 //! story predicts). Also where `connsim replay` finds testbeds of random-fault runs.
 
-use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
-use connectors_under_test::log_sink::{BarrierMode, LogSinkSetup};
+use crate::args::Args;
 use connectors_under_test::contexts::{ALIGNMENT_SKEW_MS, LOG_ALIGNED, LOG_WATERMARKS};
-use connectors_under_test::{FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup, UpsertSinkSetup};
+use connectors_under_test::log_sink::{BarrierMode, LogSinkSetup};
+use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
+use connectors_under_test::{
+    FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup, UpsertSinkSetup,
+};
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
-use crate::args::Args;
 use connsim::{Outcome, Pipeline, RunReport, Runner, Testbed};
+use connsim_scenarios::CaseFile;
 use std::io::Write;
 use std::time::Instant;
-use connsim_scenarios::CaseFile;
 
 /// Runs a target over the given seeds with the given parallelism.
 pub type RunFn = Box<dyn Fn(&[u64], usize) -> Outcome>;
@@ -81,9 +83,7 @@ pub fn all() -> Vec<Target> {
         t.push(target("log-source -> txn-log-sink", f, None, move || {
             Pipeline(log(), TxnLogSinkSetup { partitions: 4 })
         }));
-        t.push(target("log-source -> table-sink (global committer)", f, None, move || {
-            Pipeline(log(), TableSinkSetup)
-        }));
+        t.push(target("log-source -> table-sink (global committer)", f, None, move || Pipeline(log(), TableSinkSetup)));
         t.push(target("unbounded log-source (event time) -> file-sink", f, None, move || {
             Pipeline(LogSourceSetup::unbounded(6, 5000, 2).with_watermarks(LOG_WATERMARKS), FileSinkSetup)
         }));
@@ -96,7 +96,9 @@ pub fn all() -> Vec<Target> {
         }));
         t.push(target("probe -> file-sink", f, None, move || Pipeline(gen(), FileSinkSetup)));
         t.push(target("probe -> txn-log-sink", f, None, move || Pipeline(gen(), TxnLogSinkSetup { partitions: 4 })));
-        t.push(target("probe -> upsert-sink (idempotent)", f, None, move || Pipeline(gen(), UpsertSinkSetup::default())));
+        t.push(target("probe -> upsert-sink (idempotent)", f, None, move || {
+            Pipeline(gen(), UpsertSinkSetup::default())
+        }));
         t.push(target("probe -> log-sink (at-least-once, state)", f, None, move || {
             Pipeline(gen(), LogSinkSetup { partitions: 4, mode: BarrierMode::BufferInState })
         }));
@@ -117,14 +119,10 @@ pub fn all() -> Vec<Target> {
 /// `connsim sweep --suite random`: every random-fault target over a range of seeds.
 pub fn sweep(args: Args) -> Result<bool, String> {
     let seeds_total = args.seeds.unwrap_or(200);
-    let seeds: Vec<u64> = (1..=seeds_total)
-        .filter(|s| args.shard.is_none_or(|(k, n)| (s - 1) % n == k - 1))
-        .collect();
+    let seeds: Vec<u64> = (1..=seeds_total).filter(|s| args.shard.is_none_or(|(k, n)| (s - 1) % n == k - 1)).collect();
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let targets: Vec<_> = all()
-        .into_iter()
-        .filter(|t| args.target.as_ref().is_none_or(|f| t.name.contains(f.as_str())))
-        .collect();
+    let targets: Vec<_> =
+        all().into_iter().filter(|t| args.target.as_ref().is_none_or(|f| t.name.contains(f.as_str()))).collect();
     if targets.is_empty() {
         return Err(format!("no target matches {:?}", args.target.unwrap_or_default()));
     }
@@ -148,7 +146,13 @@ pub fn sweep(args: Args) -> Result<bool, String> {
             },
         };
         ok &= verdict.starts_with("ok") || verdict.starts_with("caught");
-        println!("{:>6} {:>8} {:>10} {:>9.1}  {verdict}", outcome.reports.len(), failures.len(), first, t0.elapsed().as_secs_f64());
+        println!(
+            "{:>6} {:>8} {:>10} {:>9.1}  {verdict}",
+            outcome.reports.len(),
+            failures.len(),
+            first,
+            t0.elapsed().as_secs_f64()
+        );
         if t.expect_failed_check.is_none() {
             for r in failures.iter().take(3) {
                 let _ = std::fs::create_dir_all(&dir);

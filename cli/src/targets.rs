@@ -89,7 +89,9 @@ pub fn all() -> Vec<Target> {
         }),
         target("mutant: returned splits restart at 0", "source", Some("no-phantoms"), || {
             let start = connectors_under_test::LogStart::Offset(BEFORE_START);
-            suites::source(log_source_starting_with(RestartsReturnedSplits::NAME, start, |s| BuggySetup(s, RestartsReturnedSplits)))
+            suites::source(log_source_starting_with(RestartsReturnedSplits::NAME, start, |s| {
+                BuggySetup(s, RestartsReturnedSplits)
+            }))
         }),
         target("mutant: partition moves with the attempt", "sink", Some("per-split-order"), || {
             suites::sink(sink(PartitionByAttemptSetup, &["sink-log"]))

@@ -53,7 +53,8 @@ const ALIGNED_SKIPS: (&str, &str) = (
 
 /// The log source read with watermark alignment over skewed event time.
 pub fn log_source_aligned() -> SourceFromSetup<impl Fn(TestData) -> LogSourceSetup + Send + Sync + 'static> {
-    source_from_setup("log-source(aligned)", &["log"], log_source_aligned_for).skipping(ALIGNED_SKIPS.0, ALIGNED_SKIPS.1)
+    source_from_setup("log-source(aligned)", &["log"], log_source_aligned_for)
+        .skipping(ALIGNED_SKIPS.0, ALIGNED_SKIPS.1)
 }
 
 /// A source context around a source setup built from [`log_source_aligned_for`] (for mutants).
@@ -61,7 +62,8 @@ pub fn log_source_aligned_with<S: SourceSetup>(
     name: &str,
     wrap: impl Fn(LogSourceSetup) -> S + Send + Sync + 'static,
 ) -> SourceFromSetup<impl Fn(TestData) -> S + Send + Sync + 'static> {
-    source_from_setup(name, &["log"], move |d| wrap(log_source_aligned_for(d))).skipping(ALIGNED_SKIPS.0, ALIGNED_SKIPS.1)
+    source_from_setup(name, &["log"], move |d| wrap(log_source_aligned_for(d)))
+        .skipping(ALIGNED_SKIPS.0, ALIGNED_SKIPS.1)
 }
 
 /// The log source reading the case's splits as partitions, from the earliest offset.

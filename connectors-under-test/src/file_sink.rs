@@ -3,7 +3,9 @@
 //! Renaming is atomic and refuses an existing target, which makes recovery idempotent.
 
 use crate::retry::idempotent;
-use connsim::api::{NoGlobalCommitter, CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext};
+use connsim::api::{
+    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
+};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
 use connsim::systems::{FileSystem, FsClient, FsError, FsRequest, FsResponse};

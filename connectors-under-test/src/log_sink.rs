@@ -136,7 +136,14 @@ impl LogSink {
         let client = LogClient::new(ctx.endpoint().clone(), &self.log);
         let partitions = idempotent(TRIES, || client.partitions(&self.topic)).await?.max(1);
         let partition = ctx.subtask() as u32 % partitions;
-        Ok(LogWriter { client, topic: self.topic.clone(), partition, mode: self.mode, buffer: Vec::new(), snapshotted: 0 })
+        Ok(LogWriter {
+            client,
+            topic: self.topic.clone(),
+            partition,
+            mode: self.mode,
+            buffer: Vec::new(),
+            snapshotted: 0,
+        })
     }
 }
 

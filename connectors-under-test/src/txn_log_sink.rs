@@ -19,8 +19,7 @@
 
 use crate::retry::idempotent;
 use connsim::api::{
-    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter,
-    WriterContext,
+    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
@@ -87,16 +86,8 @@ impl TxnLogWriter {
         }
         let records = std::mem::take(&mut self.buffer);
         let (client, txn, seq) = (&self.client, &self.txn, self.sequence);
-        idempotent(TRIES, || {
-            client.produce(
-                &self.topic,
-                self.partition,
-                records.clone(),
-                Some(txn.clone()),
-                seq,
-            )
-        })
-        .await?;
+        idempotent(TRIES, || client.produce(&self.topic, self.partition, records.clone(), Some(txn.clone()), seq))
+            .await?;
         self.sequence += 1;
         Ok(())
     }
@@ -143,10 +134,7 @@ impl SinkWriter for TxnLogWriter {
         Ok(())
     }
 
-    async fn prepare_commit(
-        &mut self,
-        checkpoint: CheckpointId,
-    ) -> Result<Vec<TxnHandle>, ConnectorError> {
+    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<TxnHandle>, ConnectorError> {
         self.send_buffer().await?;
         // A batch the log took at the barrier's flush, just now, proves the transaction is
         // still ours (a fenced one is refused); otherwise, ask.
@@ -159,20 +147,14 @@ impl SinkWriter for TxnLogWriter {
         for skipped in self.number + 1..=checkpoint {
             begin(&self.client, format!("{}{skipped}", self.id_prefix)).await?;
         }
-        let next = begin(
-            &self.client,
-            format!("{}{}", self.id_prefix, checkpoint + 1),
-        )
-        .await?;
+        let next = begin(&self.client, format!("{}{}", self.id_prefix, checkpoint + 1)).await?;
         self.number = checkpoint + 1;
         self.sequence = 0;
         Ok(vec![std::mem::replace(&mut self.txn, next)])
     }
 
     fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> Vec<TxnWriterState> {
-        vec![TxnWriterState {
-            parallelism: self.parallelism,
-        }]
+        vec![TxnWriterState { parallelism: self.parallelism }]
     }
 
     /// Aborts the open transaction (as Flink's Kafka writer does on close): what it holds
@@ -193,15 +175,13 @@ impl Committer for TxnLogCommitter {
     async fn commit(&mut self, requests: Vec<CommitRequest<TxnHandle>>) -> Vec<CommitOutcome> {
         let mut out = Vec::new();
         for r in requests {
-            let req = LogRequest::CommitTransaction {
-                txn: r.committable.clone(),
-            };
+            let req = LogRequest::CommitTransaction { txn: r.committable.clone() };
             out.push(match self.client.request(req).await {
                 Ok(LogResponse::Ok) => CommitOutcome::Committed,
                 Ok(LogResponse::AlreadyCommitted) => CommitOutcome::AlreadyCommitted,
-                Ok(LogResponse::Error(LogError::NotCommittable)) => CommitOutcome::FailedKnown(
-                    format!("transaction {} was aborted", r.committable.id),
-                ),
+                Ok(LogResponse::Error(LogError::NotCommittable)) => {
+                    CommitOutcome::FailedKnown(format!("transaction {} was aborted", r.committable.id))
+                }
                 Ok(other) => CommitOutcome::FailedUnknown(format!("{other:?}")),
                 Err(_) => CommitOutcome::RetryLater,
             });
@@ -223,26 +203,14 @@ impl TxnLogSink {
         let all = format!("{}-", self.prefix);
         for txn in idempotent(TRIES, || client.open_transactions(&all)).await? {
             let mut parts = txn.id[all.len()..].splitn(2, '-');
-            let owner: usize = parts
-                .next()
-                .and_then(|x| x.parse().ok())
-                .unwrap_or(usize::MAX);
-            let n: CheckpointId = parts
-                .next()
-                .and_then(|x| x.parse().ok())
-                .unwrap_or(CheckpointId::MAX);
+            let owner: usize = parts.next().and_then(|x| x.parse().ok()).unwrap_or(usize::MAX);
+            let n: CheckpointId = parts.next().and_then(|x| x.parse().ok()).unwrap_or(CheckpointId::MAX);
             if lingering(owner, n) {
                 begin(&client, txn.id.clone()).await?; // fencing the id aborts its transaction
             }
         }
-        let partitions = idempotent(TRIES, || client.partitions(&self.topic))
-            .await?
-            .max(1);
-        let txn = begin(
-            &client,
-            format!("{id_prefix}{}", ctx.restored_checkpoint() + 1),
-        )
-        .await?;
+        let partitions = idempotent(TRIES, || client.partitions(&self.topic)).await?.max(1);
+        let txn = begin(&client, format!("{id_prefix}{}", ctx.restored_checkpoint() + 1)).await?;
         Ok(TxnLogWriter {
             client,
             topic: self.topic.clone(),
@@ -279,23 +247,14 @@ impl Sink for TxnLogSink {
         // Subtasks below `took_part` wrote the restored checkpoint. A writer that got no
         // state back while restoring was not among them (each writer checkpoints one state).
         let r = ctx.restored_checkpoint();
-        let took_part = if r == 0 {
-            0
-        } else {
-            restored.first().map_or(0, |st| st.parallelism)
-        };
+        let took_part = if r == 0 { 0 } else { restored.first().map_or(0, |st| st.parallelism) };
         let (s, p) = (ctx.subtask(), ctx.parallelism());
         // Owned ids: its own and those of subtasks a scale-down removed (FLINK-23854).
-        self.open_writer(ctx, |owner, n| {
-            owner % p == s && (owner >= took_part || n > r)
-        })
-        .await
+        self.open_writer(ctx, |owner, n| owner % p == s && (owner >= took_part || n > r)).await
     }
 
     fn create_committer(&self, ctx: CommitterContext) -> TxnLogCommitter {
-        TxnLogCommitter {
-            client: LogClient::new(ctx.endpoint().clone(), &self.log),
-        }
+        TxnLogCommitter { client: LogClient::new(ctx.endpoint().clone(), &self.log) }
     }
 }
 
@@ -316,10 +275,6 @@ impl SinkSetup for TxnLogSinkSetup {
         log.create_topic("output", self.partitions);
         world.set_output(log.output("output"));
         world.add_system(Arc::new(log));
-        TxnLogSink {
-            log: "sink-log".into(),
-            topic: "output".into(),
-            prefix: "connsim-sink".into(),
-        }
+        TxnLogSink { log: "sink-log".into(), topic: "output".into(), prefix: "connsim-sink".into() }
     }
 }

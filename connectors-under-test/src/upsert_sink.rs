@@ -39,7 +39,8 @@ impl UpsertWriter {
         if self.buffer.is_empty() {
             return Ok(());
         }
-        let entries: Vec<(String, Record)> = std::mem::take(&mut self.buffer).into_iter().map(|r| (r.id.to_string(), r)).collect();
+        let entries: Vec<(String, Record)> =
+            std::mem::take(&mut self.buffer).into_iter().map(|r| (r.id.to_string(), r)).collect();
         idempotent(TRIES, || self.client.upsert(entries.clone())).await
     }
 }

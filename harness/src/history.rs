@@ -189,9 +189,7 @@ impl History {
     /// Appends an event stamped with the current virtual time (records one attempt emits at
     /// one instant, with nothing in between, extend the last `Emitted` event).
     pub fn record(&self, node: &str, kind: EventKind) {
-        let t_us = madsim::time::TimeHandle::try_current()
-            .map(|t| t.elapsed().as_micros() as u64)
-            .unwrap_or(0);
+        let t_us = madsim::time::TimeHandle::try_current().map(|t| t.elapsed().as_micros() as u64).unwrap_or(0);
         match &kind {
             EventKind::Produced { .. } => {
                 self.produced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -5,11 +5,13 @@
 //! drift apart unseen.
 
 use connsim::api::{
-    Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, InputStatus, ReaderContext, ReaderOutput, Source, SourceReader,
-    SourceReaderBase, Split, SplitId, SplitReader, SplitsChange, WatermarkStrategy,
+    Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, InputStatus, ReaderContext, ReaderOutput, Source,
+    SourceReader, SourceReaderBase, Split, SplitId, SplitReader, SplitsChange, WatermarkStrategy,
 };
 use connsim::history::CheckpointId;
-use connsim::probes::{CollectorSetup, GenSplit, GeneratorEmitter, GeneratorReader, GeneratorSetup, GeneratorSource, GeneratorState};
+use connsim::probes::{
+    CollectorSetup, GenSplit, GeneratorEmitter, GeneratorReader, GeneratorSetup, GeneratorSource, GeneratorState,
+};
 use connsim::{ConnectorError, Outcome, Pipeline, Runner, SourceSetup, World};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -52,7 +54,8 @@ impl SplitReader for StrictReader {
             }
             SplitsChange::PauseResume { pause, resume } => {
                 if let Some(s) = pause.iter().chain(&resume).find(|s| !self.held.contains(*s)) {
-                    self.wrong.get_or_insert(format!("told to pause or resume {s}, which this split reader does not hold"));
+                    self.wrong
+                        .get_or_insert(format!("told to pause or resume {s}, which this split reader does not hold"));
                 }
                 self.paused.extend(pause);
                 for split in resume {

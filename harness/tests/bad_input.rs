@@ -1,8 +1,8 @@
 //! Bad input from a connector never hangs or aborts the test run: it becomes a report with
 //! its seed and a verdict that says what went wrong.
 
-use connsim::api::{NoGlobalCommitter, 
-    CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext,
+use connsim::api::{
+    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
 };
 use connsim::history::CheckpointId;
 use connsim::probes::{CollectorSetup, GeneratorSetup, ProbeBatch, ProbeSink};
@@ -102,7 +102,10 @@ impl SinkSetup for MisbehavingSetup {
 }
 
 fn run_one(how: How) -> RunReport {
-    let mut r = Runner::new(Pipeline(GeneratorSetup { splits: 4, records_per_split: 200, ..Default::default() }, MisbehavingSetup(how)));
+    let mut r = Runner::new(Pipeline(
+        GeneratorSetup { splits: 4, records_per_split: 200, ..Default::default() },
+        MisbehavingSetup(how),
+    ));
     r.seeds(3).configure(|c| c.faults = FaultConfig::none());
     let out = r.run();
     assert_eq!(out.reports.len(), 3);

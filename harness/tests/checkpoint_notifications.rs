@@ -9,8 +9,10 @@ use connsim::api::{
     Source, SourceReader, SplitEnumerator, WriterContext,
 };
 use connsim::history::CheckpointId;
-use connsim::probes::{CollectorSetup, GenSplit, GeneratorSetup, GeneratorSource, GeneratorState, ProbeBatch, ProbeSink};
 use connsim::net::FaultRule;
+use connsim::probes::{
+    CollectorSetup, GenSplit, GeneratorSetup, GeneratorSource, GeneratorState, ProbeBatch, ProbeSink,
+};
 use connsim::run::{Control, FaultConfig, Script, ScriptFuture};
 use connsim::{ConnectorError, Outcome, Pipeline, Record, Runner, SinkSetup, SourceSetup, World};
 use serde::{Deserialize, Serialize};
@@ -270,7 +272,10 @@ fn a_lost_acknowledgement_is_not_retried_and_its_checkpoint_expires() {
 /// needs a slow snapshot, not a lost message: the "overlapping checkpoints" case has one.)
 #[test]
 fn random_faults_with_two_checkpoints_at_once_overlap_and_subsume() {
-    let mut r = Runner::new(Pipeline(GeneratorSetup { splits: 8, records_per_split: 300, ..Default::default() }, CollectorSetup));
+    let mut r = Runner::new(Pipeline(
+        GeneratorSetup { splits: 8, records_per_split: 300, ..Default::default() },
+        CollectorSetup,
+    ));
     r.seeds(50).configure(|c| c.job.max_concurrent_checkpoints = 2);
     let out = r.run();
     out.assert_ok();

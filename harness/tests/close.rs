@@ -220,7 +220,11 @@ impl Script for StopAndResume {
     }
 }
 
-fn run(fail_once: bool, failover: FailoverStrategy, script: Option<Arc<dyn Script>>) -> BTreeMap<&'static str, (usize, usize)> {
+fn run(
+    fail_once: bool,
+    failover: FailoverStrategy,
+    script: Option<Arc<dyn Script>>,
+) -> BTreeMap<&'static str, (usize, usize)> {
     COUNTS.lock().unwrap().clear();
     *FAILED.lock().unwrap() = None;
     let mut r = Runner::new(Pipeline(SrcSetup(fail_once), SnkSetup));

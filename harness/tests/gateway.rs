@@ -1,8 +1,8 @@
 //! The gateway's promises, tested directly: per-link FIFO under random latency, and each
 //! fault verb (drop, delay, lose-response, refuse, partition, heal) doing exactly what it says.
 
-use connsim::history::History;
 use connsim::history::EventKind;
+use connsim::history::History;
 use connsim::net::{now, FaultRule, Gateway, Refusal, RpcError};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -139,18 +139,20 @@ fn a_refused_request_never_reaches_the_callee_and_the_caller_hears_so_at_once() 
         let rule = gw.add_rule(FaultRule::refuse(1.0, Refusal::Throttled).kind("inc").to("server"));
         let t0 = now();
         let r = client.call::<_, u64>("server", "inc", &1u64, Duration::from_secs(5)).await;
-        assert_eq!(
-            r,
-            Err(RpcError::Refused { to: "server".into(), kind: "inc".into(), refusal: Refusal::Throttled })
+        assert_eq!(r, Err(RpcError::Refused { to: "server".into(), kind: "inc".into(), refusal: Refusal::Throttled }));
+        assert!(
+            now() - t0 < Duration::from_millis(100),
+            "an error reply comes back like a response, not after the timeout"
         );
-        assert!(now() - t0 < Duration::from_millis(100), "an error reply comes back like a response, not after the timeout");
         assert_eq!(handled.load(Ordering::Relaxed), 0, "the callee never saw the request");
         // Other kinds pass; one-way messages are not refused.
         assert_eq!(client.call::<_, u64>("server", "other", &5u64, Duration::from_millis(100)).await, Ok(6));
         gw.remove_rule(rule);
         assert_eq!(client.call::<_, u64>("server", "inc", &1u64, Duration::from_millis(100)).await, Ok(2));
         let events = history.events();
-        assert!(events.iter().any(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "refuse:throttled")));
+        assert!(events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "refuse:throttled")));
         assert!(
             !events.iter().any(|e| matches!(&e.kind, EventKind::CallTimedOut { .. })),
             "a refused call was answered: it did not time out"

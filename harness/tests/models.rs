@@ -1,8 +1,8 @@
 //! External-system models behave like the systems they stand for.
 
+use connsim::history::EventKind;
 use connsim::history::History;
 use connsim::net::{Endpoint, Gateway};
-use connsim::history::EventKind;
 use connsim::systems::{
     read_all, Entry, ExternalSystem, FileSystem, FsClient, FsError, FsRequest, FsResponse, LogClient, LogError,
     LogRequest, LogResponse, OutOfRange, OutputReader, PartitionedLog, Setting, SettingEnv,
@@ -158,10 +158,7 @@ fn a_log_with_a_transaction_timeout_aborts_and_fences_a_transaction_open_too_lon
         client.produce("t", 0, vec![rec(1)], Some(quick.clone()), 0).await.unwrap();
         client.produce("t", 0, vec![rec(2)], Some(slow.clone()), 0).await.unwrap();
         madsim::time::sleep(Duration::from_millis(50)).await;
-        assert!(matches!(
-            client.request(LogRequest::CommitTransaction { txn: quick }).await.unwrap(),
-            LogResponse::Ok
-        ));
+        assert!(matches!(client.request(LogRequest::CommitTransaction { txn: quick }).await.unwrap(), LogResponse::Ok));
         // An empty transaction has no timer: it is not aborted however long it waits.
         let idle = client.init_transactions("idle").await.unwrap();
         madsim::time::sleep(Duration::from_millis(100)).await;
@@ -173,7 +170,11 @@ fn a_log_with_a_transaction_timeout_aborts_and_fences_a_transaction_open_too_lon
         assert!(matches!(client.request(LogRequest::CommitTransaction { txn: idle }).await.unwrap(), LogResponse::Ok));
         let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
         assert_eq!(ids, vec![1], "the timed-out transaction's record is aborted");
-        let timeouts = history.events().iter().filter(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "txn-timeout")).count();
+        let timeouts = history
+            .events()
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "txn-timeout"))
+            .count();
         assert_eq!(timeouts, 1);
         // Another system's setting is refused with a message naming it.
         let refused = log.configure(&Setting::TornAppends(0.5), &env).unwrap_err();
@@ -197,7 +198,10 @@ fn a_torn_append_writes_a_prefix_and_goes_unanswered_and_its_retry_is_refused() 
         fs.configure(&Setting::TornAppends(0.0), &env).unwrap();
         let retry = client.request(append).await;
         assert!(matches!(retry, Ok(Err(FsError::WrongOffset { len })) if len == torn.len() as u64), "{retry:?}");
-        assert!(history.events().iter().any(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "torn-append")));
+        assert!(history
+            .events()
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "torn-append")));
         assert!(fs.configure(&Setting::TornAppends(1.5), &env).is_err(), "a probability above 1 is refused");
     });
 }

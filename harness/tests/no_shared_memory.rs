@@ -116,5 +116,9 @@ fn an_arc_in_a_source_is_not_shared_between_the_enumerator_and_the_readers() {
     // no reader saw an entry in its copy, and the test's original was never touched.
     let saw = READERS_SAW.lock().unwrap().clone();
     assert_eq!(saw, vec![0, 0, 0, 0], "a reader saw what the enumerator wrote: memory is shared");
-    assert!(original.lock().unwrap().is_empty(), "a node wrote into the test's own Arc: {:?}", original.lock().unwrap());
+    assert!(
+        original.lock().unwrap().is_empty(),
+        "a node wrote into the test's own Arc: {:?}",
+        original.lock().unwrap()
+    );
 }

@@ -49,7 +49,9 @@ impl OutputReader for Reader {
         }
         let entries = self.inner.read(part, from);
         match self.wrong {
-            Wrong::Undecodable => entries.iter().map(|_| Entry::Garbage(format!("{part}: bytes that are not a record"))).collect(),
+            Wrong::Undecodable => {
+                entries.iter().map(|_| Entry::Garbage(format!("{part}: bytes that are not a record"))).collect()
+            }
             _ => entries,
         }
     }

@@ -61,7 +61,8 @@ impl SplitEnumerator for Enumerator {
 impl Enumerator {
     fn assign(&mut self, ctx: &mut EnumeratorContext<ForgetfulSplit>) {
         for reader in ctx.registered_readers().clone() {
-            let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.0).into_iter().partition(|s| s.index % ctx.parallelism() == reader);
+            let (mine, rest): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut self.0).into_iter().partition(|s| s.index % ctx.parallelism() == reader);
             self.0 = rest;
             ctx.assign_splits(reader, mine);
             ctx.signal_no_more_splits(reader);

@@ -17,7 +17,9 @@ use connsim::api::{
 };
 use connsim::cluster::FailoverStrategy;
 use connsim::history::CheckpointId;
-use connsim::probes::{CollectorSetup, GenSplit, GeneratorEmitter, GeneratorReader, GeneratorSetup, GeneratorSource, GeneratorState};
+use connsim::probes::{
+    CollectorSetup, GenSplit, GeneratorEmitter, GeneratorReader, GeneratorSetup, GeneratorSource, GeneratorState,
+};
 use connsim::{ConnectorError, Outcome, Pipeline, Runner, SourceSetup, World};
 use serde::{Deserialize, Serialize};
 use std::future::Future;
@@ -49,7 +51,8 @@ impl SplitEnumerator for EventEnumerator {
     fn handle_source_event(&mut self, subtask: usize, event: Vec<u8>, ctx: &mut EnumeratorContext<GenSplit>) {
         assert_eq!(event, b"hello", "readers only say hello");
         let p = ctx.parallelism();
-        let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(|s| s.index % p == subtask);
+        let (mine, rest): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.pending).into_iter().partition(|s| s.index % p == subtask);
         self.pending = rest;
         for split in mine {
             ctx.send_event_to_reader(subtask, bincode::serialize(&Handout::Split(split.clone())).unwrap());
@@ -58,7 +61,8 @@ impl SplitEnumerator for EventEnumerator {
         ctx.send_event_to_reader(subtask, bincode::serialize(&Handout::NoMore).unwrap());
     }
     fn reader_failed(&mut self, subtask: usize, _ctx: &mut EnumeratorContext<GenSplit>) {
-        let (back, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.handed).into_iter().partition(|(_, s, _)| *s == subtask);
+        let (back, kept): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.handed).into_iter().partition(|(_, s, _)| *s == subtask);
         self.handed = kept;
         self.pending.extend(back.into_iter().map(|(_, _, split)| split));
     }
@@ -123,7 +127,13 @@ impl Source for EventSource {
         Boundedness::Bounded
     }
     fn create_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>) -> EventEnumerator {
-        let pending = self.0.data().iter().enumerate().map(|(index, r)| GenSplit { index, next: 0, end: r.len() as u64 }).collect();
+        let pending = self
+            .0
+            .data()
+            .iter()
+            .enumerate()
+            .map(|(index, r)| GenSplit { index, next: 0, end: r.len() as u64 })
+            .collect();
         EventEnumerator { pending, handed: Vec::new() }
     }
     fn restore_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>, state: GeneratorState) -> EventEnumerator {
@@ -131,7 +141,12 @@ impl Source for EventSource {
     }
     fn create_reader(&self, ctx: ReaderContext) -> EventReader {
         let data = self.0.data();
-        let base = SourceReaderBase::new(ctx.clone(), move || GeneratorReader::new(data.clone()), GeneratorEmitter, FetcherMode::Single);
+        let base = SourceReaderBase::new(
+            ctx.clone(),
+            move || GeneratorReader::new(data.clone()),
+            GeneratorEmitter,
+            FetcherMode::Single,
+        );
         EventReader { base, ctx }
     }
 }

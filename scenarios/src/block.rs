@@ -353,10 +353,12 @@ impl Block {
             Block::Configure { setting: Setting::TornAppends(p), .. } if !(0.0..=1.0).contains(p) => {
                 Err(format!("torn-append probability {p} is not between 0.0 and 1.0"))
             }
-            Block::Fault { fault, .. } | Block::During { fault, .. } => validate_fault(fault).and_then(|_| match self {
-                Block::During { body, .. } => body.validate(),
-                _ => Ok(()),
-            }),
+            Block::Fault { fault, .. } | Block::During { fault, .. } => {
+                validate_fault(fault).and_then(|_| match self {
+                    Block::During { body, .. } => body.validate(),
+                    _ => Ok(()),
+                })
+            }
             Block::Seq(v) | Block::OneOf(v) => v.iter().try_for_each(Block::validate),
             Block::Repeat { block, .. } | Block::TimeLimit { block, .. } => block.validate(),
             Block::Phases { safety, .. } => safety.validate(),

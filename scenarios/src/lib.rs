@@ -38,9 +38,9 @@ pub mod block;
 pub mod generate;
 mod interpret;
 pub mod replay;
-pub mod suites;
 mod rust;
 mod scenario;
+pub mod suites;
 
 pub use block::{Block, Crash, Fault, Target, Worker};
 pub use replay::{CaseFile, ReplayError};
@@ -52,6 +52,6 @@ pub mod prelude {
     pub use crate::scenario::Scenario;
     pub use connsim::cluster::Phase;
     pub use connsim::net::Refusal;
-    pub use connsim::systems::Setting;
     pub use connsim::run::Spread;
+    pub use connsim::systems::Setting;
 }

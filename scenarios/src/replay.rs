@@ -93,7 +93,8 @@ fn checksum(body: &CaseBody) -> String {
 }
 
 fn slug(s: &str) -> String {
-    let mut out: String = s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
+    let mut out: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
     while out.contains("--") {
         out = out.replace("--", "-");
     }
@@ -142,11 +143,12 @@ impl CaseFile {
     pub fn load(path: &Path) -> Result<Self, ReplayError> {
         let fail = |problem: String| ReplayError { path: path.to_path_buf(), problem };
         let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
-        Self::parse(&text).map(|mut c| {
-            c.path = Some(path.to_path_buf());
-            c
-        })
-        .map_err(fail)
+        Self::parse(&text)
+            .map(|mut c| {
+                c.path = Some(path.to_path_buf());
+                c
+            })
+            .map_err(fail)
     }
 
     /// Parses a case file's contents.
@@ -181,8 +183,11 @@ impl CaseFile {
     /// Every case file in `dir` (none if it does not exist), in name order.
     pub fn load_dir(dir: &Path) -> Result<Vec<Self>, ReplayError> {
         let Ok(entries) = std::fs::read_dir(dir) else { return Ok(Vec::new()) };
-        let mut paths: Vec<PathBuf> =
-            entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
         paths.sort();
         paths.iter().map(|p| Self::load(p)).collect()
     }

@@ -1,9 +1,9 @@
 //! Blocks printed as the Rust code that builds them, so a shrunk failure can be pasted into
 //! a test as it is (with `use connsim_scenarios::prelude::*;`).
 
-use connsim::systems::Setting;
 use crate::block::{Block, Fault, Target, Worker};
 use connsim::run::Spread;
+use connsim::systems::Setting;
 
 fn worker(w: &Worker) -> String {
     match w {
@@ -60,7 +60,12 @@ pub fn fault(f: &Fault) -> String {
             opt_target(to)
         ),
         Fault::Delay { ms, kind, from, to } => {
-            format!("Fault::Delay {{ ms: {ms}, kind: {}, from: {}, to: {} }}", opt_str(kind), opt_target(from), opt_target(to))
+            format!(
+                "Fault::Delay {{ ms: {ms}, kind: {}, from: {}, to: {} }}",
+                opt_str(kind),
+                opt_target(from),
+                opt_target(to)
+            )
         }
         Fault::LoseResponses { probability, kind, from, to } => format!(
             "Fault::LoseResponses {{ probability: {probability:?}, kind: {}, from: {}, to: {} }}",
@@ -118,13 +123,22 @@ impl Block {
             Block::Fault { fault: Fault::Delay { ms, kind, from: None, to: None }, for_ms } => {
                 format!("delay_messages({ms}, {}, {for_ms})", kind_arg(kind))
             }
-            Block::Fault { fault: Fault::LoseResponses { probability, kind: None, from: None, to: Some(to) }, for_ms } => {
+            Block::Fault {
+                fault: Fault::LoseResponses { probability, kind: None, from: None, to: Some(to) },
+                for_ms,
+            } => {
                 format!("lose_responses({probability:?}, {}, {for_ms})", target_value(to))
             }
-            Block::Fault { fault: Fault::Refuse { probability, refusal, kind: None, to: Target::System(s) }, for_ms } => {
+            Block::Fault {
+                fault: Fault::Refuse { probability, refusal, kind: None, to: Target::System(s) },
+                for_ms,
+            } => {
                 format!("refuse({s:?}, Refusal::{refusal:?}, {probability:?}, {for_ms})")
             }
-            Block::Fault { fault: Fault::Delay { ms, kind: None, from: None, to: Some(Target::System(s)) }, for_ms } => {
+            Block::Fault {
+                fault: Fault::Delay { ms, kind: None, from: None, to: Some(Target::System(s)) },
+                for_ms,
+            } => {
                 format!("slow_system({s:?}, {ms}, {for_ms})")
             }
             Block::Fault { fault: Fault::Partition { a, b }, for_ms } => {
@@ -135,7 +149,9 @@ impl Block {
                 format!("transaction_timeout({system:?}, {ms})")
             }
             Block::Configure { system, setting: Setting::TornAppends(p) } => format!("torn_appends({system:?}, {p:?})"),
-            Block::Configure { system, setting: Setting::RetentionMs(Some(ms)) } => format!("retention({system:?}, {ms})"),
+            Block::Configure { system, setting: Setting::RetentionMs(Some(ms)) } => {
+                format!("retention({system:?}, {ms})")
+            }
             Block::Configure { system, setting } => {
                 format!("Block::Configure {{ system: {system:?}.into(), setting: Setting::{setting:?} }}")
             }

@@ -152,7 +152,12 @@ impl Scenario {
         if let Some(path) = replay::env_file() {
             let case = CaseFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
             let report = case.replay(runner);
-            return ScenarioOutcome { scenario: case.scenario.clone(), outcome: Outcome::of(vec![report]), saved: Vec::new(), rerun: 1 };
+            return ScenarioOutcome {
+                scenario: case.scenario.clone(),
+                outcome: Outcome::of(vec![report]),
+                saved: Vec::new(),
+                rerun: 1,
+            };
         }
         let mut reports = Vec::new();
         let mut rerun = 0;
@@ -231,7 +236,9 @@ fn delays(block: &Block) -> bool {
     match block {
         Block::Fault { fault: crate::block::Fault::Delay { .. }, .. } => true,
         Block::During { fault: crate::block::Fault::Delay { .. }, .. } => true,
-        Block::During { body, .. } | Block::Repeat { block: body, .. } | Block::TimeLimit { block: body, .. } => delays(body),
+        Block::During { body, .. } | Block::Repeat { block: body, .. } | Block::TimeLimit { block: body, .. } => {
+            delays(body)
+        }
         Block::Seq(v) | Block::OneOf(v) => v.iter().any(delays),
         Block::Phases { safety, .. } => delays(safety),
         _ => false,

@@ -124,8 +124,10 @@ fn generated_scenarios_are_valid_print_and_round_trip() {
 fn a_scenario_fails_when_the_fault_path_it_requires_was_never_reached() {
     use connsim::probes::{CollectorSetup, GeneratorSetup};
     use connsim::run::{Pipeline, Runner};
-    let mut runner =
-        Runner::new(Pipeline(GeneratorSetup { splits: 4, records_per_split: 200, ..Default::default() }, CollectorSetup));
+    let mut runner = Runner::new(Pipeline(
+        GeneratorSetup { splits: 4, records_per_split: 200, ..Default::default() },
+        CollectorSetup,
+    ));
     runner.seeds(2);
     // Waiting never crashes anything, so the required mark cannot be reached.
     let idle = Scenario::new("aims at a crash but never crashes").then(wait(50)).requires("crash-at:inside-commit");
@@ -134,7 +136,7 @@ fn a_scenario_fails_when_the_fault_path_it_requires_was_never_reached() {
     let missed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| outcome.assert_ok()));
     let msg = missed.unwrap_err().downcast::<String>().unwrap();
     assert!(msg.contains("never reached") && msg.contains("crash-at:inside-commit"), "{msg}"); // ...but the aim was missed
-    // The same requirement is met once the scenario aims the crash.
+                                                                                               // The same requirement is met once the scenario aims the crash.
     let aimed = Scenario::new("aims and hits")
         .then(crash(Worker::Any).at(Phase::InsideCommit))
         .requires("crash-at:inside-commit");
@@ -146,7 +148,10 @@ fn a_block_that_meets_an_ended_job_is_skipped_as_a_step_the_report_shows() {
     use connsim::probes::{CollectorSetup, GeneratorSetup};
     use connsim::run::{Pipeline, Runner};
     let scenario = Scenario::new("after the end").then(drain(5_000)).then(crash(Worker::Any)).then(checkpoint());
-    let mut runner = Runner::new(Pipeline(GeneratorSetup { splits: 2, records_per_split: 50, ..Default::default() }, CollectorSetup));
+    let mut runner = Runner::new(Pipeline(
+        GeneratorSetup { splits: 2, records_per_split: 50, ..Default::default() },
+        CollectorSetup,
+    ));
     runner.seeds(1);
     let outcome = scenario.run(&mut runner).outcome;
     let report = &outcome.reports[0];

@@ -11,7 +11,8 @@ pub use enumerator::{LogEnumState, LogEnumerator};
 pub use reader::{LogEmitter, LogReader, LogSplitReader, LogSplitState};
 
 use connsim::api::{
-    Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, Split, SplitId, WatermarkStrategy,
+    Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, Split, SplitId,
+    WatermarkStrategy,
 };
 use connsim::run::{Producer, SourceSetup, StartPosition, World};
 use connsim::systems::PartitionedLog;
@@ -109,7 +110,8 @@ impl Source for LogSource {
         self.watermarks
     }
     fn create_reader(&self, ctx: ReaderContext) -> LogReader {
-        let (endpoint, log, fetch_max, reset) = (ctx.endpoint().clone(), self.log.clone(), self.fetch_max, self.on_out_of_range);
+        let (endpoint, log, fetch_max, reset) =
+            (ctx.endpoint().clone(), self.log.clone(), self.fetch_max, self.on_out_of_range);
         SourceReaderBase::new(
             ctx,
             move || LogSplitReader::new(endpoint.clone(), &log, fetch_max).resetting_to(reset),
@@ -190,7 +192,12 @@ impl LogSourceSetup {
     /// An unbounded read: half the records are there at the start, the rest arrive during
     /// the first second while `partitions_added` partitions are created.
     pub fn unbounded(partitions: u32, records: u64, partitions_added: u32) -> Self {
-        Self { boundedness: Boundedness::Unbounded, partitions_added, pace_ms: 1_000, ..Self::bounded(partitions, records) }
+        Self {
+            boundedness: Boundedness::Unbounded,
+            partitions_added,
+            pace_ms: 1_000,
+            ..Self::bounded(partitions, records)
+        }
     }
 
     /// Starts at `start`, with `before_start` records in every partition ahead of the test
@@ -236,7 +243,8 @@ impl SourceSetup for LogSourceSetup {
             Boundedness::Bounded => "bounded",
             Boundedness::Unbounded => "unbounded",
         };
-        let mut name = format!("log-source({kind}, {}p+{}, {} records", self.partitions, self.partitions_added, self.records);
+        let mut name =
+            format!("log-source({kind}, {}p+{}, {} records", self.partitions, self.partitions_added, self.records);
         if self.boundedness == Boundedness::Bounded && self.pace_ms > 0 {
             name.push_str(&format!(" over {} ms", self.pace_ms));
         }
@@ -312,7 +320,8 @@ impl SourceSetup for LogSourceSetup {
                 }
                 // An upstream producer: rounds every 50 ms; new partitions appear halfway.
                 let (upstream, maker, mut rng) = (log.clone(), world.record_maker(), world.rng().clone());
-                let (rest, first, added, skew) = (self.records - upfront, self.partitions, self.partitions_added, self.skew_ms);
+                let (rest, first, added, skew) =
+                    (self.records - upfront, self.partitions, self.partitions_added, self.skew_ms);
                 world.during_run(async move {
                     let rounds = (pace_ms / 50).max(1);
                     for round in 0..rounds {
@@ -329,7 +338,11 @@ impl SourceSetup for LogSourceSetup {
                         }
                     }
                 });
-                world.set_producer(Arc::new(LogProducer { log: log.clone(), topic: "input".into(), skew_ms: self.skew_ms }));
+                world.set_producer(Arc::new(LogProducer {
+                    log: log.clone(),
+                    topic: "input".into(),
+                    skew_ms: self.skew_ms,
+                }));
             }
         }
         world.add_system(Arc::new(log));

@@ -2,13 +2,13 @@
 //! watermark alignment paused (as Kafka's consumer skips paused partitions).
 
 use super::{LogSplit, OffsetReset};
+use connsim::api::SplitId;
 use connsim::api::{
     FetchedBatch, ReaderOutput, RecordEmitter, SourceReaderBase, Split, SplitState, SplitsChange, WatermarkStrategy,
 };
 use connsim::net::Endpoint;
 use connsim::systems::LogClient;
 use connsim::{ConnectorError, Record};
-use connsim::api::SplitId;
 use std::collections::BTreeSet;
 
 /// The log source's reader.
@@ -53,7 +53,8 @@ impl connsim::api::SplitReader for LogSplitReader {
         let mut batch = FetchedBatch::empty();
         // The next split in turn that is not paused.
         let n = self.splits.len();
-        let Some(turn) = (1..=n).map(|k| (self.turn + k) % n).find(|&i| !self.paused.contains(&self.splits[i].0.id())) else {
+        let Some(turn) = (1..=n).map(|k| (self.turn + k) % n).find(|&i| !self.paused.contains(&self.splits[i].0.id()))
+        else {
             return Ok(batch);
         };
         self.turn = turn;

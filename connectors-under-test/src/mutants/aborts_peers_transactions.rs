@@ -36,7 +36,11 @@ impl Sink for AbortsPeersTransactionsSink {
     fn keeps_split_order(&self) -> bool {
         true
     }
-    async fn create_writer(&self, ctx: WriterContext, restored: Vec<TxnWriterState>) -> Result<TxnLogWriter, ConnectorError> {
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        restored: Vec<TxnWriterState>,
+    ) -> Result<TxnLogWriter, ConnectorError> {
         // As the reference, plus the bug: peers' transactions up to the restored checkpoint.
         let r = ctx.restored_checkpoint();
         let took_part = if r == 0 { 0 } else { restored.first().map_or(0, |st| st.parallelism) };

@@ -34,7 +34,13 @@ fn adopted(path: &str, attempt: u64) -> String {
 
 impl FileBug for AdoptsPendingFiles {
     const NAME: &'static str = "adopts-pending-files";
-    async fn on_restore(&self, client: &FsClient, subtask: usize, attempt: u64, in_progress: &str) -> Result<(), ConnectorError> {
+    async fn on_restore(
+        &self,
+        client: &FsClient,
+        subtask: usize,
+        attempt: u64,
+        in_progress: &str,
+    ) -> Result<(), ConnectorError> {
         let prefix = format!("{in_progress}part-{subtask}-");
         let listing = crate::file_sink::call(client, FsRequest::List { prefix }).await?;
         let Ok(FsResponse::Listing(paths)) = listing else {

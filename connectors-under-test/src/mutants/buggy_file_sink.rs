@@ -17,13 +17,25 @@ pub trait FileBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::D
     /// Name for reports.
     const NAME: &'static str;
     /// Commits one committable for the committer of `attempt`.
-    fn commit(&self, client: &FsClient, attempt: u64, subtask: usize, c: &FileCommittable) -> impl Future<Output = CommitOutcome> + Send {
+    fn commit(
+        &self,
+        client: &FsClient,
+        attempt: u64,
+        subtask: usize,
+        c: &FileCommittable,
+    ) -> impl Future<Output = CommitOutcome> + Send {
         let _ = (attempt, subtask);
         FileCommitter::commit_one(client, c)
     }
     /// Commits one committable the committer of `attempt` recovered (its checkpoint is the
     /// restored one or older); defaults to [`FileBug::commit`].
-    fn commit_recovered(&self, client: &FsClient, attempt: u64, subtask: usize, c: &FileCommittable) -> impl Future<Output = CommitOutcome> + Send {
+    fn commit_recovered(
+        &self,
+        client: &FsClient,
+        attempt: u64,
+        subtask: usize,
+        c: &FileCommittable,
+    ) -> impl Future<Output = CommitOutcome> + Send {
         self.commit(client, attempt, subtask, c)
     }
     /// The writer takes a record.
@@ -36,13 +48,23 @@ pub trait FileBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::D
     }
     /// The writer closes its file as a committable on the barrier; `ended`: the input has
     /// ended (this is the final checkpoint).
-    fn prepare_commit(&self, w: &mut FileWriter, ended: bool) -> impl Future<Output = Result<Vec<FileCommittable>, ConnectorError>> + Send {
+    fn prepare_commit(
+        &self,
+        w: &mut FileWriter,
+        ended: bool,
+    ) -> impl Future<Output = Result<Vec<FileCommittable>, ConnectorError>> + Send {
         let _ = ended;
         w.roll(true)
     }
     /// Runs when a writer of `attempt` starts from a restored checkpoint, before it writes
     /// (the reference does nothing); `in_progress`: where in-progress files go.
-    fn on_restore(&self, client: &FsClient, subtask: usize, attempt: u64, in_progress: &str) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+    fn on_restore(
+        &self,
+        client: &FsClient,
+        subtask: usize,
+        attempt: u64,
+        in_progress: &str,
+    ) -> impl Future<Output = Result<(), ConnectorError>> + Send {
         let _ = (client, subtask, attempt, in_progress);
         async { Ok(()) }
     }

@@ -16,7 +16,13 @@ pub trait LogBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::De
     /// Name for reports.
     const NAME: &'static str;
     /// The enumerator gets splits back from a failed reader.
-    fn add_splits_back(&self, e: &mut BuggyEnumerator<Self>, splits: Vec<LogSplit>, subtask: usize, ctx: &mut EnumeratorContext<LogSplit>) {
+    fn add_splits_back(
+        &self,
+        e: &mut BuggyEnumerator<Self>,
+        splits: Vec<LogSplit>,
+        subtask: usize,
+        ctx: &mut EnumeratorContext<LogSplit>,
+    ) {
         e.inner.add_splits_back(splits, subtask, ctx)
     }
     /// A reader registered.

@@ -78,7 +78,11 @@ impl Sink for CleansUpOnStopSink {
     fn keeps_split_order(&self) -> bool {
         true
     }
-    async fn create_writer(&self, ctx: WriterContext, restored: Vec<TxnWriterState>) -> Result<Self::Writer, ConnectorError> {
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        restored: Vec<TxnWriterState>,
+    ) -> Result<Self::Writer, ConnectorError> {
         let inner = self.0.create_writer(ctx, restored).await?;
         Ok(CleansUpOnStopWriter { inner, prefix: format!("{}-", self.0.prefix), idle: false })
     }

@@ -26,7 +26,13 @@ pub struct CopiesRecoveredFiles;
 
 impl FileBug for CopiesRecoveredFiles {
     const NAME: &'static str = "copies-recovered-files";
-    async fn commit_recovered(&self, client: &FsClient, attempt: u64, _subtask: usize, c: &FileCommittable) -> CommitOutcome {
+    async fn commit_recovered(
+        &self,
+        client: &FsClient,
+        attempt: u64,
+        _subtask: usize,
+        c: &FileCommittable,
+    ) -> CommitOutcome {
         let target = format!("{}-recovered-by-{attempt}", c.dst); // the bug: a name per attempt
         let bytes = match call(client, FsRequest::Read { path: c.tmp.clone() }).await {
             Ok(Ok(FsResponse::Data(bytes))) => bytes,

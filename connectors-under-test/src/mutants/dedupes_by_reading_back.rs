@@ -134,8 +134,13 @@ impl Sink for DedupesByReadingBackSink {
         let client = LogClient::new(ctx.endpoint().clone(), &self.0.log);
         let partitions = crate::retry::idempotent(TRIES, || client.partitions(&self.0.topic)).await?.max(1);
         let partition = ctx.subtask() as u32 % partitions;
-        let mut writer =
-            DedupingWriter { client, topic: self.0.topic.clone(), partition, buffer: Vec::new(), written: BTreeSet::new() };
+        let mut writer = DedupingWriter {
+            client,
+            topic: self.0.topic.clone(),
+            partition,
+            buffer: Vec::new(),
+            written: BTreeSet::new(),
+        };
         writer.read_back().await?;
         Ok(writer)
     }

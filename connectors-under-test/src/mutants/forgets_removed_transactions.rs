@@ -13,9 +13,7 @@
 //! Caught by: `no-loss`, once a job scales down and up again and a writer appends behind a
 //! transaction its previous owner left open.
 
-use crate::txn_log_sink::{
-    TxnLogCommitter, TxnLogSink, TxnLogSinkSetup, TxnLogWriter, TxnWriterState,
-};
+use crate::txn_log_sink::{TxnLogCommitter, TxnLogSink, TxnLogSinkSetup, TxnLogWriter, TxnWriterState};
 use connsim::api::{CommitterContext, NoGlobalCommitter, Sink, WriterContext};
 use connsim::run::{SinkSetup, World};
 use connsim::systems::TxnHandle;
@@ -40,9 +38,7 @@ impl Sink for ForgetsRemovedTransactionsSink {
         _restored: Vec<TxnWriterState>,
     ) -> Result<TxnLogWriter, ConnectorError> {
         let (s, r) = (ctx.subtask(), ctx.restored_checkpoint());
-        self.0
-            .open_writer(ctx, |owner, n| owner == s && n > r)
-            .await // the bug: its own, newer only
+        self.0.open_writer(ctx, |owner, n| owner == s && n > r).await // the bug: its own, newer only
     }
     fn create_committer(&self, ctx: CommitterContext) -> TxnLogCommitter {
         self.0.create_committer(ctx)

@@ -28,7 +28,9 @@ impl FileBug for GivesUpOnErrorReplies {
         let rename = FsRequest::Rename { from: c.tmp.clone(), to: c.dst.clone() };
         match client.send(rename).await {
             // The bug: an error reply is transient, not a known permanent failure.
-            Err(RpcError::Refused { refusal, .. }) => CommitOutcome::FailedKnown(format!("store refused the rename: {refusal}")),
+            Err(RpcError::Refused { refusal, .. }) => {
+                CommitOutcome::FailedKnown(format!("store refused the rename: {refusal}"))
+            }
             // Anything else as the reference (which sends the rename again: it is idempotent).
             _ => FileCommitter::commit_one(client, c).await,
         }

@@ -48,7 +48,8 @@ impl Committer for HoldsCommitsBackCommitter {
             }
         }
         let (indices, due): (Vec<usize>, Vec<_>) = due.into_iter().unzip();
-        let mut outcomes: BTreeMap<usize, CommitOutcome> = indices.into_iter().zip(self.inner.commit(due).await).collect();
+        let mut outcomes: BTreeMap<usize, CommitOutcome> =
+            indices.into_iter().zip(self.inner.commit(due).await).collect();
         outcomes.extend(held.into_iter().map(|i| (i, CommitOutcome::RetryLater)));
         outcomes.into_values().collect()
     }
@@ -66,7 +67,11 @@ impl Sink for HoldsCommitsBackSink {
     fn keeps_split_order(&self) -> bool {
         true
     }
-    async fn create_writer(&self, ctx: WriterContext, restored: Vec<TxnWriterState>) -> Result<TxnLogWriter, ConnectorError> {
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        restored: Vec<TxnWriterState>,
+    ) -> Result<TxnLogWriter, ConnectorError> {
         self.0.create_writer(ctx, restored).await
     }
     fn create_committer(&self, ctx: CommitterContext) -> HoldsCommitsBackCommitter {

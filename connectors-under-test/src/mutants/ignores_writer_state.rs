@@ -26,7 +26,11 @@ impl Sink for IgnoresStateSink {
     fn delivery_guarantee(&self) -> DeliveryGuarantee {
         DeliveryGuarantee::AtLeastOnce
     }
-    async fn create_writer(&self, ctx: WriterContext, _restored: Vec<Vec<Record>>) -> Result<LogWriter, ConnectorError> {
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        _restored: Vec<Vec<Record>>,
+    ) -> Result<LogWriter, ConnectorError> {
         self.0.new_writer(&ctx).await // the bug: the restored buffers are ignored
     }
     fn create_committer(&self, _ctx: CommitterContext) -> NothingToCommit {

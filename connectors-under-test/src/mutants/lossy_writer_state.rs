@@ -54,7 +54,12 @@ impl SinkWriter for LossyStateWriter {
         state
             .into_iter()
             .map(|batch| {
-                let lossy = |r: Record| StateRecord { id: r.id, key: r.key, event_time_ms: r.event_time_ms, payload: r.payload };
+                let lossy = |r: Record| StateRecord {
+                    id: r.id,
+                    key: r.key,
+                    event_time_ms: r.event_time_ms,
+                    payload: r.payload,
+                };
                 batch.into_iter().map(lossy).collect()
             })
             .collect()
@@ -73,9 +78,14 @@ impl Sink for LossyStateSink {
     fn delivery_guarantee(&self) -> DeliveryGuarantee {
         DeliveryGuarantee::AtLeastOnce
     }
-    async fn create_writer(&self, ctx: WriterContext, restored: Vec<Vec<StateRecord>>) -> Result<LossyStateWriter, ConnectorError> {
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        restored: Vec<Vec<StateRecord>>,
+    ) -> Result<LossyStateWriter, ConnectorError> {
         // The bug: the payload is not carried back into the record.
-        let back = |s: StateRecord| Record { id: s.id, key: s.key, event_time_ms: s.event_time_ms, payload: Vec::new() };
+        let back =
+            |s: StateRecord| Record { id: s.id, key: s.key, event_time_ms: s.event_time_ms, payload: Vec::new() };
         let records = restored.into_iter().map(|batch| batch.into_iter().map(back).collect()).collect();
         Ok(LossyStateWriter(self.0.create_writer(ctx, records).await?))
     }

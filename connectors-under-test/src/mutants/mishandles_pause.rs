@@ -24,8 +24,8 @@
 
 use crate::log_source::{LogEmitter, LogEnumState, LogEnumerator, LogSource, LogSourceSetup, LogSplit, LogSplitReader};
 use connsim::api::{
-    Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, Source, SourceReaderBase, SplitId, SplitReader,
-    SplitsChange, WatermarkStrategy,
+    Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, Source, SourceReaderBase, SplitId,
+    SplitReader, SplitsChange, WatermarkStrategy,
 };
 use connsim::run::{SourceSetup, World};
 use connsim::{ConnectorError, Record};

@@ -31,34 +31,32 @@ mod partition_by_attempt;
 mod premature_commit;
 mod relists_stale_file;
 mod resets_to_latest;
+mod restarts_returned_splits;
 mod restores_fetched_watermark;
 mod retries_at_the_barrier;
-mod restarts_returned_splits;
 mod skips_restored_checkpoint;
-mod snapshots_fetch_position;
 mod snapshot_omits_pending;
-mod trusts_server_length;
+mod snapshots_fetch_position;
 mod stale_output_version;
 mod stale_reader_snapshot;
-mod unsynced_final_file;
+mod trusts_server_length;
 mod unstamped_recovered_commit;
+mod unsynced_final_file;
 mod writes_twice;
 
 pub use aborts_peers_transactions::{AbortsPeersTransactionsSetup, AbortsPeersTransactionsSink};
 pub use adopts_pending_files::AdoptsPendingFiles;
 pub use assigns_unregistered::AssignsUnregistered;
+pub use buggy_file_sink::{BuggyFileSinkSetup, FileBug};
+pub use buggy_log_source::{BuggySetup, LogBug};
 pub use buggy_table_sink::{BuggyTableSinkSetup, TableBug};
 pub use cleans_up_on_stop::{CleansUpOnStopSetup, CleansUpOnStopSink, CleansUpOnStopWriter};
 pub use commits_all_on_notify::{CommitsOnNotifySetup, CommitsOnNotifySink, CommitsOnNotifyWriter};
 pub use copies_recovered_files::CopiesRecoveredFiles;
 pub use dedupes_by_reading_back::{DedupesByReadingBackSetup, DedupesByReadingBackSink, DedupingWriter};
-pub use buggy_file_sink::{BuggyFileSinkSetup, FileBug};
-pub use buggy_log_source::{BuggySetup, LogBug};
 pub use drops_final_committables::DropsFinalCommittables;
 pub use drops_recovered_committables::DropsRecoveredCommittables;
-pub use forgets_removed_transactions::{
-    ForgetsRemovedTransactionsSetup, ForgetsRemovedTransactionsSink,
-};
+pub use forgets_removed_transactions::{ForgetsRemovedTransactionsSetup, ForgetsRemovedTransactionsSink};
 pub use gives_up_on_error_replies::GivesUpOnErrorReplies;
 pub use holds_commits_back::{HoldsCommitsBackCommitter, HoldsCommitsBackSetup, HoldsCommitsBackSink};
 pub use ignores_splits_back::{IgnoresSplitsBack, IgnoresSplitsBackSetup, IgnoresSplitsBackSource};
@@ -73,11 +71,11 @@ pub use partition_by_attempt::{PartitionByAttemptSetup, PartitionByAttemptSink};
 pub use premature_commit::{PrematureCommitSetup, PrematureCommitSink, PrematureCommitWriter};
 pub use relists_stale_file::{RelistsStaleFileSetup, RelistsStaleFileSink, RelistsStaleFileWriter};
 pub use resets_to_latest::ResetsToLatest;
+pub use restarts_returned_splits::RestartsReturnedSplits;
 pub use restores_fetched_watermark::{
     FetchTimeEmitter, FetchTimeReader, RestoresFetchedWatermarkSetup, RestoresFetchedWatermarkSource,
 };
 pub use retries_at_the_barrier::{RetriesAtTheBarrierSetup, RetriesAtTheBarrierSink, RetryingWriter};
-pub use restarts_returned_splits::RestartsReturnedSplits;
 pub use skips_restored_checkpoint::SkipsRestoredCheckpoint;
 pub use snapshot_omits_pending::SnapshotOmitsPending;
 pub use snapshots_fetch_position::{
@@ -86,6 +84,6 @@ pub use snapshots_fetch_position::{
 pub use stale_output_version::StaleOutputVersionSetup;
 pub use stale_reader_snapshot::StaleReaderSnapshot;
 pub use trusts_server_length::TrustsServerLength;
-pub use unsynced_final_file::UnsyncedFinalFile;
 pub use unstamped_recovered_commit::UnstampedRecoveredCommit;
+pub use unsynced_final_file::UnsyncedFinalFile;
 pub use writes_twice::{WritesTwiceSetup, WritesTwiceSink, WritesTwiceWriter};

@@ -50,7 +50,11 @@ impl Sink for NoFlushSink {
     fn delivery_guarantee(&self) -> DeliveryGuarantee {
         DeliveryGuarantee::AtLeastOnce
     }
-    async fn create_writer(&self, ctx: WriterContext, _restored: Vec<Vec<Record>>) -> Result<NoFlushWriter, ConnectorError> {
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        _restored: Vec<Vec<Record>>,
+    ) -> Result<NoFlushWriter, ConnectorError> {
         Ok(NoFlushWriter(self.0.new_writer(&ctx).await?))
     }
     fn create_committer(&self, _ctx: CommitterContext) -> NothingToCommit {

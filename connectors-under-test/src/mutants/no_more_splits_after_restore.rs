@@ -25,7 +25,13 @@ impl LogBug for NoMoreSplitsAfterRestore {
             e.inner.add_reader(subtask, ctx);
         }
     }
-    fn add_splits_back(&self, e: &mut BuggyEnumerator<Self>, splits: Vec<LogSplit>, subtask: usize, ctx: &mut EnumeratorContext<LogSplit>) {
+    fn add_splits_back(
+        &self,
+        e: &mut BuggyEnumerator<Self>,
+        splits: Vec<LogSplit>,
+        subtask: usize,
+        ctx: &mut EnumeratorContext<LogSplit>,
+    ) {
         if e.restored {
             e.inner.take_back(splits);
             e.inner.assign_pending_signalling(ctx, false);

@@ -11,9 +11,7 @@
 //!
 //! Caught by: `per-split-order`.
 
-use crate::txn_log_sink::{
-    TxnLogCommitter, TxnLogSink, TxnLogSinkSetup, TxnLogWriter, TxnWriterState,
-};
+use crate::txn_log_sink::{TxnLogCommitter, TxnLogSink, TxnLogSinkSetup, TxnLogWriter, TxnWriterState};
 use connsim::api::{CommitterContext, NoGlobalCommitter, Sink, WriterContext};
 use connsim::run::{SinkSetup, World};
 use connsim::systems::TxnHandle;
@@ -60,9 +58,6 @@ impl SinkSetup for PartitionByAttemptSetup {
         "mutant:partition-by-attempt(txn-log-sink)".into()
     }
     fn build(&self, world: &mut World) -> PartitionByAttemptSink {
-        PartitionByAttemptSink {
-            inner: TxnLogSinkSetup { partitions: 4 }.build(world),
-            partitions: 4,
-        }
+        PartitionByAttemptSink { inner: TxnLogSinkSetup { partitions: 4 }.build(world), partitions: 4 }
     }
 }

@@ -10,7 +10,7 @@
 //! completion. Pinned seed: 1.
 
 use crate::file_sink::{FileCommittable, FileCommitter, FileSink, FileSinkSetup, FileWriter};
-use connsim::api::{NoGlobalCommitter, CommitterContext, Sink, SinkWriter, WriterContext};
+use connsim::api::{CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
 use connsim::systems::FsClient;

@@ -21,7 +21,13 @@ pub struct RestartsReturnedSplits;
 
 impl LogBug for RestartsReturnedSplits {
     const NAME: &'static str = "restarts-returned-splits";
-    fn add_splits_back(&self, e: &mut BuggyEnumerator<Self>, splits: Vec<LogSplit>, subtask: usize, ctx: &mut EnumeratorContext<LogSplit>) {
+    fn add_splits_back(
+        &self,
+        e: &mut BuggyEnumerator<Self>,
+        splits: Vec<LogSplit>,
+        subtask: usize,
+        ctx: &mut EnumeratorContext<LogSplit>,
+    ) {
         let reset = splits.into_iter().map(|s| LogSplit { offset: 0, ..s }).collect(); // the bug
         e.inner.add_splits_back(reset, subtask, ctx)
     }

@@ -16,7 +16,9 @@
 //! Caught by: `event-time` (late records), only when a barrier falls inside a fetched batch
 //! and a failover restores that checkpoint. Every other check passes.
 
-use crate::log_source::{LogEnumState, LogEnumerator, LogSource, LogSourceSetup, LogSplit, LogSplitReader, LogSplitState};
+use crate::log_source::{
+    LogEnumState, LogEnumerator, LogSource, LogSourceSetup, LogSplit, LogSplitReader, LogSplitState,
+};
 use connsim::api::{
     Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput, RecordEmitter, Source,
     SourceReaderBase, SplitId, SplitReader, SplitsChange, WatermarkStrategy,
@@ -68,7 +70,12 @@ pub struct FetchTimeEmitter {
 impl RecordEmitter for FetchTimeEmitter {
     type Element = (u64, i64, Record);
     type State = LogSplitState;
-    fn emit(&mut self, (offset, fetched_up_to, record): (u64, i64, Record), output: &mut ReaderOutput, state: &mut LogSplitState) {
+    fn emit(
+        &mut self,
+        (offset, fetched_up_to, record): (u64, i64, Record),
+        output: &mut ReaderOutput,
+        state: &mut LogSplitState,
+    ) {
         if let Some(w) = state.announce.take() {
             output.emit_watermark(w);
         }

@@ -113,7 +113,11 @@ impl Sink for RetriesAtTheBarrierSink {
     fn keeps_split_order(&self) -> bool {
         true
     }
-    async fn create_writer(&self, ctx: WriterContext, restored: Vec<TxnWriterState>) -> Result<RetryingWriter, ConnectorError> {
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        restored: Vec<TxnWriterState>,
+    ) -> Result<RetryingWriter, ConnectorError> {
         Ok(RetryingWriter { inner: self.0.create_writer(ctx, restored).await?, unanswered: Vec::new() })
     }
     fn create_committer(&self, ctx: CommitterContext) -> TxnLogCommitter {

@@ -40,8 +40,11 @@ impl SplitReader for FetchPositionReader {
             let end = ends.entry(split.clone()).or_default();
             *end = (*end).max(offset + 1);
         }
-        let elements =
-            batch.elements.into_iter().map(|(split, (offset, record))| (split.clone(), (offset, ends[&split], record))).collect();
+        let elements = batch
+            .elements
+            .into_iter()
+            .map(|(split, (offset, record))| (split.clone(), (offset, ends[&split], record)))
+            .collect();
         Ok(FetchedBatch { elements, finished: batch.finished })
     }
     fn handle_splits_changes(&mut self, change: SplitsChange<LogSplit>) {
@@ -58,7 +61,12 @@ pub struct FetchPositionEmitter;
 impl RecordEmitter for FetchPositionEmitter {
     type Element = (u64, u64, Record);
     type State = LogSplit;
-    fn emit(&mut self, (_offset, fetch_end, record): (u64, u64, Record), output: &mut ReaderOutput, state: &mut LogSplit) {
+    fn emit(
+        &mut self,
+        (_offset, fetch_end, record): (u64, u64, Record),
+        output: &mut ReaderOutput,
+        state: &mut LogSplit,
+    ) {
         output.collect(record);
         state.offset = fetch_end; // the bug: the records after this one in the batch are not emitted yet
     }

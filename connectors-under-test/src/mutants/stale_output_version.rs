@@ -13,7 +13,7 @@
 
 use crate::log_sink::{BarrierMode, LogSink};
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{Entry, OutputReader, PartitionedLog, Part};
+use connsim::systems::{Entry, OutputReader, Part, PartitionedLog};
 use std::sync::Arc;
 
 /// The log's output, with a version that only counts partitions.

@@ -59,7 +59,11 @@ impl FileBug for TrustsServerLength {
     async fn flush(&self, w: &mut FileWriter, _end_of_input: bool) -> Result<(), ConnectorError> {
         Self::write_buffer(w).await
     }
-    async fn prepare_commit(&self, w: &mut FileWriter, _ended: bool) -> Result<Vec<crate::file_sink::FileCommittable>, ConnectorError> {
+    async fn prepare_commit(
+        &self,
+        w: &mut FileWriter,
+        _ended: bool,
+    ) -> Result<Vec<crate::file_sink::FileCommittable>, ConnectorError> {
         Self::write_buffer(w).await?;
         w.roll(true).await
     }

@@ -53,7 +53,11 @@ impl Sink for WritesTwiceSink {
     fn delivery_guarantee(&self) -> DeliveryGuarantee {
         DeliveryGuarantee::AtLeastOnce
     }
-    async fn create_writer(&self, ctx: WriterContext, _restored: Vec<Vec<Record>>) -> Result<WritesTwiceWriter, ConnectorError> {
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        _restored: Vec<Vec<Record>>,
+    ) -> Result<WritesTwiceWriter, ConnectorError> {
         Ok(WritesTwiceWriter(self.0.new_writer(&ctx).await?))
     }
     fn create_committer(&self, _ctx: CommitterContext) -> NothingToCommit {

@@ -13,12 +13,16 @@ fn generator() -> GeneratorSetup {
 
 #[test]
 fn log_source_alone_region_failover() {
-    runner(Pipeline(LogSourceSetup::bounded(8, 5000), CollectorSetup), Region, FAST_SEEDS).run().check(&marks(Region, true));
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), CollectorSetup), Region, FAST_SEEDS)
+        .run()
+        .check(&marks(Region, true));
 }
 
 #[test]
 fn log_source_alone_global_failover() {
-    runner(Pipeline(LogSourceSetup::bounded(8, 5000), CollectorSetup), Global, FAST_SEEDS).run().check(&marks(Global, true));
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), CollectorSetup), Global, FAST_SEEDS)
+        .run()
+        .check(&marks(Global, true));
 }
 
 #[test]
@@ -33,10 +37,14 @@ fn file_sink_alone_global_failover() {
 
 #[test]
 fn txn_log_sink_alone_region_failover() {
-    runner(Pipeline(generator(), TxnLogSinkSetup { partitions: 4 }), Region, FAST_SEEDS).run().check(&marks(Region, true));
+    runner(Pipeline(generator(), TxnLogSinkSetup { partitions: 4 }), Region, FAST_SEEDS)
+        .run()
+        .check(&marks(Region, true));
 }
 
 #[test]
 fn txn_log_sink_alone_global_failover() {
-    runner(Pipeline(generator(), TxnLogSinkSetup { partitions: 4 }), Global, FAST_SEEDS).run().check(&marks(Global, true));
+    runner(Pipeline(generator(), TxnLogSinkSetup { partitions: 4 }), Global, FAST_SEEDS)
+        .run()
+        .check(&marks(Global, true));
 }

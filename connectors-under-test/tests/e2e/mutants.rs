@@ -25,7 +25,10 @@ fn premature_commit_is_caught() {
     // After a failure between prepare and completion the replay duplicates records.
     let dup = first_caught(&out, "no-duplicates");
     let v = dup.verdict("no-duplicates").unwrap();
-    assert!(v.evidence.iter().any(|e| e.contains("visible 2 times") && e.contains("last completed checkpoint")), "{v:?}");
+    assert!(
+        v.evidence.iter().any(|e| e.contains("visible 2 times") && e.contains("last completed checkpoint")),
+        "{v:?}"
+    );
 }
 
 #[test]

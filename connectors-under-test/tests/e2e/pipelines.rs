@@ -9,12 +9,16 @@ use connsim::Pipeline;
 
 #[test]
 fn log_source_to_file_sink_region_failover() {
-    runner(Pipeline(LogSourceSetup::bounded(8, 5000), FileSinkSetup), Region, FAST_SEEDS).run().check(&marks(Region, true));
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), FileSinkSetup), Region, FAST_SEEDS)
+        .run()
+        .check(&marks(Region, true));
 }
 
 #[test]
 fn log_source_to_file_sink_global_failover() {
-    runner(Pipeline(LogSourceSetup::bounded(8, 5000), FileSinkSetup), Global, FAST_SEEDS).run().check(&marks(Global, true));
+    runner(Pipeline(LogSourceSetup::bounded(8, 5000), FileSinkSetup), Global, FAST_SEEDS)
+        .run()
+        .check(&marks(Global, true));
 }
 
 #[test]
@@ -56,7 +60,8 @@ fn log_source_to_table_sink_with_global_committer_global_failover() {
 /// With a global committer, subtasks never commit: recovery shows as the global committer
 /// finding a checkpoint already committed.
 fn global_committer_marks(failover: connsim::cluster::FailoverStrategy) -> Vec<&'static str> {
-    let mut m: Vec<_> = marks(failover, true).into_iter().filter(|m| *m != "recovered-committables-committed").collect();
+    let mut m: Vec<_> =
+        marks(failover, true).into_iter().filter(|m| *m != "recovered-committables-committed").collect();
     m.extend(["global-commit", "commit-already-committed"]);
     m
 }

@@ -141,8 +141,7 @@ fn shrunk_premature_commit_scenario_fails_the_same_way() {
 /// The same for the ignores-splits-back mutant (seed 1).
 #[test]
 fn shrunk_ignores_splits_back_scenario_fails_the_same_way() {
-    let scenario = Scenario::new("shrunk from seed 1")
-        .then(drop_messages(0.06983743512443237, None, 425));
+    let scenario = Scenario::new("shrunk from seed 1").then(drop_messages(0.06983743512443237, None, 425));
     let runner = Runner::new(Pipeline(IgnoresSplitsBackSetup(LogSourceSetup::bounded(8, 2000)), FileSinkSetup));
     let report = runner.run_with(1, runner.run_config(), std::sync::Arc::new(scenario));
     assert!(report.failed_checks().contains(&"no-loss"), "{report}");
@@ -155,12 +154,10 @@ fn shrunk_ignores_splits_back_scenario_fails_the_same_way() {
 /// its transaction is still its own before it becomes a committable.
 #[test]
 fn a_deployment_that_arrives_after_its_deadline_starts_nothing() {
-    let scenario = Scenario::new("shrunk from seed 2")
-        .then(pause(Worker::Any, 267))
-        .then(Block::Fault {
-            fault: Fault::LoseResponses { probability: 0.1104934956541312, kind: None, from: None, to: None },
-            for_ms: 327,
-        });
+    let scenario = Scenario::new("shrunk from seed 2").then(pause(Worker::Any, 267)).then(Block::Fault {
+        fault: Fault::LoseResponses { probability: 0.1104934956541312, kind: None, from: None, to: None },
+        for_ms: 327,
+    });
     let mut runner = Runner::new(Pipeline(LogSourceSetup::unbounded(8, 2000, 1), TxnLogSinkSetup { partitions: 4 }));
     runner.configure(|c| c.job.failover = Global);
     let report = runner.run_with(2, runner.run_config(), std::sync::Arc::new(scenario));

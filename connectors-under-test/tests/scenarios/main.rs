@@ -3,7 +3,7 @@
 //!
 //! `CONNSIM_SEEDS` raises the seed count (e.g. 200 in release, see the README).
 
+mod generated;
 mod pinned;
 mod reference;
-mod generated;
 mod saved;

@@ -54,7 +54,21 @@ fn the_pinned_scenarios_use_every_block_kind_fault_and_phase() {
     let missing: Vec<_> = Block::KINDS.iter().filter(|k| !used.contains(**k)).collect();
     assert!(missing.is_empty(), "block kinds in no pinned scenario: {missing:?}");
     let text: String = all.iter().map(Scenario::to_rust).collect();
-    for needle in ["drop_messages", "delay_messages", "lose_responses", "partition(", "job_master()", "system(", "burst(", "skewed(", "refuse(", "slow_system(", "transaction_timeout(", "torn_appends(", "pause("] {
+    for needle in [
+        "drop_messages",
+        "delay_messages",
+        "lose_responses",
+        "partition(",
+        "job_master()",
+        "system(",
+        "burst(",
+        "skewed(",
+        "refuse(",
+        "slow_system(",
+        "transaction_timeout(",
+        "torn_appends(",
+        "pause(",
+    ] {
         assert!(text.contains(needle), "no pinned scenario uses {needle}");
     }
     for phase in connsim::cluster::Phase::ALL {

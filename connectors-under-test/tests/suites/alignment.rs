@@ -7,7 +7,8 @@ use connectors_under_test::contexts;
 use connectors_under_test::mutants::{MishandlesPauseSetup, PauseBug};
 use connsim_scenarios::suites;
 
-const CASES: [&str; 3] = ["task failure mid-stream (region)", "stop-with-savepoint and resume", "unbounded, stable after convergence"];
+const CASES: [&str; 3] =
+    ["task failure mid-stream (region)", "stop-with-savepoint and resume", "unbounded, stable after convergence"];
 
 #[test]
 fn the_reference_log_source_with_alignment_pauses_and_resumes_splits_and_reads_no_paused_one() {
@@ -32,8 +33,10 @@ fn the_reference_log_source_with_alignment_pauses_and_resumes_splits_and_reads_n
 /// case and seed. Returns the case and seed.
 fn caught(bug: PauseBug) -> (String, u64) {
     let check = "watermark-alignment";
-    let mutant = suites::source(contexts::log_source_aligned_with("mishandles-pause", move |s| MishandlesPauseSetup(s, bug)));
-    let fixed = |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
+    let mutant =
+        suites::source(contexts::log_source_aligned_with("mishandles-pause", move |s| MishandlesPauseSetup(s, bug)));
+    let fixed =
+        |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
     let outcome = mutant.seeds(20).run_until(|_, _, _| {}, fixed);
     let Some(case) = outcome.cases.iter().find(|c| fixed(c)) else {
         panic!("the mutant {bug:?} survived: no fixed case failed {check} within 20 seeds\n{outcome}");
@@ -42,7 +45,9 @@ fn caught(bug: PauseBug) -> (String, u64) {
     assert_eq!(report.failed_checks(), vec![check], "nothing is lost, duplicated or late\n{report}");
     let verdict = report.verdict(check).expect("the check ran");
     let evidence = verdict.evidence.join("\n");
-    for needle in ["was paused at", "with watermark", "above the group minimum", "from a fetch that began after the pause"] {
+    for needle in
+        ["was paused at", "with watermark", "above the group minimum", "from a fetch that began after the pause"]
+    {
         assert!(evidence.contains(needle), "{needle:?} not in {verdict:?}");
     }
     let same = suites::source(contexts::log_source_aligned()).only(&case.case).first_seed(report.seed).seeds(1).run();

@@ -7,7 +7,8 @@ use connsim_scenarios::suites;
 
 #[test]
 fn the_reference_log_source_advances_watermarks_and_no_record_is_late() {
-    let cases = ["task failure mid-stream (region)", "stop-with-savepoint and resume", "unbounded, stable after convergence"];
+    let cases =
+        ["task failure mid-stream (region)", "stop-with-savepoint and resume", "unbounded, stable after convergence"];
     let mut marks = std::collections::BTreeSet::new();
     for case in cases {
         let outcome = suites::source(contexts::log_source()).only(case).seeds(3).run();

@@ -11,48 +11,24 @@ use connsim_scenarios::Block;
 const SEEDS: u64 = 100;
 
 fn caught(suite: Suite, check: &str) {
-    let outcome = suite.seeds(SEEDS).run_until(
-        |_, _, _| {},
-        |r| r.reports.iter().any(|x| x.failed_checks().contains(&check)),
-    );
+    let outcome =
+        suite.seeds(SEEDS).run_until(|_, _, _| {}, |r| r.reports.iter().any(|x| x.failed_checks().contains(&check)));
     print!("{outcome}");
     let Some((case, report)) = outcome.caught_by(check) else {
         panic!("the mutant survived: no case failed {check} within {SEEDS} seeds\n{outcome}");
     };
-    let result = outcome
-        .cases
-        .iter()
-        .find(|c| c.case == case)
-        .expect("the case ran");
-    let minimal = result
-        .minimal
-        .as_ref()
-        .map(|s| s.to_rust())
-        .unwrap_or_default();
-    println!(
-        "caught by {check} in case {case:?}, seed {}; minimal scenario:\n{minimal}",
-        report.seed
-    );
+    let result = outcome.cases.iter().find(|c| c.case == case).expect("the case ran");
+    let minimal = result.minimal.as_ref().map(|s| s.to_rust()).unwrap_or_default();
+    println!("caught by {check} in case {case:?}, seed {}; minimal scenario:\n{minimal}", report.seed);
 }
 
 fn source_mutant<B: LogBug + Default>(check: &str) {
-    caught(
-        suites::source(contexts::log_source_with(B::NAME, |s| {
-            BuggySetup(s, B::default())
-        })),
-        check,
-    );
+    caught(suites::source(contexts::log_source_with(B::NAME, |s| BuggySetup(s, B::default()))), check);
 }
 
 #[test]
 fn ignores_add_splits_back_loses_splits() {
-    caught(
-        suites::source(contexts::log_source_with(
-            "ignores-splits-back",
-            IgnoresSplitsBackSetup,
-        )),
-        "no-loss",
-    );
+    caught(suites::source(contexts::log_source_with("ignores-splits-back", IgnoresSplitsBackSetup)), "no-loss");
 }
 
 #[test]
@@ -77,59 +53,32 @@ fn a_stale_reader_snapshot_duplicates_records() {
 
 #[test]
 fn premature_commit_is_visible_too_early() {
-    caught(
-        suites::sink(contexts::sink(PrematureCommitSetup, &["fs"])),
-        "no-premature-visibility",
-    );
+    caught(suites::sink(contexts::sink(PrematureCommitSetup, &["fs"])), "no-premature-visibility");
 }
 
 #[test]
 fn a_non_idempotent_commit_duplicates_records() {
-    caught(
-        suites::sink(contexts::sink(
-            BuggyFileSinkSetup(NonIdempotentCommit),
-            &["fs"],
-        )),
-        "no-duplicates",
-    );
+    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(NonIdempotentCommit), &["fs"])), "no-duplicates");
 }
 
 #[test]
 fn dropped_recovered_committables_lose_records() {
-    caught(
-        suites::sink(contexts::sink(
-            BuggyFileSinkSetup(DropsRecoveredCommittables),
-            &["fs"],
-        )),
-        "no-loss",
-    );
+    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsRecoveredCommittables), &["fs"])), "no-loss");
 }
 
 #[test]
 fn dropped_end_of_input_committables_lose_the_last_records() {
-    caught(
-        suites::sink(contexts::sink(
-            BuggyFileSinkSetup(DropsFinalCommittables),
-            &["fs"],
-        )),
-        "no-loss",
-    );
+    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsFinalCommittables), &["fs"])), "no-loss");
 }
 
 #[test]
 fn an_at_least_once_writer_without_flush_loses_records() {
-    caught(
-        suites::sink(contexts::sink(NoFlushSetup, &["sink-log"])),
-        "no-loss",
-    );
+    caught(suites::sink(contexts::sink(NoFlushSetup, &["sink-log"])), "no-loss");
 }
 
 #[test]
 fn ignoring_restored_writer_state_loses_records() {
-    caught(
-        suites::sink(contexts::sink(IgnoresStateSetup, &["sink-log"])),
-        "no-loss",
-    );
+    caught(suites::sink(contexts::sink(IgnoresStateSetup, &["sink-log"])), "no-loss");
 }
 
 /// Seeds a fixed case gets to catch one of the sharper oracle's mutants.
@@ -139,42 +88,24 @@ const FIXED_SEEDS: u64 = 20;
 /// while the reference connector it was made from passes that case on that seed (so the
 /// catch is the bug's, not the harness's).
 fn caught_by_a_fixed_case(suite: Suite, reference: Suite, check: &str) {
-    let fixed = |r: &suites::CaseResult| {
-        r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check))
-    };
+    let fixed =
+        |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
     let outcome = suite.seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fixed);
     print!("{outcome}");
     let caught = outcome.cases.iter().find(|c| fixed(c));
     let Some(case) = caught else {
         panic!("the mutant survived: no fixed case failed {check} within {FIXED_SEEDS} seeds\n{outcome}");
     };
-    let report = case
-        .reports
-        .iter()
-        .find(|r| r.failed_checks().contains(&check))
-        .expect("found above");
-    println!(
-        "caught by {check} in case {:?}, seed {}",
-        case.case, report.seed
-    );
-    let same = reference
-        .only(&case.case)
-        .first_seed(report.seed)
-        .seeds(1)
-        .run();
-    assert!(
-        same.failed_cases().is_empty(),
-        "the reference connector fails the same case and seed too:\n{same}"
-    );
+    let report = case.reports.iter().find(|r| r.failed_checks().contains(&check)).expect("found above");
+    println!("caught by {check} in case {:?}, seed {}", case.case, report.seed);
+    let same = reference.only(&case.case).first_seed(report.seed).seeds(1).run();
+    assert!(same.failed_cases().is_empty(), "the reference connector fails the same case and seed too:\n{same}");
 }
 
 #[test]
 fn in_progress_files_in_the_visible_directory_are_visible_too_early() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(
-            BuggyFileSinkSetup(InProgressVisible),
-            &["fs"],
-        )),
+        suites::sink(contexts::sink(BuggyFileSinkSetup(InProgressVisible), &["fs"])),
         suites::sink(contexts::file_sink()),
         "no-premature-visibility",
     );
@@ -184,9 +115,7 @@ fn in_progress_files_in_the_visible_directory_are_visible_too_early() {
 fn a_lossy_writer_state_serializer_corrupts_resent_records() {
     caught_by_a_fixed_case(
         suites::sink(contexts::sink(LossyStateSetup, &["sink-log"])),
-        suites::sink(contexts::log_sink(
-            connectors_under_test::BarrierMode::BufferInState,
-        )),
+        suites::sink(contexts::log_sink(connectors_under_test::BarrierMode::BufferInState)),
         "no-corruption",
     );
 }
@@ -195,9 +124,7 @@ fn a_lossy_writer_state_serializer_corrupts_resent_records() {
 fn an_at_least_once_writer_sending_its_barrier_batch_twice_is_an_unexplained_duplicate() {
     caught_by_a_fixed_case(
         suites::sink(contexts::sink(WritesTwiceSetup, &["sink-log"])),
-        suites::sink(contexts::log_sink(
-            connectors_under_test::BarrierMode::Flush,
-        )),
+        suites::sink(contexts::log_sink(connectors_under_test::BarrierMode::Flush)),
         "no-duplicates",
     );
 }
@@ -214,10 +141,7 @@ fn a_stale_file_committed_again_after_the_input_went_quiet_changes_a_converged_o
 #[test]
 fn a_final_file_committed_without_sync_does_not_survive_a_restart_of_the_file_system() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(
-            BuggyFileSinkSetup(UnsyncedFinalFile),
-            &["fs"],
-        )),
+        suites::sink(contexts::sink(BuggyFileSinkSetup(UnsyncedFinalFile), &["fs"])),
         suites::sink(contexts::file_sink()),
         "stable-after-convergence",
     );
@@ -229,11 +153,7 @@ fn returned_splits_restarted_from_the_earliest_offset_read_before_the_declared_s
     let ctx = contexts::log_source_starting_with(RestartsReturnedSplits::NAME, start, |s| {
         BuggySetup(s, RestartsReturnedSplits)
     });
-    caught_by_a_fixed_case(
-        suites::source(ctx),
-        suites::source(contexts::log_source_specific()),
-        "no-phantoms",
-    );
+    caught_by_a_fixed_case(suites::source(ctx), suites::source(contexts::log_source_specific()), "no-phantoms");
 }
 
 #[test]
@@ -249,9 +169,7 @@ fn a_partition_that_moves_with_the_attempt_breaks_per_split_order() {
 fn an_output_reader_whose_version_misses_appends_is_unobserved_visibility() {
     caught_by_a_fixed_case(
         suites::sink(contexts::sink(StaleOutputVersionSetup, &["sink-log"])),
-        suites::sink(contexts::log_sink(
-            connectors_under_test::BarrierMode::Flush,
-        )),
+        suites::sink(contexts::log_sink(connectors_under_test::BarrierMode::Flush)),
         "no-unobserved-visibility",
     );
 }
@@ -259,10 +177,7 @@ fn an_output_reader_whose_version_misses_appends_is_unobserved_visibility() {
 #[test]
 fn transactions_left_open_by_removed_subtasks_block_read_committed_readers() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(
-            ForgetsRemovedTransactionsSetup,
-            &["sink-log"],
-        )),
+        suites::sink(contexts::sink(ForgetsRemovedTransactionsSetup, &["sink-log"])),
         suites::sink(contexts::txn_log_sink()),
         "no-loss",
     );
@@ -278,7 +193,10 @@ fn only_exposed_by(suite: impl Fn() -> Suite, case: &str, block: impl Into<Block
     let Some((_, report)) = with.caught_by(check) else {
         panic!("the mutant survived {case:?}: {check} never failed within {FIXED_SEEDS} seeds\n{with}");
     };
-    assert!(report.marks.iter().any(|m| Some(m.as_str()) == block_mark(&block)), "the failing seed never reached {block:?}");
+    assert!(
+        report.marks.iter().any(|m| Some(m.as_str()) == block_mark(&block)),
+        "the failing seed never reached {block:?}"
+    );
     println!("caught by {check} in {case:?}, seed {}", report.seed);
     let without = suite().only(case).without(block.clone()).seeds(FIXED_SEEDS).run();
     assert!(
@@ -410,7 +328,10 @@ fn a_writer_that_deduplicates_by_reading_its_output_back_writes_again_what_a_zom
         for report in case.reports.iter().filter(|r| !r.failed_checks().is_empty()) {
             failed += 1;
             assert!(
-                report.marks.iter().any(|m| m == "zombie-wrote-after-replacement" || m == "request-outlived-its-sender"),
+                report
+                    .marks
+                    .iter()
+                    .any(|m| m == "zombie-wrote-after-replacement" || m == "request-outlived-its-sender"),
                 "{:?} seed {} fails without a zombie or a late request:\n{report}",
                 case.case,
                 report.seed
@@ -431,7 +352,12 @@ fn a_reader_that_resets_to_the_end_when_retention_deleted_its_position_skips_wha
     for case in &all.cases {
         for report in case.reports.iter().filter(|r| !r.failed_checks().is_empty()) {
             failed += 1;
-            assert!(report.marks.iter().any(|m| m == "offset-out-of-range"), "{:?} seed {} fails without retention:\n{report}", case.case, report.seed);
+            assert!(
+                report.marks.iter().any(|m| m == "offset-out-of-range"),
+                "{:?} seed {} fails without retention:\n{report}",
+                case.case,
+                report.seed
+            );
         }
     }
     assert!(failed > 0, "{all}");
@@ -456,7 +382,12 @@ fn a_writer_that_retries_unanswered_sends_at_the_barrier_is_wedged_by_kafkas_fiv
     let all = suite().seeds(FIXED_SEEDS).run();
     for case in &all.cases {
         for report in case.reports.iter().filter(|r| !r.failed_checks().is_empty()) {
-            assert!(report.marks.iter().any(|m| m == "sequence-rejected"), "{:?} seed {} fails without a refused retry:\n{report}", case.case, report.seed);
+            assert!(
+                report.marks.iter().any(|m| m == "sequence-rejected"),
+                "{:?} seed {} fails without a refused retry:\n{report}",
+                case.case,
+                report.seed
+            );
         }
     }
     assert!(!all.failed_cases().is_empty(), "{all}");
@@ -504,7 +435,10 @@ fn a_writer_that_commits_everything_pending_on_any_notification_shows_a_later_ch
     let one_at_a_time = mutant().only(case).concurrent_checkpoints(1).seeds(FIXED_SEEDS).run();
     print!("{one_at_a_time}");
     assert_eq!(one_at_a_time.cases.len(), 1, "the case ran");
-    assert!(one_at_a_time.caught_by(check).is_none(), "{case:?} fails {check} with one checkpoint at a time too\n{one_at_a_time}");
+    assert!(
+        one_at_a_time.caught_by(check).is_none(),
+        "{case:?} fails {check} with one checkpoint at a time too\n{one_at_a_time}"
+    );
     // Committing on notification only what it covers is correct.
     let fixed = suites::sink(contexts::sink(CommitsOnNotifySetup { covered_only: true }, &["sink-log"]));
     let fixed = fixed.only(case).seeds(FIXED_SEEDS).run();
@@ -515,16 +449,22 @@ fn a_writer_that_commits_everything_pending_on_any_notification_shows_a_later_ch
 
 #[test]
 fn a_reader_that_restores_the_watermark_of_its_fetch_makes_the_replayed_rest_of_the_batch_late() {
-    let mutant = || suites::source(contexts::log_source_with("restores-fetched-watermark", RestoresFetchedWatermarkSetup));
+    let mutant =
+        || suites::source(contexts::log_source_with("restores-fetched-watermark", RestoresFetchedWatermarkSetup));
     let check = "event-time";
-    let fixed = |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
+    let fixed =
+        |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
     let outcome = mutant().seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fixed);
     print!("{outcome}");
     let Some(case) = outcome.cases.iter().find(|c| fixed(c)) else {
         panic!("the mutant survived: no fixed case failed {check} within {FIXED_SEEDS} seeds\n{outcome}");
     };
     let report = case.reports.iter().find(|r| r.failed_checks().contains(&check)).expect("found above");
-    assert_eq!(report.failed_checks(), vec![check], "only event time is wrong: no record is lost or duplicated\n{report}");
+    assert_eq!(
+        report.failed_checks(),
+        vec![check],
+        "only event time is wrong: no record is lost or duplicated\n{report}"
+    );
     let verdict = report.verdict(check).expect("the check ran");
     assert!(verdict.summary.contains("late records"), "{verdict:?}");
     assert!(report.marks.iter().any(|m| m == "restore-from-checkpoint"), "late only after a restore\n{report}");

@@ -11,11 +11,7 @@ fn check(suite: Suite) {
     let outcome = suite.seeds(SEEDS).run();
     println!("{outcome}");
     outcome.assert_ok();
-    assert!(
-        outcome.skipped().is_empty(),
-        "reference connectors skip nothing: {:?}",
-        outcome.skipped()
-    );
+    assert!(outcome.skipped().is_empty(), "reference connectors skip nothing: {:?}", outcome.skipped());
 }
 
 #[test]
@@ -40,24 +36,13 @@ fn upsert_sink_passes_the_sink_suite_as_idempotent() {
 
 #[test]
 fn upsert_sink_claiming_exactly_once_fails_premature_visibility() {
-    let ctx = contexts::sink(
-        connectors_under_test::UpsertSinkSetup {
-            claims_exactly_once: true,
-        },
-        &["kv"],
-    );
+    let ctx = contexts::sink(connectors_under_test::UpsertSinkSetup { claims_exactly_once: true }, &["kv"]);
     let outcome = suites::sink(ctx).seeds(2).only("single split").run();
-    let (case, report) = outcome
-        .caught_by("no-premature-visibility")
-        .unwrap_or_else(|| panic!("not caught:\n{outcome}"));
+    let (case, report) =
+        outcome.caught_by("no-premature-visibility").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
     assert_eq!((case, report.seed), ("single split", 1), "{report}");
     // Everything else about it is sound: no loss, no duplicates, no corruption.
-    for check in [
-        "no-loss",
-        "no-duplicates",
-        "no-corruption",
-        "stable-after-convergence",
-    ] {
+    for check in ["no-loss", "no-duplicates", "no-corruption", "stable-after-convergence"] {
         assert!(report.verdict(check).unwrap().passed, "{report}");
     }
 }
@@ -78,7 +63,8 @@ fn txn_log_sink_passes_the_sink_suite() {
 fn txn_log_sink_retries_are_recognised_by_the_log() {
     let outcome = suites::sink(contexts::txn_log_sink()).only("lost responses").seeds(SEEDS).run();
     outcome.assert_ok();
-    let reached = outcome.cases.iter().flat_map(|c| &c.reports).any(|r| r.marks.iter().any(|m| m == "produce-deduplicated"));
+    let reached =
+        outcome.cases.iter().flat_map(|c| &c.reports).any(|r| r.marks.iter().any(|m| m == "produce-deduplicated"));
     assert!(reached, "no retried produce was deduplicated in {SEEDS} seeds:\n{outcome}");
 }
 
@@ -95,10 +81,7 @@ fn at_least_once_log_sink_passes_the_sink_suite_in_both_modes() {
 
 #[test]
 fn log_source_to_txn_log_sink_passes_the_pipeline_suite() {
-    check(suites::pipeline(
-        contexts::log_source(),
-        contexts::txn_log_sink(),
-    ));
+    check(suites::pipeline(contexts::log_source(), contexts::txn_log_sink()));
 }
 
 /// A sink context that cannot rescale, to show a skip is visible in the outcome.
@@ -125,25 +108,11 @@ impl connsim_scenarios::suites::SinkContext for NoRescale {
 
 #[test]
 fn a_case_the_context_cannot_support_is_skipped_visibly() {
-    let outcome = suites::sink(NoRescale(contexts::file_sink()))
-        .seeds(2)
-        .only("scale")
-        .run();
+    let outcome = suites::sink(NoRescale(contexts::file_sink())).seeds(2).only("scale").run();
     let skipped = outcome.skipped();
-    assert_eq!(
-        skipped.len(),
-        3,
-        "scale up, scale down, scale down then up: {outcome}"
-    );
-    assert!(skipped
-        .iter()
-        .all(|(_, why)| *why == "this sink's state cannot be redistributed"));
-    assert!(
-        outcome
-            .to_string()
-            .contains("skipped: this sink's state cannot be redistributed"),
-        "{outcome}"
-    );
+    assert_eq!(skipped.len(), 3, "scale up, scale down, scale down then up: {outcome}");
+    assert!(skipped.iter().all(|(_, why)| *why == "this sink's state cannot be redistributed"));
+    assert!(outcome.to_string().contains("skipped: this sink's state cannot be redistributed"), "{outcome}");
     assert_eq!(outcome.seeds(), 0);
     outcome.assert_ok(); // a skip is not a failure
 }

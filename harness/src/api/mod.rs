@@ -12,13 +12,12 @@ pub use reader_base::{
     FetchedBatch, FetcherMode, RecordEmitter, SourceReaderBase, SplitReader, SplitState, SplitsChange,
 };
 pub use sink::{
-    CommitOutcome, CommitRequest, Committer, CommitterContext, DeliveryGuarantee, Sink, SinkWriter,
-    WriterContext,
+    CommitOutcome, CommitRequest, Committer, CommitterContext, DeliveryGuarantee, Sink, SinkWriter, WriterContext,
 };
 pub(crate) use source::{AsyncCall, EnumAction};
+pub use source::{
+    AsyncCallable, AsyncResult, Boundedness, EnumeratorContext, EnumeratorState, InputStatus, ReaderContext,
+    ReaderOutput, ReaderRequest, Source, SourceReader, Split, SplitEnumerator, SplitId,
+};
 pub(crate) use watermark::{Announcement, WatermarkTracker};
 pub use watermark::{Watermark, WatermarkAlignment, WatermarkStrategy, DEFAULT_WATERMARK_INTERVAL_MS};
-pub use source::{
-    AsyncCallable, AsyncResult, Boundedness, EnumeratorContext, EnumeratorState, InputStatus, ReaderContext, ReaderOutput,
-    ReaderRequest, Source, SourceReader, Split, SplitEnumerator, SplitId,
-};

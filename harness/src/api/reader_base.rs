@@ -234,7 +234,10 @@ async fn fetch_until_done<SR: SplitReader>(
     // Consecutive empty fetches: an idle fetcher backs off (1, 2, 4, 8, 10 ms) instead of
     // asking the external system every millisecond.
     let mut idle = 0u32;
-    let apply = |reader: &mut SR, cmd: FetcherCmd<SR::Split>, owned: &mut BTreeSet<SplitId>, paused: &mut BTreeSet<SplitId>| match cmd {
+    let apply = |reader: &mut SR,
+                 cmd: FetcherCmd<SR::Split>,
+                 owned: &mut BTreeSet<SplitId>,
+                 paused: &mut BTreeSet<SplitId>| match cmd {
         FetcherCmd::Change(SplitsChange::Add(splits)) => {
             owned.extend(splits.iter().map(Split::id));
             reader.handle_splits_changes(SplitsChange::Add(splits));
@@ -390,7 +393,9 @@ where
     /// Tells every fetcher; each passes on only the splits its split reader holds.
     fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) -> Result<(), ConnectorError> {
         for f in &self.fetchers {
-            let _ = f.changes.send(FetcherCmd::Change(SplitsChange::PauseResume { pause: pause.clone(), resume: resume.clone() }));
+            let _ = f
+                .changes
+                .send(FetcherCmd::Change(SplitsChange::PauseResume { pause: pause.clone(), resume: resume.clone() }));
         }
         Ok(())
     }

@@ -114,7 +114,10 @@ pub trait SinkWriter: Send + 'static {
     /// The combined watermark of the records written so far advanced to `watermark` (only
     /// when the job reads its source with a watermark strategy; [`i64::MAX`] at the end of
     /// the input). Records written later may still be late ones. Default: nothing.
-    fn write_watermark(&mut self, _watermark: crate::api::Watermark) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+    fn write_watermark(
+        &mut self,
+        _watermark: crate::api::Watermark,
+    ) -> impl Future<Output = Result<(), ConnectorError>> + Send {
         async { Ok(()) }
     }
     /// Flushes buffered data; `end_of_input` is set once, after the last record.

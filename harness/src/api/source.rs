@@ -7,11 +7,11 @@
 //!        └── handle_split_request / source events ◀─────┘ ReaderContext
 //! ```
 
+use super::watermark::{Watermark, WatermarkStrategy};
 use crate::error::ConnectorError;
 use crate::history::CheckpointId;
 use crate::net::Endpoint;
 use crate::record::Record;
-use super::watermark::{Watermark, WatermarkStrategy};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -169,7 +169,10 @@ pub trait SplitEnumerator: Send + 'static {
     type State: EnumeratorState;
 
     /// Called once after creation or restore, before any reader registers.
-    fn start(&mut self, _ctx: &mut EnumeratorContext<Self::Split>) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+    fn start(
+        &mut self,
+        _ctx: &mut EnumeratorContext<Self::Split>,
+    ) -> impl Future<Output = Result<(), ConnectorError>> + Send {
         async { Ok(()) }
     }
     /// A reader asked for a split.

@@ -63,7 +63,12 @@ impl WatermarkStrategy {
     }
     /// Event times within a split are out of order by at most `ms` (`forBoundedOutOfOrderness`).
     pub fn bounded_out_of_orderness(ms: u64) -> Self {
-        Self { max_out_of_orderness_ms: ms, idle_timeout_ms: None, interval_ms: DEFAULT_WATERMARK_INTERVAL_MS, alignment: None }
+        Self {
+            max_out_of_orderness_ms: ms,
+            idle_timeout_ms: None,
+            interval_ms: DEFAULT_WATERMARK_INTERVAL_MS,
+            alignment: None,
+        }
     }
     /// Splits silent for `ms` count as idle (`withIdleness`).
     pub fn with_idleness(mut self, ms: u64) -> Self {
@@ -129,7 +134,14 @@ pub(crate) struct WatermarkTracker {
 impl WatermarkTracker {
     pub fn new(strategy: WatermarkStrategy, now_ms: u64) -> Self {
         let strategy = WatermarkStrategy { interval_ms: strategy.interval_ms.max(1), ..strategy };
-        Self { strategy, splits: BTreeMap::new(), finished: BTreeSet::new(), unsplit: None, combined: None, last_emission_ms: now_ms }
+        Self {
+            strategy,
+            splits: BTreeMap::new(),
+            finished: BTreeSet::new(),
+            unsplit: None,
+            combined: None,
+            last_emission_ms: now_ms,
+        }
     }
 
     fn clock(&mut self, split: Option<&SplitId>, now_ms: u64) -> &mut SplitClock {
@@ -202,7 +214,9 @@ impl WatermarkTracker {
         let idle_after = self.strategy.idle_timeout_ms;
         let mut out = Announcement::default();
         let mut min: Option<Option<Watermark>> = None; // None: no active split
-        for (id, clock) in self.splits.iter_mut().map(|(id, c)| (Some(id), c)).chain(self.unsplit.iter_mut().map(|c| (None, c))) {
+        for (id, clock) in
+            self.splits.iter_mut().map(|(id, c)| (Some(id), c)).chain(self.unsplit.iter_mut().map(|c| (None, c)))
+        {
             let w = clock.watermark(delay);
             if let Some(w) = w.filter(|w| Some(*w) > clock.announced) {
                 clock.announced = Some(w);

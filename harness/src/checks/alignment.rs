@@ -28,7 +28,8 @@ pub fn check(f: &RunFacts) -> Verdict {
     }
     // Per (subtask, attempt, split): the pause in force (event, split watermark, minimum, maximum).
     let mut in_force: BTreeMap<(usize, u64, &str), (usize, i64, i64, i64)> = BTreeMap::new();
-    let (mut pauses, mut resumes, mut reads, mut bad_records, mut unobserved) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    let (mut pauses, mut resumes, mut reads, mut bad_records, mut unobserved) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
     let mut evidence = Vec::new();
     let mut first_bad = None;
     for (i, e) in f.events.iter().enumerate() {
@@ -50,7 +51,11 @@ pub fn check(f: &RunFacts) -> Verdict {
                 first_bad.get_or_insert(i);
                 if evidence.len() < EVIDENCE_MAX {
                     let shown: Vec<String> = ids.iter().take(IDS_SHOWN).map(|id| format!("{id}")).collect();
-                    let more = if ids.len() > IDS_SHOWN { format!(" and {} more", ids.len() - IDS_SHOWN) } else { String::new() };
+                    let more = if ids.len() > IDS_SHOWN {
+                        format!(" and {} more", ids.len() - IDS_SHOWN)
+                    } else {
+                        String::new()
+                    };
                     let why = match in_force.get(&(*subtask, *attempt, split.as_str())) {
                         Some((at, w, minimum, max_allowed)) => format!(
                             "paused at {} with watermark {w}, above the group minimum {minimum} plus the drift ({max_allowed})",

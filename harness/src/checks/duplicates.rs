@@ -40,7 +40,11 @@ pub fn check(f: &RunFacts) -> Verdict {
     if f.guarantee == DeliveryGuarantee::AtLeastOnce {
         return at_least_once(f, &dups, &when, &first_second_copy);
     }
-    let evidence = dups.iter().take(EVIDENCE_MAX).map(|(id, n)| format!("{} visible {n} times: {}", f.origin(*id), when(id))).collect();
+    let evidence = dups
+        .iter()
+        .take(EVIDENCE_MAX)
+        .map(|(id, n)| format!("{} visible {n} times: {}", f.origin(*id), when(id)))
+        .collect();
     let first_bad = first_second_copy(&mut dups.iter().map(|(id, _)| id));
     Verdict::fail(NAME, format!("{} records are visible more than once", dups.len()), evidence, first_bad)
 }
@@ -137,7 +141,10 @@ fn at_least_once(
     let first_bad = first_second_copy(&mut unexplained.iter().map(|(id, ..)| id));
     Verdict::fail(
         NAME,
-        format!("{} records are visible more often than restores and retried requests explain (at-least-once)", unexplained.len()),
+        format!(
+            "{} records are visible more often than restores and retried requests explain (at-least-once)",
+            unexplained.len()
+        ),
         evidence,
         first_bad,
     )

@@ -50,7 +50,10 @@ pub fn check(f: &RunFacts) -> Verdict {
                 if let Some(w) = watermark {
                     if let Some(prev) = combined.insert((*subtask, *attempt), *w).filter(|prev| w < prev) {
                         regressions += 1;
-                        let line = format!("subtask {subtask} attempt {attempt}: the watermark went back from {prev} to {w} ({})", f.describe(i));
+                        let line = format!(
+                            "subtask {subtask} attempt {attempt}: the watermark went back from {prev} to {w} ({})",
+                            f.describe(i)
+                        );
                         bad(i, line, &mut evidence);
                     }
                 }
@@ -90,7 +93,8 @@ pub fn check(f: &RunFacts) -> Verdict {
     }
     if regressions + late == 0 {
         let mut summary = format!("watermarks only advanced; none of {checked} records behind a watermark was late");
-        let unknown: Vec<&str> = announced.iter().filter(|s| !s.is_empty() && !produced_splits.contains(*s)).copied().collect();
+        let unknown: Vec<&str> =
+            announced.iter().filter(|s| !s.is_empty() && !produced_splits.contains(*s)).copied().collect();
         if checked == 0 && !unknown.is_empty() {
             summary += &format!(
                 "; no record was judged: watermarks were announced for splits {unknown:?}, which no produced record names (a split's id must be the name its model records produced records under)"

@@ -194,8 +194,12 @@ impl RunFacts {
     pub fn changes(&self) -> impl Iterator<Item = Change<'_>> {
         self.events.iter().enumerate().filter_map(|(index, e)| {
             let (appeared, output, part, records, garbage, cause) = match &e.kind {
-                EventKind::Appeared { output, part, records, garbage, cause } => (true, output, part, records, garbage, cause),
-                EventKind::Vanished { output, part, records, garbage, cause } => (false, output, part, records, garbage, cause),
+                EventKind::Appeared { output, part, records, garbage, cause } => {
+                    (true, output, part, records, garbage, cause)
+                }
+                EventKind::Vanished { output, part, records, garbage, cause } => {
+                    (false, output, part, records, garbage, cause)
+                }
                 _ => return None,
             };
             (*output == self.output_location).then_some(Change { index, appeared, part, records, garbage, cause })

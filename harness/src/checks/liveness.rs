@@ -22,7 +22,8 @@ pub fn check(f: &RunFacts) -> Verdict {
         return Verdict::fail(NAME, format!("the job failed: {reason}"), vec![], at);
     }
     let last_completed = f.completed.iter().next_back().map(|(c, &i)| format!("checkpoint {c} at {}", f.describe(i)));
-    let stuck_evidence = vec![format!("last completed checkpoint: {}", last_completed.unwrap_or_else(|| "none".into()))];
+    let stuck_evidence =
+        vec![format!("last completed checkpoint: {}", last_completed.unwrap_or_else(|| "none".into()))];
     if f.bounded {
         if f.status == JobStatus::Finished {
             return Verdict::pass(NAME, "the bounded job finished");
@@ -52,7 +53,9 @@ pub fn check(f: &RunFacts) -> Verdict {
         let at = f.converged.map_or("never".to_string(), |i| f.describe(i));
         return Verdict::fail(
             NAME,
-            format!("after the output converged ({at}) only {settled} of {SETTLE_CHECKPOINTS} more checkpoints completed"),
+            format!(
+                "after the output converged ({at}) only {settled} of {SETTLE_CHECKPOINTS} more checkpoints completed"
+            ),
             stuck_evidence,
             f.converged,
         );

@@ -69,15 +69,15 @@ pub fn check(f: &RunFacts) -> Verdict {
     let evidence = wanted
         .iter()
         .map(|id| {
-            let by = emitted.get(id).map_or("never emitted".to_string(), |v| {
-                format!("emitted by (subtask, attempt) {v:?}")
-            });
+            let by =
+                emitted.get(id).map_or("never emitted".to_string(), |v| format!("emitted by (subtask, attempt) {v:?}"));
             let cps = covered.get(id).map_or("no barrier followed".to_string(), |cs| {
                 let done: Vec<_> = cs.iter().filter(|c| f.completed.contains_key(c)).collect();
                 format!("covered by checkpoints {cs:?}, completed among them {done:?}")
             });
             let split = f.produced.get(id).map(|o| &*o.split).unwrap_or_default();
-            let last = last_seen.get(split).map_or("never seen in any assignment or checkpoint".to_string(), Clone::clone);
+            let last =
+                last_seen.get(split).map_or("never seen in any assignment or checkpoint".to_string(), Clone::clone);
             format!("{} lost: {by}; {cps}; split last seen: {last}", f.origin(*id))
         })
         .collect();

@@ -57,7 +57,12 @@ impl Verdict {
     pub(crate) fn pass(check: &str, summary: impl Into<String>) -> Self {
         Self { check: check.into(), passed: true, summary: summary.into(), evidence: vec![], first_bad_event: None }
     }
-    pub(crate) fn fail(check: &str, summary: impl Into<String>, evidence: Vec<String>, first_bad_event: Option<usize>) -> Self {
+    pub(crate) fn fail(
+        check: &str,
+        summary: impl Into<String>,
+        evidence: Vec<String>,
+        first_bad_event: Option<usize>,
+    ) -> Self {
         Self { check: check.into(), passed: false, summary: summary.into(), evidence, first_bad_event }
     }
 }

@@ -15,13 +15,17 @@ pub fn check(f: &RunFacts) -> Verdict {
         EventKind::OutputUnreadable { error, .. } => Some((i, error.clone())),
         _ => None,
     });
-    if let Some((i, error)) = unreadable.or_else(|| f.unreadable.clone().map(|e| (f.events.len().saturating_sub(1), e))) {
-        return Verdict::fail(NAME, format!("output {} could not be read: {error}", f.output_location), vec![], Some(i));
+    if let Some((i, error)) = unreadable.or_else(|| f.unreadable.clone().map(|e| (f.events.len().saturating_sub(1), e)))
+    {
+        return Verdict::fail(
+            NAME,
+            format!("output {} could not be read: {error}", f.output_location),
+            vec![],
+            Some(i),
+        );
     }
-    let finals: Vec<_> = f
-        .changes()
-        .filter(|c| *c.cause == Cause::Audit || (c.appeared && *c.cause == Cause::Final))
-        .collect();
+    let finals: Vec<_> =
+        f.changes().filter(|c| *c.cause == Cause::Audit || (c.appeared && *c.cause == Cause::Final)).collect();
     let unseen: usize = finals.iter().map(|c| c.records.len() + c.garbage.len()).sum();
     if unseen == 0 {
         return Verdict::pass(NAME, "everything in the final output was seen appearing during the run");

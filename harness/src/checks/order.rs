@@ -15,7 +15,8 @@ pub fn check(f: &RunFacts) -> Verdict {
     if !f.ordered {
         return Verdict::pass("per-split-order", "not claimed by the sink");
     }
-    let rescaled = f.events.iter().any(|e| matches!(&e.kind, EventKind::Failover { strategy, .. } if strategy == "rescale"));
+    let rescaled =
+        f.events.iter().any(|e| matches!(&e.kind, EventKind::Failover { strategy, .. } if strategy == "rescale"));
     if rescaled {
         return Verdict::pass("per-split-order", "not checked: the job was rescaled, so splits changed writers");
     }
@@ -45,6 +46,11 @@ pub fn check(f: &RunFacts) -> Verdict {
     if violations == 0 {
         Verdict::pass("per-split-order", format!("order preserved in {} splits", last.len()))
     } else {
-        Verdict::fail("per-split-order", format!("{violations} records overtook earlier records of their split"), evidence, None)
+        Verdict::fail(
+            "per-split-order",
+            format!("{violations} records overtook earlier records of their split"),
+            evidence,
+            None,
+        )
     }
 }

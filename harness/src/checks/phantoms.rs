@@ -33,7 +33,9 @@ pub fn check(f: &RunFacts) -> Verdict {
     }
     Verdict::fail(
         NAME,
-        format!("{invented} records that were never produced and {early} from before their split's start became visible"),
+        format!(
+            "{invented} records that were never produced and {early} from before their split's start became visible"
+        ),
         evidence,
         first_bad,
     )

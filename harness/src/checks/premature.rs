@@ -82,7 +82,9 @@ pub fn check(f: &RunFacts) -> Verdict {
     }
     if premature == 0 && vanished == 0 {
         let what = match f.guarantee {
-            DeliveryGuarantee::ExactlyOnce => "every visible record was covered by a completed checkpoint; nothing vanished",
+            DeliveryGuarantee::ExactlyOnce => {
+                "every visible record was covered by a completed checkpoint; nothing vanished"
+            }
             DeliveryGuarantee::AtLeastOnce => "at-least-once: visibility before completion allowed; nothing vanished",
             DeliveryGuarantee::Idempotent => "idempotent: visibility before completion allowed; no record vanished",
         };

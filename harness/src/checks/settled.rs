@@ -33,5 +33,10 @@ pub fn check(f: &RunFacts) -> Verdict {
         .take(EVIDENCE_MAX)
         .collect();
     let n: usize = late.iter().map(|c| c.records.len() + c.garbage.len()).sum();
-    Verdict::fail(NAME, format!("{n} entries changed after the output converged ({})", f.describe(at)), evidence, late.first().map(|c| c.index))
+    Verdict::fail(
+        NAME,
+        format!("{n} entries changed after the output converged ({})", f.describe(at)),
+        evidence,
+        late.first().map(|c| c.index),
+    )
 }

@@ -68,7 +68,8 @@ pub fn check(f: &RunFacts) -> Verdict {
                 }
                 let trigger = triggered_at.get(c).copied().unwrap_or(i);
                 let assigned = assignments.iter().filter(|(at, _)| *at >= window_start && *at < trigger);
-                let expected: BTreeSet<String> = known.iter().cloned().chain(assigned.map(|(_, s)| s.clone())).collect();
+                let expected: BTreeSet<String> =
+                    known.iter().cloned().chain(assigned.map(|(_, s)| s.clone())).collect();
                 window_start = window_start.max(trigger);
                 for split in expected {
                     if !places.contains_key(&split) && !finished_total.contains(&split) {
@@ -83,6 +84,11 @@ pub fn check(f: &RunFacts) -> Verdict {
     if evidence.is_empty() {
         Verdict::pass(NAME, format!("every split accounted for in {checked} completed checkpoints"))
     } else {
-        Verdict::fail(NAME, "a split was in two places at once, or vanished, in a completed checkpoint", evidence, first_bad)
+        Verdict::fail(
+            NAME,
+            "a split was in two places at once, or vanished, in a completed checkpoint",
+            evidence,
+            first_bad,
+        )
     }
 }

@@ -37,13 +37,22 @@ impl H {
     fn produced(&mut self, n: u64) -> &mut Self {
         for id in 1..=n {
             let r = rec(id);
-            let kind = EventKind::Produced { id: r.id, split: "s".into(), pos: id - 1, digest: r.digest(), event_time_ms: r.event_time_ms };
+            let kind = EventKind::Produced {
+                id: r.id,
+                split: "s".into(),
+                pos: id - 1,
+                digest: r.digest(),
+                event_time_ms: r.event_time_ms,
+            };
             self.at("log", kind);
         }
         self
     }
     fn emitted(&mut self, attempt: u64, ids: &[u64]) -> &mut Self {
-        self.at("taskexecutor-0", EventKind::Emitted { subtask: 0, attempt, ids: ids.iter().map(|i| RecordId(*i)).collect() })
+        self.at(
+            "taskexecutor-0",
+            EventKind::Emitted { subtask: 0, attempt, ids: ids.iter().map(|i| RecordId(*i)).collect() },
+        )
     }
     fn barrier(&mut self, attempt: u64, checkpoint: u64) -> &mut Self {
         self.at("taskexecutor-0", EventKind::Barrier { subtask: 0, attempt, checkpoint, splits: vec!["s".into()] })
@@ -91,7 +100,13 @@ impl H {
 /// Records 1..=3, emitted, covered by checkpoint 1, then visible: every check passes.
 fn clean() -> H {
     let mut h = H::new();
-    h.produced(3).emitted(1, &[1, 2, 3]).triggered(1).barrier(1, 1).completed(1).appeared(&[1, 2, 3]).visible(&[1, 2, 3]);
+    h.produced(3)
+        .emitted(1, &[1, 2, 3])
+        .triggered(1)
+        .barrier(1, 1)
+        .completed(1)
+        .appeared(&[1, 2, 3])
+        .visible(&[1, 2, 3]);
     h
 }
 
@@ -152,7 +167,8 @@ fn at_least_once_duplicates_pass_only_where_a_restore_or_a_lost_response_explain
     elsewhere.appeared(&[2]).visible(&[1, 2, 3, 2]);
     fails(elsewhere.verdict("no-duplicates"), "with 0 restores of a checkpoint covering it");
     // After a rescale dealt the states out anew, another subtask's restore may resend it.
-    let rescale = EventKind::Failover { strategy: "rescale".into(), subtasks: vec![0, 1], checkpoint: 1, cause: "test".into() };
+    let rescale =
+        EventKind::Failover { strategy: "rescale".into(), subtasks: vec![0, 1], checkpoint: 1, cause: "test".into() };
     elsewhere.at("jobmaster", rescale).at("jobmaster", failover(vec![1], 1)).appeared(&[2]).visible(&[1, 2, 3, 2, 2]);
     assert!(elsewhere.verdict("no-duplicates").passed, "{:?}", elsewhere.verdict("no-duplicates"));
     // So does a copy whose request's caller timed out (it retried).
@@ -175,7 +191,10 @@ fn no_phantoms_fails_on_a_record_never_produced_or_before_its_start() {
     fails(h.verdict("no-phantoms"), "r9 is visible but was never produced");
     let mut early = clean();
     early.end.starts.default = StartPosition::Offset(1);
-    fails(early.verdict("no-phantoms"), "r1 (split s pos 0) is visible but lies before its split's declared start (pos 1)");
+    fails(
+        early.verdict("no-phantoms"),
+        "r1 (split s pos 0) is visible but lies before its split's declared start (pos 1)",
+    );
 }
 
 #[test]
@@ -191,7 +210,14 @@ fn no_corruption_fails_on_changed_content_and_on_garbage() {
 #[test]
 fn exactly_once_fails_on_a_record_visible_before_its_checkpoint_completed_and_on_vanishing() {
     let mut h = H::new();
-    h.produced(2).emitted(1, &[1, 2]).triggered(1).barrier(1, 1).appeared(&[1]).completed(1).appeared(&[2]).visible(&[1, 2]);
+    h.produced(2)
+        .emitted(1, &[1, 2])
+        .triggered(1)
+        .barrier(1, 1)
+        .appeared(&[1])
+        .completed(1)
+        .appeared(&[2])
+        .visible(&[1, 2]);
     fails(h.verdict("no-premature-visibility"), "r1 (split s pos 0) became visible");
     let mut late = H::new();
     late.produced(2).emitted(1, &[1]).triggered(1).barrier(1, 1).emitted(1, &[2]).completed(1).appeared(&[1, 2]);
@@ -231,7 +257,9 @@ fn per_split_order_fails_when_a_record_overtakes_an_earlier_one_of_its_split() {
 #[test]
 fn split_accounting_fails_on_a_split_in_two_places() {
     let mut h = clean();
-    h.at("jobmaster", EventKind::CheckpointTriggered { checkpoint: 2, pending: vec!["s".into()] }).barrier(1, 2).completed(2);
+    h.at("jobmaster", EventKind::CheckpointTriggered { checkpoint: 2, pending: vec!["s".into()] })
+        .barrier(1, 2)
+        .completed(2);
     fails(h.verdict("split-accounting"), "split s is in 2 places: enumerator, reader 0");
 }
 
@@ -258,8 +286,14 @@ fn unobserved_visibility_fails_on_what_appeared_only_in_the_final_read_or_could_
     audited.change(false, vec![seen(2)], Cause::Audit);
     fails(audited.verdict("no-unobserved-visibility"), "r2 (split s pos 1) vanished, found by an audit");
     let mut broken = clean();
-    broken.at("harness", EventKind::OutputUnreadable { output: "out".into(), error: "the output reader of out panicked: boom".into() });
-    fails(broken.verdict("no-unobserved-visibility"), "output out could not be read: the output reader of out panicked: boom");
+    broken.at(
+        "harness",
+        EventKind::OutputUnreadable { output: "out".into(), error: "the output reader of out panicked: boom".into() },
+    );
+    fails(
+        broken.verdict("no-unobserved-visibility"),
+        "output out could not be read: the output reader of out panicked: boom",
+    );
 }
 
 #[test]
@@ -329,11 +363,22 @@ fn watermark_alignment_fails_on_a_paused_splits_records_fetched_after_the_pause(
     let v = h.verdict("watermark-alignment");
     assert!(v.passed && v.summary.contains("1 splits paused, 1 resumed"), "{v:?}");
     h.at("taskexecutor-1", paused(&[("s", 90)], &[]));
-    h.at("taskexecutor-1", EventKind::PausedSplitRead { subtask: 1, attempt: 3, split: "s".into(), ids: vec![RecordId(3), RecordId(4)] });
+    h.at(
+        "taskexecutor-1",
+        EventKind::PausedSplitRead { subtask: 1, attempt: 3, split: "s".into(), ids: vec![RecordId(3), RecordId(4)] },
+    );
     let mut blind = H::new();
     blind.produced(1).at("jobmaster", EventKind::WatermarkAlignment { minimum: 40, max_allowed: 50 }).at(
         "taskexecutor-1",
-        EventKind::SplitsPaused { subtask: 1, attempt: 3, minimum: 40, max_allowed: 50, paused: vec![("s".into(), 70)], resumed: vec![], observed: false },
+        EventKind::SplitsPaused {
+            subtask: 1,
+            attempt: 3,
+            minimum: 40,
+            max_allowed: 50,
+            paused: vec![("s".into(), 70)],
+            resumed: vec![],
+            observed: false,
+        },
     );
     let v = blind.verdict("watermark-alignment");
     assert!(v.passed && v.summary.contains("1 of the pauses could not be judged"), "{v:?}");

@@ -46,9 +46,10 @@ impl Downlink {
                     *deadline_ms = (crate::net::now() + DEPLOY_TIMEOUT).as_millis() as u64;
                 }
                 match msg.msg {
-                    ToTask::Trigger { .. } | ToTask::Notify { .. } | ToTask::Abort { .. } | ToTask::AlignWatermarks { .. } => {
-                        endpoint.send(&te, kind, &msg)
-                    }
+                    ToTask::Trigger { .. }
+                    | ToTask::Notify { .. }
+                    | ToTask::Abort { .. }
+                    | ToTask::AlignWatermarks { .. } => endpoint.send(&te, kind, &msg),
                     ToTask::Deploy { .. } => {
                         // Never retried with the same attempt: the task executor may have
                         // restarted in between, and a retry would start a second incarnation

@@ -5,11 +5,11 @@
 //! combined into one global committable, stored with the checkpoint and only then committed.
 //! After a global failover the stored ones are filtered and committed again.
 
+use super::hooks::{Hooks, Phase};
 use super::protocol::SubtaskState;
 use super::store::CompletedCheckpoint;
 use crate::api::{CommitOutcome, CommitRequest, GlobalCommitter, Sink};
 use crate::error::ConnectorError;
-use super::hooks::{Hooks, Phase};
 use crate::history::{CheckpointId, EventKind, History};
 
 type Global<Snk> = <<Snk as Sink>::GlobalCommitter as GlobalCommitter>::GlobalCommittable;
@@ -34,11 +34,13 @@ impl<Snk: Sink> GlobalHost<Snk> {
         for (subtask, ack) in acks.iter().enumerate() {
             let prepared: Vec<(CheckpointId, Snk::Committable)> = bincode::deserialize(&ack.committables)
                 .map_err(|e| format!("committables of subtask {subtask} did not deserialize: {e}"))?;
-            committables.extend(prepared.into_iter().filter(|(p, _)| *p > self.combined_upto && *p <= c).map(|(_, x)| x));
+            committables
+                .extend(prepared.into_iter().filter(|(p, _)| *p > self.combined_upto && *p <= c).map(|(_, x)| x));
         }
         self.combined_upto = c;
         if !committables.is_empty() {
-            let (_, global) = super::wall::round_trip(&self.committer.combine(c, committables), "the global committable")?;
+            let (_, global) =
+                super::wall::round_trip(&self.committer.combine(c, committables), "the global committable")?;
             self.pending.push((c, global, 0));
         }
         Ok(self.encoded())
@@ -81,7 +83,8 @@ impl<Snk: Sink> GlobalHost<Snk> {
         let checkpoint = self.pending.last().map_or(0, |(c, _, _)| *c);
         history.record(node, EventKind::GlobalCommitAttempt { checkpoint, requests: n });
         let outcomes = self.committer.commit(requests).await;
-        let committed = |(_, o): &(&(CheckpointId, Global<Snk>, u32), &CommitOutcome)| matches!(o, CommitOutcome::Committed);
+        let committed =
+            |(_, o): &(&(CheckpointId, Global<Snk>, u32), &CommitOutcome)| matches!(o, CommitOutcome::Committed);
         let newest = self.pending.iter().zip(&outcomes).filter(committed).map(|((c, _, _), _)| *c).max();
         if let Some(c) = newest {
             let recovered = c <= self.recovered_upto;

@@ -22,7 +22,13 @@ pub(crate) struct Lost {
     pub unreachable: bool,
 }
 
-pub(crate) fn start(endpoint: Endpoint, expected: Expected, interval: Duration, misses_max: u32, lost: mpsc::UnboundedSender<Lost>) {
+pub(crate) fn start(
+    endpoint: Endpoint,
+    expected: Expected,
+    interval: Duration,
+    misses_max: u32,
+    lost: mpsc::UnboundedSender<Lost>,
+) {
     let n = expected.lock().unwrap().len();
     for subtask in 0..n {
         let (endpoint, expected, lost) = (endpoint.clone(), expected.clone(), lost.clone());

@@ -28,9 +28,13 @@ fn deal<T: Serialize + DeserializeOwned>(parts: &[&[u8]], p: usize, what: &str) 
 }
 
 /// The states of `old.len()` subtasks, redistributed over `p` subtasks.
-pub(crate) fn redistribute<Src: Source, Snk: Sink>(old: &[SubtaskState], p: usize) -> Result<Vec<SubtaskState>, String> {
+pub(crate) fn redistribute<Src: Source, Snk: Sink>(
+    old: &[SubtaskState],
+    p: usize,
+) -> Result<Vec<SubtaskState>, String> {
     let splits = deal::<Src::Split>(&old.iter().map(|s| s.splits.as_slice()).collect::<Vec<_>>(), p, "split state")?;
-    let writer = deal::<Snk::WriterState>(&old.iter().map(|s| s.writer.as_slice()).collect::<Vec<_>>(), p, "writer state")?;
+    let writer =
+        deal::<Snk::WriterState>(&old.iter().map(|s| s.writer.as_slice()).collect::<Vec<_>>(), p, "writer state")?;
     let committables = deal::<(CheckpointId, Snk::Committable)>(
         &old.iter().map(|s| s.committables.as_slice()).collect::<Vec<_>>(),
         p,

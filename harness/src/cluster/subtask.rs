@@ -18,8 +18,8 @@ use super::protocol::{MasterMsg, SubtaskState};
 use super::reader_alignment::ReaderAlignment;
 use super::uplink::Uplink;
 use crate::api::{
-    Announcement, WatermarkTracker, CommitOutcome, CommitRequest, Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput, ReaderRequest,
-    Sink, SinkWriter, Source, SourceReader, Split, WriterContext,
+    Announcement, CommitOutcome, CommitRequest, Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput,
+    ReaderRequest, Sink, SinkWriter, Source, SourceReader, Split, WatermarkTracker, WriterContext,
 };
 use crate::error::{ConnectorError, RetryHint};
 use crate::history::{CheckpointId, EventKind, History};
@@ -40,7 +40,10 @@ pub(crate) enum Control {
     /// Checkpoint aborted (declined, expired, subsumed, failed over).
     Aborted(CheckpointId),
     /// Watermark alignment: the group's minimum and the highest watermark a split may have.
-    Align { minimum: i64, max_allowed: i64 },
+    Align {
+        minimum: i64,
+        max_allowed: i64,
+    },
     NotifyFinal(CheckpointId, oneshot::Sender<()>),
 }
 
@@ -236,7 +239,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             requests_open: true,
             watermarks: setup.source.watermark_strategy().map(|w| WatermarkTracker::new(w, now_ms())),
             current_split: None,
-            alignment: setup.source.watermark_strategy().and_then(|w| w.alignment).map(|a| ReaderAlignment::new(a, now_ms())),
+            alignment: setup
+                .source
+                .watermark_strategy()
+                .and_then(|w| w.alignment)
+                .map(|a| ReaderAlignment::new(a, now_ms())),
             tells_fetches: false,
         };
         if !splits.is_empty() {
@@ -304,7 +311,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             let retry = self.pending.iter().any(|(c, _, _)| *c <= self.last_completed);
             // The next periodic watermark emission, while the input runs (idleness needs it),
             // or alignment report.
-            let emission = self.watermarks.as_ref().filter(|_| !self.ended && !self.stopped).map(|w| w.next_emission_ms());
+            let emission =
+                self.watermarks.as_ref().filter(|_| !self.ended && !self.stopped).map(|w| w.next_emission_ms());
             let report = self.alignment.as_ref().map(ReaderAlignment::next_report_ms);
             let tick = [emission, report].into_iter().flatten().min().map(|t| t.saturating_sub(now_ms()).max(1));
             let wake = tokio::select! {
@@ -475,7 +483,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// Records what advanced and hands an advanced combined watermark to the writer.
     async fn announce(&mut self, a: Announcement) -> Result<(), ConnectorError> {
         let Announcement { combined, splits, idle } = a;
-        self.record(EventKind::Watermark { subtask: self.id, attempt: self.attempt, watermark: combined, splits, idle });
+        self.record(EventKind::Watermark {
+            subtask: self.id,
+            attempt: self.attempt,
+            watermark: combined,
+            splits,
+            idle,
+        });
         match combined {
             Some(w) => self.writer.write_watermark(w).await,
             None => Ok(()),
@@ -567,7 +581,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     async fn completed(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
         if self.last_barrier > c {
             let barrier = self.last_barrier;
-            self.record(EventKind::LateNotification { subtask: self.id, attempt: self.attempt, checkpoint: c, barrier });
+            self.record(EventKind::LateNotification {
+                subtask: self.id,
+                attempt: self.attempt,
+                checkpoint: c,
+                barrier,
+            });
         }
         self.reader.notify_checkpoint_complete(c);
         self.writer.notify_checkpoint_complete(c).await?;
@@ -586,10 +605,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             // to the job master (they travelled in the acks and were combined there).
             return Ok(());
         }
-        let requests: Vec<CommitRequest<Snk::Committable>> = due
-            .iter()
-            .map(|(c, x, r)| CommitRequest { committable: x.clone(), checkpoint: *c, retries: *r })
-            .collect();
+        let requests: Vec<CommitRequest<Snk::Committable>> =
+            due.iter().map(|(c, x, r)| CommitRequest { committable: x.clone(), checkpoint: *c, retries: *r }).collect();
         let n = requests.len();
         self.record(EventKind::CommitAttempt {
             subtask: self.id,

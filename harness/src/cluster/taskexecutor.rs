@@ -208,7 +208,8 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
 async fn expire(running: &mut BTreeMap<usize, Running>, lease: Duration, history: &History, node: &str) {
     running.retain(|_, r| r.alive());
     let at = now();
-    let expired: Vec<usize> = running.iter().filter(|(_, r)| at.saturating_sub(r.renewed) > lease).map(|(s, _)| *s).collect();
+    let expired: Vec<usize> =
+        running.iter().filter(|(_, r)| at.saturating_sub(r.renewed) > lease).map(|(s, _)| *s).collect();
     for subtask in expired {
         let r = running.remove(&subtask).expect("listed above");
         history.record(node, EventKind::LeaseExpired { subtask, attempt: r.attempt });

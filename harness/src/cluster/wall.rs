@@ -15,7 +15,10 @@ use std::fmt::Debug;
 
 /// Encodes `value`, decodes it again and checks it came back unchanged. Returns the bytes and
 /// the decoded value, or why `what` did not survive.
-pub(crate) fn round_trip<T: Serialize + DeserializeOwned + Debug>(value: &T, what: &str) -> Result<(Vec<u8>, T), String> {
+pub(crate) fn round_trip<T: Serialize + DeserializeOwned + Debug>(
+    value: &T,
+    what: &str,
+) -> Result<(Vec<u8>, T), String> {
     let bytes = bincode::serialize(value).map_err(|e| format!("{what} did not serialize: {e}"))?;
     let back: T = bincode::deserialize(&bytes).map_err(|e| format!("{what} did not deserialize: {e}"))?;
     let (before, after) = (format!("{value:?}"), format!("{back:?}"));
@@ -31,7 +34,10 @@ pub(crate) fn round_trip<T: Serialize + DeserializeOwned + Debug>(value: &T, wha
 
 /// Encodes a value the runtime keeps only as bytes (a checkpointed state), checking the
 /// round trip as [`round_trip`] does.
-pub(crate) fn encode_checked<T: Serialize + DeserializeOwned + Debug>(value: &T, what: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_checked<T: Serialize + DeserializeOwned + Debug>(
+    value: &T,
+    what: &str,
+) -> Result<Vec<u8>, String> {
     round_trip(value, what).map(|(bytes, _)| bytes)
 }
 

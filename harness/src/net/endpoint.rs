@@ -1,7 +1,7 @@
 //! A node's handle on the gateway: calls with timeouts, one-way sends, and its inbox.
 
-use super::gateway::Gateway;
 use super::faults::Refusal;
+use super::gateway::Gateway;
 use super::mailbox::{Envelope, Mailbox, Tag};
 use crate::history::{Cause, EventKind};
 use serde::de::DeserializeOwned;
@@ -150,7 +150,6 @@ impl Endpoint {
     pub fn addr(&self) -> &str {
         &self.addr
     }
-
 
     /// Sends a one-way message; it may be lost.
     pub fn send<M: Serialize>(&self, to: &str, kind: &str, msg: &M) {

@@ -144,9 +144,7 @@ impl Gateway {
                 (FaultAction::Drop { probability }, _) if rng.gen_bool(*probability) => {
                     fault = Some("drop");
                 }
-                (FaultAction::LoseResponse { probability }, Tag::Response(_))
-                    if rng.gen_bool(*probability) =>
-                {
+                (FaultAction::LoseResponse { probability }, Tag::Response(_)) if rng.gen_bool(*probability) => {
                     fault = Some("lose-response");
                 }
                 (FaultAction::Delay { delay_ms }, _) => extra += Duration::from_millis(*delay_ms),

@@ -19,8 +19,8 @@ mod faults;
 mod gateway;
 mod mailbox;
 
-pub use endpoint::{Endpoint, Inbox, Incoming, Replier, RpcError};
 pub(crate) use endpoint::ObserveHook;
+pub use endpoint::{Endpoint, Inbox, Incoming, Replier, RpcError};
 pub use faults::{FaultAction, FaultRule, Refusal, RuleId};
 pub use gateway::Gateway;
 

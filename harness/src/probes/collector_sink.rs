@@ -1,8 +1,8 @@
 //! The collecting sink: buffers what arrives between two barriers, prepares it as one
 //! keyed batch, and commits it to the [`Collector`] (idempotent by key).
 
-use crate::api::{NoGlobalCommitter, 
-    CommitOutcome, CommitRequest, Committer, CommitterContext, Sink, SinkWriter, WriterContext,
+use crate::api::{
+    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
 };
 use crate::error::ConnectorError;
 use crate::history::CheckpointId;

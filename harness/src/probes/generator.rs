@@ -173,10 +173,12 @@ impl SplitReader for GeneratorReader {
         if end >= split.end && !self.unbounded {
             batch.finished.push(split.id());
             self.splits.remove(self.turn);
-        } else if end == split.next && self.splits.iter().all(|s| s.next >= s.end || self.release(s.next, s.end) > now) {
+        } else if end == split.next && self.splits.iter().all(|s| s.next >= s.end || self.release(s.next, s.end) > now)
+        {
             // Nothing released anywhere: wait for the next release (or idle, once all is read).
             let next = self.splits.iter().filter(|s| s.next < s.end).map(|s| self.release(s.next, s.end)).min();
-            let wait = next.map_or(Duration::from_millis(50), |at| at.saturating_sub(now)).min(Duration::from_millis(50));
+            let wait =
+                next.map_or(Duration::from_millis(50), |at| at.saturating_sub(now)).min(Duration::from_millis(50));
             madsim::time::sleep(wait).await;
         }
         Ok(batch)
@@ -221,8 +223,12 @@ impl Source for GeneratorSource {
         }
     }
     fn create_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>) -> GeneratorEnumerator {
-        let pending =
-            self.data.iter().enumerate().map(|(index, recs)| GenSplit { index, next: 0, end: recs.len() as u64 }).collect();
+        let pending = self
+            .data
+            .iter()
+            .enumerate()
+            .map(|(index, recs)| GenSplit { index, next: 0, end: recs.len() as u64 })
+            .collect();
         GeneratorEnumerator { pending, on_request: self.on_request, unbounded: self.unbounded, done: BTreeSet::new() }
     }
     fn restore_enumerator(&self, _ctx: &EnumeratorContext<GenSplit>, state: GeneratorState) -> GeneratorEnumerator {
@@ -286,6 +292,11 @@ impl SourceSetup for GeneratorSetup {
             }
             data.push(split);
         }
-        GeneratorSource { data: Arc::new(data), on_request: self.on_request, pace_ms: self.pace_ms, unbounded: self.unbounded }
+        GeneratorSource {
+            data: Arc::new(data),
+            on_request: self.on_request,
+            pace_ms: self.pace_ms,
+            unbounded: self.unbounded,
+        }
     }
 }

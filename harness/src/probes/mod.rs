@@ -5,4 +5,6 @@ mod collector_sink;
 mod generator;
 
 pub use collector_sink::{CollectorSetup, ProbeBatch, ProbeSink};
-pub use generator::{GenSplit, GeneratorEmitter, GeneratorEnumerator, GeneratorReader, GeneratorSetup, GeneratorSource, GeneratorState};
+pub use generator::{
+    GenSplit, GeneratorEmitter, GeneratorEnumerator, GeneratorReader, GeneratorSetup, GeneratorSource, GeneratorState,
+};

@@ -47,6 +47,12 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        Self { job: JobConfig::default(), latency_ms_min: 1, latency_ms_max: 3, faults: FaultConfig::default(), liveness_ms: 30_000 }
+        Self {
+            job: JobConfig::default(),
+            latency_ms_min: 1,
+            latency_ms_max: 3,
+            faults: FaultConfig::default(),
+            liveness_ms: 30_000,
+        }
     }
 }

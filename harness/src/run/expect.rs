@@ -95,7 +95,12 @@ impl Starts {
         for (index, e) in events.iter().enumerate() {
             match &e.kind {
                 EventKind::Produced { id, split, pos, event_time_ms, .. } => {
-                    splits.entry(split).or_default().push(Produced { id: *id, pos: *pos, event_time_ms: *event_time_ms, index });
+                    splits.entry(split).or_default().push(Produced {
+                        id: *id,
+                        pos: *pos,
+                        event_time_ms: *event_time_ms,
+                        index,
+                    });
                 }
                 EventKind::JobStarted { .. } => {
                     first_start.get_or_insert(index);

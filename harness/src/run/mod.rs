@@ -23,11 +23,14 @@ mod simulate;
 mod testbed;
 
 pub use config::{FaultConfig, RunConfig};
+pub use control::{Control, Spread, SETTLE_BOUNDED_MS};
 pub use env::Env;
 pub use expect::{Expected, StartPosition, Starts};
 pub use report::{RunReport, RunStats};
 pub use runner::{Outcome, Runner};
-pub use control::{Control, Spread, SETTLE_BOUNDED_MS};
 pub use script::{RandomFaults, Script, ScriptFuture};
 pub use simulate::{simulate, simulate_script};
-pub use testbed::{declared_guarantee, sink_systems_with, source_systems_with, Pipeline, Producer, RecordMaker, SinkSetup, SourceSetup, Testbed, World};
+pub use testbed::{
+    declared_guarantee, sink_systems_with, source_systems_with, Pipeline, Producer, RecordMaker, SinkSetup,
+    SourceSetup, Testbed, World,
+};

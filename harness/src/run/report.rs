@@ -160,7 +160,19 @@ impl RunReport {
         let failed = verdicts.iter().any(|v| !v.passed);
         let history = if failed { facts.events.clone() } else { Vec::new() };
         let marks = super::marks::reached(&facts.events).into_iter().map(String::from).collect();
-        Self { seed, testbed, config, scenario: String::new(), verdicts, history_hash, stats, marks, timeline, replay: replay_line(seed), history }
+        Self {
+            seed,
+            testbed,
+            config,
+            scenario: String::new(),
+            verdicts,
+            history_hash,
+            stats,
+            marks,
+            timeline,
+            replay: replay_line(seed),
+            history,
+        }
     }
 
     /// Whether every check passed.

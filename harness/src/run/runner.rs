@@ -41,7 +41,11 @@ impl<T: Testbed> Runner<T> {
         Self {
             testbed: Arc::new(testbed),
             script: Arc::new(RandomFaults),
-            config: RunConfig::default(), seeds: 20, first_seed: 1, env: Env::from_env() }
+            config: RunConfig::default(),
+            seeds: 20,
+            first_seed: 1,
+            env: Env::from_env(),
+        }
     }
 
     /// Sets the configuration.

@@ -2,15 +2,17 @@
 //! heal, wait for convergence, check.
 
 use super::config::RunConfig;
+use super::control::{Control, ControlParts, TeBuilder};
+use super::observe::Observer;
 use super::report::{RunReport, RunStats};
+use super::script::{RandomFaults, Script};
 use super::testbed::{Testbed, World};
 use crate::api::{Sink, Source};
-use super::observe::Observer;
 use crate::checks::{self, RunEnd, RunFacts};
-use super::control::{Control, ControlParts, TeBuilder};
-use super::script::{RandomFaults, Script};
 use crate::cluster::taskexecutor::ExecutorConfig;
-use crate::cluster::{jobmaster, task_executor, taskexecutor, CheckpointStore, Hooks, JobStatus, JobStatusCell, JOB_MASTER};
+use crate::cluster::{
+    jobmaster, task_executor, taskexecutor, CheckpointStore, Hooks, JobStatus, JobStatusCell, JOB_MASTER,
+};
 use crate::history::{self, Cause, History};
 use crate::net::{Gateway, ObserveHook};
 use rand::SeedableRng;
@@ -174,7 +176,8 @@ async fn drive<T: Testbed>(
         lease: std::time::Duration::from_millis(config.job.executor_heartbeat_timeout_ms),
     };
     let build_te: TeBuilder = {
-        let (gw, h, shipped, hk, handle) = (gateway.clone(), history.clone(), shipped.clone(), hooks.clone(), handle.clone());
+        let (gw, h, shipped, hk, handle) =
+            (gateway.clone(), history.clone(), shipped.clone(), hooks.clone(), handle.clone());
         Box::new(move |i| {
             let (gw, h, shipped, hk) = (gw.clone(), h.clone(), shipped.clone(), hk.clone());
             handle
@@ -207,16 +210,7 @@ async fn drive<T: Testbed>(
             .name(JOB_MASTER)
             .init(move || {
                 let (src, snk) = shipped.unpack();
-                jobmaster::run(
-                    src,
-                    snk,
-                    cfg.clone(),
-                    gw.clone(),
-                    h.clone(),
-                    store.clone(),
-                    st.clone(),
-                    hk.clone(),
-                )
+                jobmaster::run(src, snk, cfg.clone(), gw.clone(), h.clone(), store.clone(), st.clone(), hk.clone())
             })
             .build()
     };

@@ -6,12 +6,12 @@
 
 use super::output::{Entry, OutputReader, Part};
 use super::{serve_requests_or_drop, BoxFuture, ExternalSystem, Setting, SettingEnv};
-use crate::history::{EventKind, History};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use crate::error::ConnectorError;
+use crate::history::{EventKind, History};
 use crate::net::{Endpoint, Inbox, RpcError};
 use crate::record::Record;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -156,7 +156,11 @@ impl FileSystem {
         if let FsRequest::Append { path, at, bytes } = &req {
             if let Some(k) = self.tear(path, *at, bytes.len()) {
                 let mut s = self.state.lock().unwrap();
-                s.files.get_mut(path).expect("torn appends go to files that exist").unsynced.extend_from_slice(&bytes[..k]);
+                s.files
+                    .get_mut(path)
+                    .expect("torn appends go to files that exist")
+                    .unsynced
+                    .extend_from_slice(&bytes[..k]);
                 s.touch(path, self.is_visible(path));
                 return None;
             }
@@ -270,7 +274,8 @@ impl ExternalSystem for FileSystem {
                 Err(format!("torn-append probability {p} is not between 0.0 and 1.0"))
             }
             Setting::TornAppends(p) => {
-                let torn = Torn { probability: *p, rng: ChaCha8Rng::seed_from_u64(env.seed), history: env.history.clone() };
+                let torn =
+                    Torn { probability: *p, rng: ChaCha8Rng::seed_from_u64(env.seed), history: env.history.clone() };
                 self.state.lock().unwrap().torn = (*p > 0.0).then_some(torn);
                 Ok(())
             }
@@ -279,7 +284,8 @@ impl ExternalSystem for FileSystem {
     }
     fn crash(&self) {
         let mut s = self.state.lock().unwrap();
-        let lost: Vec<String> = s.files.iter().filter(|(_, f)| !f.unsynced.is_empty()).map(|(p, _)| p.clone()).collect();
+        let lost: Vec<String> =
+            s.files.iter().filter(|(_, f)| !f.unsynced.is_empty()).map(|(p, _)| p.clone()).collect();
         for path in lost {
             s.files.get_mut(&path).expect("listed").unsynced.clear();
             s.touch(&path, self.is_visible(&path));
@@ -298,7 +304,10 @@ pub(crate) fn line_entries(path: &str, bytes: &[u8]) -> Vec<Entry> {
             None => (rest, None),
         };
         match next {
-            None => out.push(Entry::Garbage(format!("{path}: line {line_no} has no newline (a torn write): {} bytes", line.len()))),
+            None => out.push(Entry::Garbage(format!(
+                "{path}: line {line_no} has no newline (a torn write): {} bytes",
+                line.len()
+            ))),
             Some(_) if line.is_empty() => {}
             Some(_) => match Record::digest_line(line) {
                 Some((id, digest)) => out.push(Entry::record(id, digest)),

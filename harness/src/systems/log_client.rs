@@ -68,9 +68,9 @@ impl LogClient {
         offset: u64,
         max: usize,
     ) -> Result<(Vec<(u64, Record)>, u64), ConnectorError> {
-        self.fetch_retained(topic, partition, offset, max)
-            .await?
-            .map_err(|OutOfRange { log_start }| unexpected(LogResponse::Error(LogError::OffsetOutOfRange { log_start })))
+        self.fetch_retained(topic, partition, offset, max).await?.map_err(|OutOfRange { log_start }| {
+            unexpected(LogResponse::Error(LogError::OffsetOutOfRange { log_start }))
+        })
     }
 
     /// Read-committed fetch that tells an offset retention deleted apart: `Ok(Err(..))` when

@@ -30,9 +30,14 @@ pub enum TableRequest {
 #[allow(missing_docs)]
 pub enum TableResponse {
     Ok,
-    Current { snapshot: u64, checkpoint: CheckpointId },
+    Current {
+        snapshot: u64,
+        checkpoint: CheckpointId,
+    },
     /// `parent` is not the current snapshot any more.
-    Conflict { current: u64 },
+    Conflict {
+        current: u64,
+    },
     /// A listed data file does not exist.
     MissingFile(String),
 }

@@ -1,8 +1,6 @@
 //! Helpers shared by the harness's integration tests.
 
-use connsim::api::{
-    Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, SplitReader,
-};
+use connsim::api::{Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, SplitReader};
 use connsim::probes::{GenSplit, GeneratorEmitter, GeneratorSetup, GeneratorSource, GeneratorState};
 use connsim::{Record, SourceSetup, World};
 use serde::{Deserialize, Serialize};

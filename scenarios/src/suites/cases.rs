@@ -262,7 +262,11 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             "scale up",
             2,
             Region,
-            Scenario::new("scale up").then(checkpoint()).then(savepoint_and_rescale(4)).then(wait(100)).requires("rescale"),
+            Scenario::new("scale up")
+                .then(checkpoint())
+                .then(savepoint_and_rescale(4))
+                .then(wait(100))
+                .requires("rescale"),
         ),
         case(
             "scale down",
@@ -299,13 +303,21 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             "task failure mid-stream (region)",
             4,
             Region,
-            Scenario::new("task failure").then(wait(150)).then(crash(Worker::Any)).then(wait(150)).requires("failover:region"),
+            Scenario::new("task failure")
+                .then(wait(150))
+                .then(crash(Worker::Any))
+                .then(wait(150))
+                .requires("failover:region"),
         ),
         case(
             "task failure mid-stream (global)",
             4,
             Global,
-            Scenario::new("task failure").then(wait(150)).then(crash(Worker::All)).then(wait(150)).requires("failover:global"),
+            Scenario::new("task failure")
+                .then(wait(150))
+                .then(crash(Worker::All))
+                .then(wait(150))
+                .requires("failover:global"),
         ),
         case("crash at every two-phase-commit phase", 4, Region, phases),
         case(

@@ -102,7 +102,12 @@ pub fn source_from_setup<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 's
     systems: &[&str],
     make: F,
 ) -> SourceFromSetup<F> {
-    SourceFromSetup { name: name.to_string(), systems: systems.iter().map(|s| s.to_string()).collect(), make, skipped: Vec::new() }
+    SourceFromSetup {
+        name: name.to_string(),
+        systems: systems.iter().map(|s| s.to_string()).collect(),
+        make,
+        skipped: Vec::new(),
+    }
 }
 
 impl<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 'static> SourceContext for SourceFromSetup<F> {

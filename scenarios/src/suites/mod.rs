@@ -25,7 +25,9 @@ pub mod cases;
 mod context;
 
 pub use cases::{Body, CaseSpec, Systems};
-pub use context::{source_from_setup, sink_from_setup, SinkContext, SinkFromSetup, SourceContext, SourceFromSetup, TestData};
+pub use context::{
+    sink_from_setup, source_from_setup, SinkContext, SinkFromSetup, SourceContext, SourceFromSetup, TestData,
+};
 
 use crate::block::Block;
 use crate::generate::{self, Generator};
@@ -33,7 +35,9 @@ use crate::replay::CaseFile;
 use crate::scenario::Scenario;
 use connsim::api::DeliveryGuarantee;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
-use connsim::run::{declared_guarantee, sink_systems_with, source_systems_with, Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
+use connsim::run::{
+    declared_guarantee, sink_systems_with, source_systems_with, Pipeline, RunReport, Runner, SinkSetup, SourceSetup,
+};
 use context::{SinkOf, SourceOf};
 use std::fmt;
 use std::path::PathBuf;
@@ -225,9 +229,15 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
 pub fn source<C: SourceContext>(ctx: C) -> Suite {
     let ctx = Arc::new(ctx);
     let name = ctx.name();
-    let retaining = source_systems_with(&SourceOf { ctx: ctx.clone(), data: TestData::paced(1, 1, 0) }, &RETENTION_SETTING);
-    let systems =
-        Systems { source: ctx.systems(), sink: vec!["collector".into()], source_grows: true, retaining, ..Systems::default() };
+    let retaining =
+        source_systems_with(&SourceOf { ctx: ctx.clone(), data: TestData::paced(1, 1, 0) }, &RETENTION_SETTING);
+    let systems = Systems {
+        source: ctx.systems(),
+        sink: vec!["collector".into()],
+        source_grows: true,
+        retaining,
+        ..Systems::default()
+    };
     let c = ctx.clone();
     let cases = build_cases(
         cases::all(&systems, DeliveryGuarantee::ExactlyOnce),
@@ -264,7 +274,14 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
     let guarantee = declared_guarantee(&SinkOf { ctx: ctx.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TORN_SETTING);
-    let systems = Systems { source: Vec::new(), sink: ctx.systems(), source_grows: false, transactional, appendable, retaining: Vec::new() };
+    let systems = Systems {
+        source: Vec::new(),
+        sink: ctx.systems(),
+        source_grows: false,
+        transactional,
+        appendable,
+        retaining: Vec::new(),
+    };
     let (c, k) = (ctx.clone(), ctx.clone());
     let cases = build_cases(
         cases::all(&systems, guarantee),
@@ -281,9 +298,16 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
     let guarantee = declared_guarantee(&SinkOf { ctx: sink.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TORN_SETTING);
-    let retaining = source_systems_with(&SourceOf { ctx: source.clone(), data: TestData::paced(1, 1, 0) }, &RETENTION_SETTING);
-    let systems =
-        Systems { source: source.systems(), sink: sink.systems(), source_grows: true, transactional, appendable, retaining };
+    let retaining =
+        source_systems_with(&SourceOf { ctx: source.clone(), data: TestData::paced(1, 1, 0) }, &RETENTION_SETTING);
+    let systems = Systems {
+        source: source.systems(),
+        sink: sink.systems(),
+        source_grows: true,
+        transactional,
+        appendable,
+        retaining,
+    };
     let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
     let cases = build_cases(
         cases::all(&systems, guarantee),
@@ -297,8 +321,14 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
 impl Suite {
     fn new(name: String, cases: Vec<Case>) -> Self {
         let filter = std::env::var(CASE_VAR).ok().filter(|v| !v.is_empty());
-        let settings =
-            Settings { seeds: 200, first_seed: 1, save_dir: None, without: None, first: None, concurrent_checkpoints: None };
+        let settings = Settings {
+            seeds: 200,
+            first_seed: 1,
+            save_dir: None,
+            without: None,
+            first: None,
+            concurrent_checkpoints: None,
+        };
         Self { name, cases, settings, filter, fail_fast: false }
     }
 
@@ -379,7 +409,11 @@ impl Suite {
     }
 
     /// Runs the cases until `stop` says so after one (e.g. once a mutant is caught).
-    pub fn run_until(&self, mut progress: impl FnMut(usize, usize, &str), stop: impl Fn(&CaseResult) -> bool) -> SuiteOutcome {
+    pub fn run_until(
+        &self,
+        mut progress: impl FnMut(usize, usize, &str),
+        stop: impl Fn(&CaseResult) -> bool,
+    ) -> SuiteOutcome {
         let selected: Vec<&Case> = self.selected().collect();
         let mut results = Vec::new();
         for (i, case) in selected.iter().enumerate() {
@@ -422,9 +456,9 @@ impl SuiteOutcome {
 
     /// The first case and seed that failed `check`.
     pub fn caught_by(&self, check: &str) -> Option<(&str, &RunReport)> {
-        self.cases.iter().find_map(|c| {
-            c.reports.iter().find(|r| r.failed_checks().contains(&check)).map(|r| (c.case.as_str(), r))
-        })
+        self.cases
+            .iter()
+            .find_map(|c| c.reports.iter().find(|r| r.failed_checks().contains(&check)).map(|r| (c.case.as_str(), r)))
     }
 
     /// Seeds run in all cases.
@@ -462,7 +496,11 @@ impl SuiteOutcome {
 impl fmt::Display for SuiteOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{}", self.suite)?;
-        writeln!(f, "  {:<46} {:>6} {:>8} {:>10} {:>8} {:>7}  verdict", "case", "seeds", "failures", "first fail", "minimal", "wall s")?;
+        writeln!(
+            f,
+            "  {:<46} {:>6} {:>8} {:>10} {:>8} {:>7}  verdict",
+            "case", "seeds", "failures", "first fail", "minimal", "wall s"
+        )?;
         for c in &self.cases {
             let failures = c.failures();
             let first = failures.first().map_or("-".into(), |r| r.seed.to_string());

@@ -67,6 +67,10 @@ mod tests {
         assert_eq!(c.announcement(&[1, 2]), Some(((100, 110), true)));
         c.on_report(1, 2, Watermark::MAX);
         c.on_report(0, 1, Watermark::MAX);
-        assert_eq!(c.announcement(&[1, 2]), Some(((Watermark::MAX, Watermark::MAX), true)), "idle readers release everyone");
+        assert_eq!(
+            c.announcement(&[1, 2]),
+            Some(((Watermark::MAX, Watermark::MAX), true)),
+            "idle readers release everyone"
+        );
     }
 }

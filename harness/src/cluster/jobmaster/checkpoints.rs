@@ -4,7 +4,7 @@
 //! and the global committer's commits.
 
 use super::{Internal, JobMaster, JobStatus, Pending};
-use crate::api::{Boundedness, Sink, Source, SplitEnumerator, EnumeratorState};
+use crate::api::{Boundedness, EnumeratorState, Sink, Source, SplitEnumerator};
 use crate::cluster::protocol::{SubtaskState, ToTask, JOB_MASTER};
 use crate::cluster::store::CompletedCheckpoint;
 use crate::history::{CheckpointId, EventKind};

@@ -388,7 +388,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// next announcement repairs a lost one).
     fn announce_alignment(&mut self) {
         let attempts: Vec<u64> = self.slots.iter().map(|s| s.attempt).collect();
-        let Some(((minimum, max_allowed), changed)) = self.alignment.as_mut().and_then(|a| a.announcement(&attempts)) else {
+        let Some(((minimum, max_allowed), changed)) = self.alignment.as_mut().and_then(|a| a.announcement(&attempts))
+        else {
             return;
         };
         if changed {
@@ -493,5 +494,4 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             }
         }
     }
-
 }

@@ -6,9 +6,9 @@ use super::{JobMaster, JobStatus};
 use crate::api::{EnumeratorContext, Sink, Source, Split, SplitEnumerator};
 use crate::cluster::config::FailoverStrategy;
 use crate::cluster::downlink::Downlink;
+use crate::cluster::protocol::JOB_MASTER;
 use crate::cluster::protocol::{task_executor, Addressed, SubtaskState, ToTask};
 use crate::cluster::rescale;
-use crate::cluster::protocol::JOB_MASTER;
 use crate::error::RetryHint;
 use crate::history::{CheckpointId, EventKind};
 use std::time::Duration;
@@ -66,7 +66,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             return current;
         }
         let slots = self.cfg.slots_per_task_executor.max(1);
-        let used = |e: usize| self.slots.iter().enumerate().filter(|(s, slot)| *s != subtask && slot.executor == e).count();
+        let used =
+            |e: usize| self.slots.iter().enumerate().filter(|(s, slot)| *s != subtask && slot.executor == e).count();
         let free: Vec<usize> = (0..self.suspects.len()).filter(|&e| e != current && used(e) < slots).collect();
         if let Some(&e) = free.iter().find(|&&e| self.suspects[e].is_none()) {
             return e;

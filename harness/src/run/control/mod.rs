@@ -12,7 +12,9 @@ use super::config::RunConfig;
 use super::expect::Starts;
 use super::observe::Observer;
 use super::testbed::{Producer, RecordMaker};
-use crate::cluster::{task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER};
+use crate::cluster::{
+    task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER,
+};
 use crate::history::{CheckpointId, EventKind, History};
 use crate::net::{FaultRule, Gateway, RuleId};
 use crate::systems::ExternalSystem;
@@ -22,7 +24,6 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
 
 /// What `all_visible` depends on: observed output changes, records produced, checkpoints
 /// completed, fetches answered out of range.
@@ -491,7 +492,6 @@ impl Control {
             self.sleep_ms(10).await;
         }
     }
-
 
     /// Whether the testbed's during-run workloads (upstream producers) have all finished.
     pub fn workloads_done(&self) -> bool {
