@@ -5,9 +5,11 @@
 //! Kafka source does.
 
 mod enumerator;
+mod read_by;
 mod reader;
 
 pub use enumerator::{LogEnumState, LogEnumerator};
+pub use read_by::{LogReading, LogSourceReadBy};
 pub use reader::{LogEmitter, LogReader, LogSplitReader, LogSplitState};
 
 use connsim::api::{
@@ -110,14 +112,20 @@ impl Source for LogSource {
         self.watermarks
     }
     fn create_reader(&self, ctx: ReaderContext) -> LogReader {
-        let (endpoint, log, fetch_max, reset) =
-            (ctx.endpoint().clone(), self.log.clone(), self.fetch_max, self.on_out_of_range);
+        let (source, endpoint) = (self.clone(), ctx.endpoint().clone());
         SourceReaderBase::new(
             ctx,
-            move || LogSplitReader::new(endpoint.clone(), &log, fetch_max).resetting_to(reset),
+            move || source.split_reader(endpoint.clone()),
             LogEmitter::new(self.watermarks),
             FetcherMode::Single,
         )
+    }
+}
+
+impl LogSource {
+    /// The reference split reader for this source, talking to the log from `endpoint`.
+    pub fn split_reader(&self, endpoint: connsim::net::Endpoint) -> LogSplitReader {
+        LogSplitReader::new(endpoint, &self.log, self.fetch_max).resetting_to(self.on_out_of_range)
     }
 }
 

@@ -22,11 +22,8 @@
 //!
 //! Caught by: `watermark-alignment`, in a run read with alignment and skewed event time.
 
-use crate::log_source::{LogEmitter, LogEnumState, LogEnumerator, LogSource, LogSourceSetup, LogSplit, LogSplitReader};
-use connsim::api::{
-    Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, Source, SourceReaderBase, SplitId,
-    SplitReader, SplitsChange, WatermarkStrategy,
-};
+use crate::log_source::{LogEmitter, LogReading, LogSource, LogSourceReadBy, LogSourceSetup, LogSplit, LogSplitReader};
+use connsim::api::{FetchedBatch, SplitId, SplitReader, SplitsChange};
 use connsim::run::{SourceSetup, World};
 use connsim::{ConnectorError, Record};
 use std::collections::BTreeSet;
@@ -43,8 +40,7 @@ pub enum PauseBug {
 }
 
 /// The log source, with the bug.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct MishandlesPauseSource(pub LogSource, pub PauseBug);
+pub type MishandlesPauseSource = LogSourceReadBy<PauseBug>;
 
 /// The reference split reader, with the bug in front of its pauses.
 pub struct MishandlesPauseReader {
@@ -91,32 +87,14 @@ impl SplitReader for MishandlesPauseReader {
     }
 }
 
-impl Source for MishandlesPauseSource {
-    type Split = LogSplit;
-    type EnumState = LogEnumState;
-    type Enumerator = LogEnumerator;
-    type Reader = SourceReaderBase<MishandlesPauseReader, LogEmitter>;
-    fn boundedness(&self) -> Boundedness {
-        self.0.boundedness()
+impl LogReading for PauseBug {
+    type SplitReader = MishandlesPauseReader;
+    type Emitter = LogEmitter;
+    fn split_reader(&self, reference: LogSplitReader) -> MishandlesPauseReader {
+        MishandlesPauseReader { inner: reference, bug: *self, paused: BTreeSet::new() }
     }
-    fn create_enumerator(&self, ctx: &EnumeratorContext<LogSplit>) -> LogEnumerator {
-        self.0.create_enumerator(ctx)
-    }
-    fn restore_enumerator(&self, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> LogEnumerator {
-        self.0.restore_enumerator(ctx, state)
-    }
-    fn watermark_strategy(&self) -> Option<WatermarkStrategy> {
-        self.0.watermark_strategy()
-    }
-    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
-        let (endpoint, log, fetch_max, reset, bug) =
-            (ctx.endpoint().clone(), self.0.log.clone(), self.0.fetch_max, self.0.on_out_of_range, self.1);
-        let new_reader = move || MishandlesPauseReader {
-            inner: LogSplitReader::new(endpoint.clone(), &log, fetch_max).resetting_to(reset),
-            bug,
-            paused: BTreeSet::new(),
-        };
-        SourceReaderBase::new(ctx, new_reader, LogEmitter::new(self.0.watermarks), FetcherMode::Single)
+    fn emitter(&self, source: &LogSource) -> LogEmitter {
+        LogEmitter::new(source.watermarks)
     }
 }
 
@@ -135,6 +113,6 @@ impl SourceSetup for MishandlesPauseSetup {
         format!("mutant:{bug}({})", self.0.name())
     }
     fn build(&self, world: &mut World) -> MishandlesPauseSource {
-        MishandlesPauseSource(self.0.build(world), self.1)
+        LogSourceReadBy(self.0.build(world), self.1)
     }
 }

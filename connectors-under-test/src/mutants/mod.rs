@@ -73,13 +73,13 @@ pub use relists_stale_file::{RelistsStaleFileSetup, RelistsStaleFileSink, Relist
 pub use resets_to_latest::ResetsToLatest;
 pub use restarts_returned_splits::RestartsReturnedSplits;
 pub use restores_fetched_watermark::{
-    FetchTimeEmitter, FetchTimeReader, RestoresFetchedWatermarkSetup, RestoresFetchedWatermarkSource,
+    FetchTime, FetchTimeEmitter, FetchTimeReader, RestoresFetchedWatermarkSetup, RestoresFetchedWatermarkSource,
 };
 pub use retries_at_the_barrier::{RetriesAtTheBarrierSetup, RetriesAtTheBarrierSink, RetryingWriter};
 pub use skips_restored_checkpoint::SkipsRestoredCheckpoint;
 pub use snapshot_omits_pending::SnapshotOmitsPending;
 pub use snapshots_fetch_position::{
-    FetchPositionEmitter, FetchPositionReader, SnapshotsFetchPositionSetup, SnapshotsFetchPositionSource,
+    FetchPosition, FetchPositionEmitter, FetchPositionReader, SnapshotsFetchPositionSetup, SnapshotsFetchPositionSource,
 };
 pub use stale_output_version::StaleOutputVersionSetup;
 pub use stale_reader_snapshot::StaleReaderSnapshot;

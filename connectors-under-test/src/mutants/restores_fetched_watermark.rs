@@ -17,19 +17,20 @@
 //! and a failover restores that checkpoint. Every other check passes.
 
 use crate::log_source::{
-    LogEnumState, LogEnumerator, LogSource, LogSourceSetup, LogSplit, LogSplitReader, LogSplitState,
+    LogReading, LogSource, LogSourceReadBy, LogSourceSetup, LogSplit, LogSplitReader, LogSplitState,
 };
-use connsim::api::{
-    Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput, RecordEmitter, Source,
-    SourceReaderBase, SplitId, SplitReader, SplitsChange, WatermarkStrategy,
-};
+use connsim::api::{FetchedBatch, ReaderOutput, RecordEmitter, SplitId, SplitReader, SplitsChange};
 use connsim::run::{SourceSetup, World};
 use connsim::{ConnectorError, Record};
 use std::collections::BTreeMap;
 
+/// How the buggy source reads: the reference split reader, each element told the latest
+/// event time of its split in its batch, and an emitter that keeps that as the watermark.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct FetchTime;
+
 /// The log source, with the bug.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct RestoresFetchedWatermarkSource(pub LogSource);
+pub type RestoresFetchedWatermarkSource = LogSourceReadBy<FetchTime>;
 
 /// The reference split reader, telling each element the largest event time of its split in
 /// the batch it came in.
@@ -89,28 +90,14 @@ impl RecordEmitter for FetchTimeEmitter {
     }
 }
 
-impl Source for RestoresFetchedWatermarkSource {
-    type Split = LogSplit;
-    type EnumState = LogEnumState;
-    type Enumerator = LogEnumerator;
-    type Reader = SourceReaderBase<FetchTimeReader, FetchTimeEmitter>;
-    fn boundedness(&self) -> Boundedness {
-        self.0.boundedness()
+impl LogReading for FetchTime {
+    type SplitReader = FetchTimeReader;
+    type Emitter = FetchTimeEmitter;
+    fn split_reader(&self, reference: LogSplitReader) -> FetchTimeReader {
+        FetchTimeReader(reference)
     }
-    fn create_enumerator(&self, ctx: &EnumeratorContext<LogSplit>) -> LogEnumerator {
-        self.0.create_enumerator(ctx)
-    }
-    fn restore_enumerator(&self, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> LogEnumerator {
-        self.0.restore_enumerator(ctx, state)
-    }
-    fn watermark_strategy(&self) -> Option<WatermarkStrategy> {
-        self.0.watermark_strategy()
-    }
-    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
-        let (endpoint, log, fetch_max) = (ctx.endpoint().clone(), self.0.log.clone(), self.0.fetch_max);
-        let new_reader = move || FetchTimeReader(LogSplitReader::new(endpoint.clone(), &log, fetch_max));
-        let emitter = FetchTimeEmitter { delay_ms: self.0.watermarks.map(|w| w.max_out_of_orderness_ms) };
-        SourceReaderBase::new(ctx, new_reader, emitter, FetcherMode::Single)
+    fn emitter(&self, source: &LogSource) -> FetchTimeEmitter {
+        FetchTimeEmitter { delay_ms: source.watermarks.map(|w| w.max_out_of_orderness_ms) }
     }
 }
 
@@ -124,6 +111,6 @@ impl SourceSetup for RestoresFetchedWatermarkSetup {
         format!("mutant:restores-fetched-watermark({})", self.0.name())
     }
     fn build(&self, world: &mut World) -> RestoresFetchedWatermarkSource {
-        RestoresFetchedWatermarkSource(self.0.build(world))
+        LogSourceReadBy(self.0.build(world), FetchTime)
     }
 }

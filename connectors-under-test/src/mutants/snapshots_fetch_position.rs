@@ -13,18 +13,19 @@
 //! Caught by: `no-loss`, when a barrier falls inside a fetched batch and a failover later
 //! restores that checkpoint before the next one completes.
 
-use crate::log_source::{LogEnumState, LogEnumerator, LogSource, LogSourceSetup, LogSplit, LogSplitReader};
-use connsim::api::{
-    Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput, RecordEmitter, Source,
-    SourceReaderBase, SplitId, SplitReader, SplitsChange,
-};
+use crate::log_source::{LogReading, LogSource, LogSourceReadBy, LogSourceSetup, LogSplit, LogSplitReader};
+use connsim::api::{FetchedBatch, ReaderOutput, RecordEmitter, SplitId, SplitReader, SplitsChange};
 use connsim::run::{SourceSetup, World};
 use connsim::{ConnectorError, Record};
 use std::collections::BTreeMap;
 
+/// How the buggy source reads: the reference split reader, each element told where its
+/// fetch ended, and an emitter that moves the split there.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct FetchPosition;
+
 /// The log source, with the bug.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct SnapshotsFetchPositionSource(pub LogSource);
+pub type SnapshotsFetchPositionSource = LogSourceReadBy<FetchPosition>;
 
 /// The reference split reader, telling each element where its fetch ended.
 pub struct FetchPositionReader(LogSplitReader);
@@ -72,27 +73,14 @@ impl RecordEmitter for FetchPositionEmitter {
     }
 }
 
-impl Source for SnapshotsFetchPositionSource {
-    type Split = LogSplit;
-    type EnumState = LogEnumState;
-    type Enumerator = LogEnumerator;
-    type Reader = SourceReaderBase<FetchPositionReader, FetchPositionEmitter>;
-    fn boundedness(&self) -> Boundedness {
-        self.0.boundedness()
+impl LogReading for FetchPosition {
+    type SplitReader = FetchPositionReader;
+    type Emitter = FetchPositionEmitter;
+    fn split_reader(&self, reference: LogSplitReader) -> FetchPositionReader {
+        FetchPositionReader(reference)
     }
-    fn create_enumerator(&self, ctx: &EnumeratorContext<LogSplit>) -> LogEnumerator {
-        self.0.create_enumerator(ctx)
-    }
-    fn restore_enumerator(&self, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> LogEnumerator {
-        self.0.restore_enumerator(ctx, state)
-    }
-    fn watermark_strategy(&self) -> Option<connsim::api::WatermarkStrategy> {
-        self.0.watermark_strategy()
-    }
-    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
-        let (endpoint, log, fetch_max) = (ctx.endpoint().clone(), self.0.log.clone(), self.0.fetch_max);
-        let new_reader = move || FetchPositionReader(LogSplitReader::new(endpoint.clone(), &log, fetch_max));
-        SourceReaderBase::new(ctx, new_reader, FetchPositionEmitter, FetcherMode::Single)
+    fn emitter(&self, _source: &LogSource) -> FetchPositionEmitter {
+        FetchPositionEmitter
     }
 }
 
@@ -106,6 +94,6 @@ impl SourceSetup for SnapshotsFetchPositionSetup {
         format!("mutant:snapshots-fetch-position({})", self.0.name())
     }
     fn build(&self, world: &mut World) -> SnapshotsFetchPositionSource {
-        SnapshotsFetchPositionSource(self.0.build(world))
+        LogSourceReadBy(self.0.build(world), FetchPosition)
     }
 }
