@@ -86,6 +86,18 @@ pub enum EventKind {
     /// the later checkpoint `barrier` (checkpoints overlapped): what it prepared since
     /// `checkpoint`'s barrier is not covered by the notification.
     LateNotification { subtask: usize, attempt: u64, checkpoint: CheckpointId, barrier: CheckpointId },
+    /// Behind an exchange: the writer's input `channel` (the reader subtask sending on it)
+    /// delivered barrier `checkpoint` and is held back until every channel has.
+    ChannelBlocked { subtask: usize, attempt: u64, channel: usize, checkpoint: CheckpointId },
+    /// Behind an exchange: barrier `checkpoint` came on every input channel; the writer
+    /// snapshots now (`aligned: false`: at the first barrier, without waiting for the others).
+    BarrierAligned { subtask: usize, attempt: u64, checkpoint: CheckpointId, aligned: bool },
+    /// Behind an exchange: the alignment of `checkpoint` was given up (a reader declined it, a
+    /// newer barrier came first, or the job master aborted it); held-back channels go on.
+    AlignmentAborted { subtask: usize, attempt: u64, checkpoint: CheckpointId },
+    /// Behind an exchange: messages `first..=last` on the channel to writer `channel` were
+    /// not acknowledged in time and were sent again.
+    ExchangeResent { subtask: usize, attempt: u64, channel: usize, first: u64, last: u64 },
     /// A committer asked the external system to commit.
     CommitAttempt { subtask: usize, attempt: u64, checkpoint: CheckpointId, requests: usize },
     /// The outcome of one commit request.

@@ -31,6 +31,8 @@ pub struct RunEnd {
     pub guarantee: DeliveryGuarantee,
     /// Whether the sink claims per-split order ([`crate::api::Sink::keeps_split_order`]).
     pub ordered: bool,
+    /// Between the readers and the writers.
+    pub exchange: crate::cluster::Exchange,
     /// Whether the source ends.
     pub bounded: bool,
     /// Where the job stood at the end.
@@ -52,6 +54,7 @@ impl RunEnd {
             visible: Ok(Vec::new()),
             guarantee: DeliveryGuarantee::ExactlyOnce,
             ordered: false,
+            exchange: crate::cluster::Exchange::Forward,
             bounded: true,
             status: JobStatus::Finished,
             liveness_ms: 30_000,
@@ -77,6 +80,8 @@ pub struct RunFacts {
     pub guarantee: DeliveryGuarantee,
     /// Whether the sink claims per-split order.
     pub ordered: bool,
+    /// Between the readers and the writers.
+    pub exchange: crate::cluster::Exchange,
     /// Whether the source ends.
     pub bounded: bool,
     /// Where the job stood at the end.
@@ -170,6 +175,7 @@ impl RunFacts {
             unreadable,
             guarantee: end.guarantee,
             ordered: end.ordered,
+            exchange: end.exchange,
             bounded: end.bounded,
             status: end.status,
             liveness_ms: end.liveness_ms,

@@ -3,7 +3,9 @@
 //!
 //! The claim holds while each split stays with one writer. A rescale deals splits out to
 //! other subtasks, whose output (another partition, another file) a reader may see first, so
-//! the check does not apply to a rescaled run and says so.
+//! the check does not apply to a rescaled run and says so. Nor does it behind a rebalance or
+//! key-by exchange, which sends one split's records to several writers (key-by keeps the
+//! order of each key, not of the split).
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::EventKind;
@@ -14,6 +16,12 @@ use std::collections::{BTreeMap, BTreeSet};
 pub fn check(f: &RunFacts) -> Verdict {
     if !f.ordered {
         return Verdict::pass("per-split-order", "not claimed by the sink");
+    }
+    if f.exchange.all_to_all() {
+        return Verdict::pass(
+            "per-split-order",
+            format!("not checked: records cross a {:?} exchange, so a split's records go to several writers", f.exchange),
+        );
     }
     let rescaled =
         f.events.iter().any(|e| matches!(&e.kind, EventKind::Failover { strategy, .. } if strategy == "rescale"));

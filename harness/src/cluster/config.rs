@@ -12,6 +12,25 @@ pub enum FailoverStrategy {
     Global,
 }
 
+/// How records travel from the source's subtasks to the sink's (Flink's partitioners).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Exchange {
+    /// Reader and writer chained in one task: subtask i's records go to writer i, no network.
+    #[default]
+    Forward,
+    /// Every reader sends to every writer, round robin, over the gateway.
+    Rebalance,
+    /// Every reader sends each record to the writer its key hashes to, over the gateway.
+    KeyBy,
+}
+
+impl Exchange {
+    /// Every reader may send to every writer: the job is one failover region.
+    pub fn all_to_all(self) -> bool {
+        self != Exchange::Forward
+    }
+}
+
 /// Settings of the simulated job. Documented field by field; printed in every report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobConfig {
@@ -51,6 +70,15 @@ pub struct JobConfig {
     /// what the valve prevents.
     #[serde(default = "yes")]
     pub coordinator_valve: bool,
+    /// Between the readers and the writers: chained (forward), or a network exchange. With
+    /// an exchange, a failed subtask restarts every subtask (the job is one region).
+    #[serde(default)]
+    pub exchange: Exchange,
+    /// A writer behind an exchange snapshots once barrier `c` came on every input channel,
+    /// holding back channels that delivered it (aligned barriers, always on in real use).
+    /// Off only in connsim's own tests: it then snapshots at the first barrier.
+    #[serde(default = "yes")]
+    pub aligned_barriers: bool,
 }
 
 fn yes() -> bool {
@@ -92,6 +120,8 @@ impl Default for JobConfig {
             heartbeat_misses_max: 3,
             executor_heartbeat_timeout_ms: executor_timeout(),
             coordinator_valve: true,
+            exchange: Exchange::Forward,
+            aligned_barriers: true,
         }
     }
 }

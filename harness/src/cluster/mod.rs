@@ -3,6 +3,7 @@
 
 mod config;
 mod downlink;
+mod exchange;
 mod global;
 mod heartbeat;
 mod hooks;
@@ -17,7 +18,7 @@ mod tracker;
 mod uplink;
 mod wall;
 
-pub use config::{FailoverStrategy, JobConfig};
+pub use config::{Exchange, FailoverStrategy, JobConfig};
 pub use hooks::Phase;
 pub(crate) use hooks::{Hit, Hooks, JmCommand};
 pub use jobmaster::{JobStatus, JobStatusCell};

@@ -3,6 +3,7 @@
 //! a crashed node's messages are still delivered after it is gone.
 
 use crate::history::CheckpointId;
+use crate::record::Record;
 use serde::{Deserialize, Serialize};
 
 /// What a subtask contributes to a checkpoint. Connector parts are serialized by the
@@ -67,6 +68,30 @@ pub enum ToTask {
     /// The job finished or stopped: close the attempt's components and end it; answered once
     /// closed (`false`: the attempt does not run here).
     Close { attempt: u64 },
+    /// The exchange's wiring: per subtask, the task executor and attempt it runs as. Sent to
+    /// every attempt after a deployment, when the job has an exchange.
+    Wire { attempt: u64, peers: Vec<(usize, u64)> },
+    /// Exchange data from `channel` (the sending subtask, attempt `from_attempt`), the
+    /// `seq`-th message on that channel (from 1). Task executor to task executor, one-way.
+    Data { attempt: u64, channel: usize, from_attempt: u64, seq: u64, payload: Payload },
+    /// Exchange credit from `channel` (the receiving subtask, attempt `from_attempt`): it
+    /// holds every message up to `received` and has room for `window` more. One-way.
+    Credit { attempt: u64, channel: usize, from_attempt: u64, received: u64, window: u64 },
+}
+
+/// What an exchange channel carries, in order.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Payload {
+    /// Records, in the order the reader emitted them.
+    Records(Vec<Record>),
+    /// The sending reader's watermark.
+    Watermark(i64),
+    /// Checkpoint barrier: everything before it belongs to the checkpoint.
+    Barrier(CheckpointId),
+    /// The sender declined the checkpoint: stop aligning it.
+    CancelBarrier(CheckpointId),
+    /// The sending reader reached the end of its input.
+    EndOfInput,
 }
 
 impl ToTask {
@@ -84,6 +109,9 @@ impl ToTask {
             ToTask::AlignWatermarks { .. } => "WatermarkAlignment",
             ToTask::NotifyFinal { .. } => "NotifyFinal",
             ToTask::Close { .. } => "Close",
+            ToTask::Wire { .. } => "Wire",
+            ToTask::Data { .. } => "ExchangeData",
+            ToTask::Credit { .. } => "ExchangeCredit",
         }
     }
 }

@@ -7,6 +7,7 @@
 //! an attempt cut off from the job master keeps running: a zombie, still writing to every
 //! external system it can reach, possibly next to its replacement on another task executor.
 
+use super::config::Exchange;
 use super::hooks::Hooks;
 use super::protocol::{task_executor, Addressed, ToTask};
 use super::subtask::{self, Control, SubtaskSetup};
@@ -56,6 +57,10 @@ pub(crate) struct ExecutorConfig {
     pub slots: usize,
     /// An attempt the job master has not spoken about for this long is cancelled.
     pub lease: Duration,
+    /// Between the job's readers and writers.
+    pub exchange: Exchange,
+    /// Writers behind an exchange align barriers ([`JobConfig::aligned_barriers`](super::JobConfig)).
+    pub aligned_barriers: bool,
 }
 
 /// The init task of task executor `index`: serves until the node is crashed.
@@ -123,6 +128,8 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                             hooks: hooks.clone(),
                             control: rx,
                             cancel: cancelled,
+                            exchange: cfg.exchange,
+                            aligned_barriers: cfg.aligned_barriers,
                         };
                         let task = madsim::task::spawn(subtask::run::<Src, Snk>(setup));
                         let at = now();
@@ -184,6 +191,19 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                     r.reply(&ok);
                 }
             }
+            ToTask::Wire { attempt, peers } => {
+                let ok = route(&mut running, attempt, Control::Wire(peers));
+                if let Some(r) = replier {
+                    r.reply(&ok);
+                }
+            }
+            // Exchange traffic comes from other subtasks, not the job master: it renews no lease.
+            ToTask::Data { attempt, channel, from_attempt, seq, payload } => {
+                deliver(&running, subtask, attempt, Control::Data { channel, from_attempt, seq, payload });
+            }
+            ToTask::Credit { attempt, channel, from_attempt, received, window } => {
+                deliver(&running, subtask, attempt, Control::Credit { channel, from_attempt, received, window });
+            }
             ToTask::NotifyFinal { attempt, checkpoint } => {
                 let (done_tx, done_rx) = oneshot::channel();
                 let ok = route(&mut running, attempt, Control::NotifyFinal(checkpoint, done_tx));
@@ -200,6 +220,13 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                 }
             }
         }
+    }
+}
+
+/// Hands `ctl` to `attempt` of `subtask` if it runs here (without renewing its lease).
+fn deliver(running: &BTreeMap<usize, Running>, subtask: usize, attempt: u64, ctl: Control) {
+    if let Some(r) = running.get(&subtask).filter(|r| r.attempt == attempt && r.alive()) {
+        let _ = r.control.send(ctl);
     }
 }
 

@@ -62,6 +62,9 @@ pub const MARKS: &[(&str, &str)] = &[
     ("split-idle", "a split that emitted nothing for the idle timeout was left out of the combined watermark"),
     ("split-paused", "watermark alignment paused a split that ran more than the maximum drift ahead of the group's minimum"),
     ("split-resumed", "watermark alignment resumed a paused split once the group's minimum caught up"),
+    ("channel-blocked", "behind an exchange, a writer held back an input channel that delivered a barrier until every channel had (barrier alignment)"),
+    ("alignment-aborted", "behind an exchange, a writer gave up aligning a checkpoint (a reader declined it, a newer barrier came first, or it was aborted)"),
+    ("exchange-resent", "behind an exchange, a reader sent messages again that a writer had not acknowledged in time (one was lost)"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
     ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never assigned before was assigned afterwards"),
@@ -217,6 +220,15 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
                 if !resumed.is_empty() {
                     marks.insert("split-resumed");
                 }
+            }
+            EventKind::ChannelBlocked { .. } => {
+                marks.insert("channel-blocked");
+            }
+            EventKind::AlignmentAborted { .. } => {
+                marks.insert("alignment-aborted");
+            }
+            EventKind::ExchangeResent { .. } => {
+                marks.insert("exchange-resent");
             }
             EventKind::JobStarted { .. } => open_checkpoints.clear(),
             EventKind::Fault { fault, kind, .. } => {

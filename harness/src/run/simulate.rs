@@ -137,6 +137,7 @@ async fn drive<T: Testbed>(
             visible: Ok(Vec::new()),
             guarantee: sink.delivery_guarantee(),
             ordered: sink.keeps_split_order(),
+            exchange: config.job.exchange,
             bounded,
             status: JobStatus::Running,
             liveness_ms: config.liveness_ms,
@@ -174,6 +175,8 @@ async fn drive<T: Testbed>(
     let executor = ExecutorConfig {
         slots: config.job.slots_per_task_executor.max(1),
         lease: std::time::Duration::from_millis(config.job.executor_heartbeat_timeout_ms),
+        exchange: config.job.exchange,
+        aligned_barriers: config.job.aligned_barriers,
     };
     let build_te: TeBuilder = {
         let (gw, h, shipped, hk, handle) =

@@ -205,6 +205,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             for i in 0..p {
                 jm.redeploy(i);
             }
+            jm.wire();
         }
         Some(cp) => {
             // A new incarnation (job-master failover, resume from a savepoint, rescale):

@@ -79,6 +79,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if self.done {
             return;
         }
+        // Behind an all-to-all exchange every subtask reads from every other: the job is
+        // one region, and a failure anywhere restarts all of it (Flink's failover regions).
+        let failed = if self.cfg.exchange.all_to_all() { (0..self.slots.len()).collect() } else { failed };
         // A failure while a stopping savepoint is under way may leave sources stopped that
         // no region restart would resume: the whole job restarts instead.
         let stopping = self.pending.values().any(|p| p.stop) || matches!(self.finishing, Some((_, _, true)));
@@ -89,17 +92,35 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         let checkpoint = self.store.latest().map_or(0, |c| c.id);
         self.record(EventKind::Failover { strategy: "region".into(), subtasks: failed.clone(), checkpoint, cause });
-        for subtask in failed {
-            let returned = self.tracker.take_uncheckpointed(subtask);
+        // Every failed reader is gone before any split goes back: the enumerator must not
+        // hand a returned split to a reader of the same region (Flink fails all of a
+        // region's tasks before it resets them).
+        for &subtask in &failed {
             self.ctx.registered.remove(&subtask);
             self.enumerator.reader_failed(subtask, &mut self.ctx);
+        }
+        for subtask in failed {
+            let returned = self.tracker.take_uncheckpointed(subtask);
             if !returned.is_empty() {
                 self.record(EventKind::SplitsReturned { subtask, splits: returned.iter().map(Split::id).collect() });
                 self.enumerator.add_splits_back(returned, subtask, &mut self.ctx);
             }
             self.redeploy(subtask);
         }
+        self.wire();
         self.apply_actions();
+    }
+
+    /// Tells every attempt where the others run, when the job has an exchange: its channels
+    /// connect only the attempts named here. Sent after every deployment.
+    pub(super) fn wire(&mut self) {
+        if !self.cfg.exchange.all_to_all() {
+            return;
+        }
+        let peers: Vec<(usize, u64)> = self.slots.iter().map(|s| (s.executor, s.attempt)).collect();
+        for slot in &self.slots {
+            slot.downlink.send(ToTask::Wire { attempt: slot.attempt, peers: peers.clone() });
+        }
     }
 
     /// Restarts everything — enumerator, global committer, every subtask — from the latest
@@ -146,6 +167,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 return;
             }
         }
+        self.wire();
         self.start_enumerator().await;
         self.commit_global().await;
     }

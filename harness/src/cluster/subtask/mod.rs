@@ -12,9 +12,16 @@
 //!
 //! The barrier is in-band: it is handled between two polls, so every record emitted before
 //! it reached the writer before the writer prepared its committables.
+//!
+//! Behind an exchange ([`exchanged`]) the reader's records, watermarks and barriers go out on
+//! channels to every subtask's writer instead, and the writer snapshots once barrier `c` came
+//! on all of its input channels; the acknowledgement then carries both halves.
 
+mod exchanged;
+
+use super::config::Exchange;
 use super::hooks::{Hooks, Phase};
-use super::protocol::{MasterMsg, SubtaskState};
+use super::protocol::{MasterMsg, Payload, SubtaskState};
 use super::reader_alignment::ReaderAlignment;
 use super::uplink::Uplink;
 use crate::api::{
@@ -45,6 +52,12 @@ pub(crate) enum Control {
         max_allowed: i64,
     },
     NotifyFinal(CheckpointId, oneshot::Sender<()>),
+    /// The exchange's wiring: per subtask, its task executor and attempt.
+    Wire(Vec<(usize, u64)>),
+    /// An exchange message from reader subtask `channel`.
+    Data { channel: usize, from_attempt: u64, seq: u64, payload: Payload },
+    /// Exchange credit from writer subtask `channel`.
+    Credit { channel: usize, from_attempt: u64, received: u64, window: u64 },
 }
 
 /// Cancels an attempt (the job master cancelled it, its lease ran out, or the job is over):
@@ -64,6 +77,8 @@ pub(crate) struct SubtaskSetup<Src, Snk> {
     pub hooks: Hooks,
     pub control: mpsc::UnboundedReceiver<Control>,
     pub cancel: Cancel,
+    pub exchange: Exchange,
+    pub aligned_barriers: bool,
 }
 
 impl<Src, Snk> SubtaskSetup<Src, Snk> {
@@ -108,6 +123,8 @@ struct Subtask<Src: Source, Snk: Sink> {
     alignment: Option<ReaderAlignment>,
     /// The reader tells which fetch its records came from ([`ReaderOutput`]'s `tells_fetches`).
     tells_fetches: bool,
+    /// The exchange's ends, when the job has one.
+    exchange: Option<exchanged::Exchanged>,
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -245,6 +262,16 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 .and_then(|w| w.alignment)
                 .map(|a| ReaderAlignment::new(a, now_ms())),
             tells_fetches: false,
+            exchange: setup.exchange.all_to_all().then(|| {
+                exchanged::Exchanged::new(
+                    setup.subtask,
+                    setup.attempt,
+                    &setup.endpoint,
+                    setup.exchange,
+                    setup.parallelism,
+                    setup.aligned_barriers,
+                )
+            }),
         };
         if !splits.is_empty() {
             task.track_splits(&splits);
@@ -285,7 +312,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             while let Ok(ctl) = self.control.try_recv() {
                 self.on_control(ctl).await?;
             }
-            if !self.ended && !self.stopped {
+            if !self.ended && !self.stopped && !self.backpressured() {
                 let mut out = ReaderOutput { event_time: self.watermarks.is_some(), ..ReaderOutput::default() };
                 if let Some(split) = self.current_split.take() {
                     out.split_runs.push((0, split)); // a split said in an earlier poll stays current
@@ -302,7 +329,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                         if let Some(a) = self.watermarks.as_mut().and_then(WatermarkTracker::end_of_input) {
                             self.announce(a).await?;
                         }
-                        self.writer.flush(true).await?;
+                        match self.exchange.as_mut() {
+                            Some(x) => x.out.broadcast(Payload::EndOfInput),
+                            None => self.writer.flush(true).await?,
+                        }
                         self.record(EventKind::SubtaskFinished { subtask: self.id, attempt: self.attempt });
                     }
                     InputStatus::NothingAvailable => {}
@@ -314,14 +344,20 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             let emission =
                 self.watermarks.as_ref().filter(|_| !self.ended && !self.stopped).map(|w| w.next_emission_ms());
             let report = self.alignment.as_ref().map(ReaderAlignment::next_report_ms);
-            let tick = [emission, report].into_iter().flatten().min().map(|t| t.saturating_sub(now_ms()).max(1));
+            let resend = self.exchange.as_mut().and_then(|x| {
+                x.out.flush(); // the reader has nothing more for now: what was collected goes out
+                x.out.next_resend_ms()
+            });
+            let tick =
+                [emission, report, resend].into_iter().flatten().min().map(|t| t.saturating_sub(now_ms()).max(1));
+            let reading = !self.ended && !self.stopped && !self.backpressured();
             let wake = tokio::select! {
                 biased;
                 ctl = self.control.recv() => Wake::Control(ctl),
                 // A reader that let go of its context closed this channel: a closed channel
                 // answers at once, so it is not listened to any more (it would spin).
                 req = self.requests.recv(), if self.requests_open => Wake::Request(req),
-                _ = self.reader.available(), if !self.ended && !self.stopped => Wake::Available,
+                _ = self.reader.available(), if reading => Wake::Available,
                 _ = madsim::time::sleep(Duration::from_millis(20)), if retry => Wake::RetryCommits,
                 _ = madsim::time::sleep(Duration::from_millis(tick.unwrap_or(1))), if tick.is_some() => Wake::Tick,
             };
@@ -417,13 +453,17 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         Ok(())
     }
 
-    /// Records that `records` were emitted and hands them to the writer.
+    /// Records that `records` were emitted and hands them to the writer (or the exchange).
     async fn write_records(&mut self, records: Vec<crate::record::Record>) -> Result<(), ConnectorError> {
         if records.is_empty() {
             return Ok(());
         }
         let ids = records.iter().map(|r| r.id).collect();
         self.record(EventKind::Emitted { subtask: self.id, attempt: self.attempt, ids });
+        if let Some(x) = self.exchange.as_mut() {
+            x.out.push(records);
+            return Ok(());
+        }
         for record in records {
             self.writer.write(record).await?;
         }
@@ -451,6 +491,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 drop(self.uplink.send_once(MasterMsg::ReportedWatermark { watermark }));
             }
         }
+        self.resend(now);
         Ok(())
     }
 
@@ -490,9 +531,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             splits,
             idle,
         });
-        match combined {
-            Some(w) => self.writer.write_watermark(w).await,
-            None => Ok(()),
+        match (combined, self.exchange.as_mut()) {
+            (Some(w), Some(x)) => {
+                x.out.broadcast(Payload::Watermark(w));
+                Ok(())
+            }
+            (Some(w), None) => self.writer.write_watermark(w).await,
+            (None, _) => Ok(()),
         }
     }
 
@@ -510,6 +555,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 if self.hooks.declines(self.id) {
                     self.record(EventKind::Declined { subtask: self.id, attempt: self.attempt, checkpoint: c });
                     self.uplink.send(MasterMsg::Decline { checkpoint: c, reason: "declined by the scenario".into() });
+                    if let Some(x) = self.exchange.as_mut() {
+                        x.out.broadcast(Payload::CancelBarrier(c)); // writers stop aligning it
+                    }
                 } else {
                     self.checkpoint(c, stop).await?;
                     self.stopped |= stop;
@@ -519,6 +567,16 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             Control::Aborted(c) => {
                 self.reader.notify_checkpoint_aborted(c);
                 self.writer.notify_checkpoint_aborted(c).await?;
+                self.abort_alignment(c).await?;
+            }
+            Control::Wire(peers) => self.wire(&peers),
+            Control::Data { channel, from_attempt, seq, payload } => {
+                self.receive(channel, from_attempt, seq, payload).await?
+            }
+            Control::Credit { channel, from_attempt, received, window } => {
+                if let Some(x) = self.exchange.as_mut() {
+                    x.out.on_credit(channel, from_attempt, received, window);
+                }
             }
             Control::Align { minimum, max_allowed } => {
                 if let Some(a) = self.alignment.as_mut() {
@@ -549,7 +607,29 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
         self.last_barrier = self.last_barrier.max(c);
         crash_point(&self.hooks, &self.node, self.id, Phase::AfterReaderSnapshot, c).await;
-        if !self.ended {
+        if let Some(x) = self.exchange.as_mut() {
+            // The writer's half follows once the barrier came on all of its channels.
+            x.barriers.insert(c, (splits_bytes, self.ended, stop));
+            x.out.broadcast(Payload::Barrier(c));
+            return Ok(());
+        }
+        let ended = self.ended;
+        self.snapshot_writer(c, splits_bytes, ended, ended, stop).await
+    }
+
+    /// The writer's part of checkpoint `c`, sent with the reader's split state: flush,
+    /// prepare, snapshot, acknowledge. `input_ended`: the writer's input ended before the
+    /// barrier; `finished`: the whole subtask had.
+    async fn snapshot_writer(
+        &mut self,
+        c: CheckpointId,
+        splits_bytes: Vec<u8>,
+        input_ended: bool,
+        finished: bool,
+        stop: bool,
+    ) -> Result<(), ConnectorError> {
+        let wall = |e: String| ConnectorError::fail_job(e);
+        if !input_ended {
             self.writer.flush(false).await?;
         }
         let committables = self.writer.prepare_commit(c).await?;
@@ -559,7 +639,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         let writer = super::wall::encode_checked(&self.writer.snapshot_state(c), "the writer's state").map_err(wall)?;
         let pending: Vec<(CheckpointId, Snk::Committable)> =
             self.pending.iter().map(|(c, x, _)| (*c, x.clone())).collect();
-        let state = SubtaskState { splits: splits_bytes, writer, committables: encode(&pending), finished: self.ended };
+        let state = SubtaskState { splits: splits_bytes, writer, committables: encode(&pending), finished };
         if let Some(ms) = self.hooks.snapshot_stall(self.id) {
             madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this snapshot slow
         }

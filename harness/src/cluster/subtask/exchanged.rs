@@ -1,0 +1,132 @@
+//! A subtask behind an exchange: its reader's output goes out on channels, and its writer
+//! takes input from every reader through an [`InputGate`] that aligns barriers.
+//!
+//! ```text
+//!  Trigger c: reader.snapshot ─▶ Barrier c on every channel (split state kept until ─┐
+//!  Data ─▶ gate ─▶ writer.write / write_watermark                                   │
+//!          └─ barrier c on every channel (Aligned c) ─▶ writer snapshot ─▶ Ack(c, both halves)
+//! ```
+
+use super::Subtask;
+use crate::api::{Sink, SinkWriter, Source};
+use crate::cluster::config::Exchange;
+use crate::cluster::exchange::{GateEvent, InputGate, Outbox};
+use crate::cluster::protocol::Payload;
+use crate::error::ConnectorError;
+use crate::history::{CheckpointId, EventKind};
+use crate::net::Endpoint;
+use std::collections::BTreeMap;
+
+/// The exchange's ends of one subtask attempt.
+pub(crate) struct Exchanged {
+    pub out: Outbox,
+    gate: InputGate,
+    aligned: bool,
+    /// Per barrier the reader took and the writer has not: the reader's split state,
+    /// whether the reader's input had ended, and whether the barrier stops the source.
+    pub barriers: BTreeMap<CheckpointId, (Vec<u8>, bool, bool)>,
+}
+
+impl Exchanged {
+    /// The ends of `attempt` of subtask `me`, among `parallelism`.
+    pub fn new(me: usize, attempt: u64, endpoint: &Endpoint, kind: Exchange, parallelism: usize, aligned: bool) -> Self {
+        Self {
+            out: Outbox::new(me, attempt, endpoint.clone(), kind, parallelism),
+            gate: InputGate::new(me, attempt, endpoint.clone(), parallelism, aligned),
+            aligned,
+            barriers: BTreeMap::new(),
+        }
+    }
+}
+
+impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
+    /// The reader must wait: a channel to a writer is full (or not wired yet).
+    pub(super) fn backpressured(&self) -> bool {
+        self.exchange.as_ref().is_some_and(|x| x.out.backpressured())
+    }
+
+    /// Learns where every subtask's attempt runs.
+    pub(super) fn wire(&mut self, peers: &[(usize, u64)]) {
+        if let Some(x) = self.exchange.as_mut() {
+            x.out.wire(peers);
+            x.gate.wire(peers);
+        }
+    }
+
+    /// Resends what the writers have not acknowledged in time.
+    pub(super) fn resend(&mut self, now: u64) {
+        let Some(x) = self.exchange.as_mut() else { return };
+        for (channel, first, last) in x.out.resend(now) {
+            self.record(EventKind::ExchangeResent { subtask: self.id, attempt: self.attempt, channel, first, last });
+        }
+    }
+
+    /// A message from a reader: into the gate, and on to the writer as far as alignment lets it.
+    pub(super) async fn receive(
+        &mut self,
+        channel: usize,
+        from_attempt: u64,
+        seq: u64,
+        payload: Payload,
+    ) -> Result<(), ConnectorError> {
+        let Some(x) = self.exchange.as_mut() else { return Ok(()) };
+        x.gate.receive(channel, from_attempt, seq, payload);
+        self.drain_gate().await
+    }
+
+    /// The job master aborted checkpoint `c`: the writer stops aligning it.
+    pub(super) async fn abort_alignment(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
+        let Some(x) = self.exchange.as_mut() else { return Ok(()) };
+        x.gate.abort(c);
+        self.drain_gate().await
+    }
+
+    /// Hands the writer everything the gate lets through, snapshots at each aligned barrier,
+    /// then answers the readers with credit.
+    async fn drain_gate(&mut self) -> Result<(), ConnectorError> {
+        loop {
+            let Some(x) = self.exchange.as_mut() else { return Ok(()) };
+            let Some(event) = x.gate.next() else {
+                x.gate.send_credits();
+                return Ok(());
+            };
+            match event {
+                GateEvent::Records(records) => {
+                    for record in records {
+                        self.writer.write(record).await?;
+                    }
+                }
+                GateEvent::Watermark(w) => self.writer.write_watermark(w).await?,
+                GateEvent::Blocked { channel, checkpoint } => self.record(EventKind::ChannelBlocked {
+                    subtask: self.id,
+                    attempt: self.attempt,
+                    channel,
+                    checkpoint,
+                }),
+                GateEvent::AlignmentAborted(checkpoint) => {
+                    x.barriers.remove(&checkpoint);
+                    self.record(EventKind::AlignmentAborted { subtask: self.id, attempt: self.attempt, checkpoint });
+                }
+                GateEvent::EndOfInput => self.writer.flush(true).await?,
+                GateEvent::Aligned(c) => {
+                    let aligned = x.aligned;
+                    let input_ended = x.gate.ended();
+                    // Barriers before `c` that never aligned here are over.
+                    let mut later = x.barriers.split_off(&c);
+                    let own = later.remove(&c);
+                    x.barriers = later;
+                    self.record(EventKind::BarrierAligned {
+                        subtask: self.id,
+                        attempt: self.attempt,
+                        checkpoint: c,
+                        aligned,
+                    });
+                    // The reader's own barrier `c` came through its own channel, so its half is here.
+                    if let Some((splits, reader_ended, stop)) = own {
+                        self.snapshot_writer(c, splits, input_ended, reader_ended && input_ended, stop).await?;
+                    }
+                }
+            }
+        }
+    }
+}
