@@ -9,6 +9,7 @@ use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetu
 use connectors_under_test::{
     FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup, UpsertSinkSetup,
 };
+use connsim::cluster::Exchange;
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::{Outcome, Pipeline, RunReport, Runner, Testbed};
@@ -39,10 +40,22 @@ fn target<T: Testbed>(
     expect: Option<&'static str>,
     make: impl Fn() -> T + 'static,
 ) -> Target {
+    target_over(name, failover, Exchange::Forward, expect, make)
+}
+
+/// A target whose readers send to its writers over `exchange`.
+fn target_over<T: Testbed>(
+    name: &str,
+    failover: FailoverStrategy,
+    exchange: Exchange,
+    expect: Option<&'static str>,
+    make: impl Fn() -> T + 'static,
+) -> Target {
     let make = std::rc::Rc::new(make);
     let again = make.clone();
+    let over = if exchange == Exchange::Forward { String::new() } else { format!(" over {exchange:?}") };
     Target {
-        name: format!("{name} [{failover:?}, {} at once]", checkpoints_at_once(failover)),
+        name: format!("{name}{over} [{failover:?}, {} at once]", checkpoints_at_once(failover)),
         testbed: make().name(),
         replay: Box::new(move |case| case.replay(&Runner::new(again()))),
         expect_failed_check: expect,
@@ -52,6 +65,7 @@ fn target<T: Testbed>(
             r.jobs(jobs).configure(|c| {
                 c.job.failover = failover;
                 c.job.max_concurrent_checkpoints = checkpoints_at_once(failover);
+                c.job.exchange = exchange;
             });
             // Consecutive runs keep the seeds of a shard together.
             for chunk in seeds.chunk_by(|a, b| b == &(a + 1)) {
@@ -105,6 +119,12 @@ pub fn all() -> Vec<Target> {
         t.push(target("log-source (offset 20, paced) -> txn-log-sink", f, None, move || {
             let source = LogSourceSetup::bounded(8, 5000).paced(1_000).starting(LogStart::Offset(20), 20);
             Pipeline(source, TxnLogSinkSetup { partitions: 4 })
+        }));
+        t.push(target_over("log-source -> txn-log-sink", f, Exchange::Rebalance, None, move || {
+            Pipeline(log(), TxnLogSinkSetup { partitions: 4 })
+        }));
+        t.push(target_over("unbounded log-source (event time) -> file-sink", f, Exchange::KeyBy, None, move || {
+            Pipeline(LogSourceSetup::unbounded(6, 5000, 2).with_watermarks(LOG_WATERMARKS), FileSinkSetup)
         }));
     }
     t.push(target("mutant: premature commit", Region, Some("no-premature-visibility"), move || {

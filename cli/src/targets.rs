@@ -4,6 +4,7 @@
 use connectors_under_test::contexts;
 use connectors_under_test::mutants::*;
 use connectors_under_test::BarrierMode;
+use connsim::cluster::Exchange;
 use connsim_scenarios::suites::{self, Suite};
 
 /// One entry: a suite over one connector (or pair).
@@ -47,6 +48,15 @@ pub fn all() -> Vec<Target> {
         target("upsert-sink (idempotent)", "sink", None, || suites::sink(upsert_sink())),
         target("log-source -> txn-log-sink", "pipeline", None, || suites::pipeline(log_source(), txn_log_sink())),
         target("log-source -> file-sink", "pipeline", None, || suites::pipeline(log_source(), file_sink())),
+        target("log-source -> txn-log-sink (rebalance)", "pipeline", None, || {
+            suites::pipeline(log_source(), txn_log_sink()).exchange(Exchange::Rebalance)
+        }),
+        target("log-source -> file-sink (key-by)", "pipeline", None, || {
+            suites::pipeline(log_source(), file_sink()).exchange(Exchange::KeyBy)
+        }),
+        target("mutant (runtime): writer snapshots at the first barrier", "pipeline", Some("no-loss"), || {
+            suites::pipeline(log_source(), txn_log_sink()).exchange(Exchange::Rebalance).unaligned_barriers()
+        }),
         target("mutant: ignores add_splits_back", "source", Some("no-loss"), || {
             suites::source(log_source_with("ignores-splits-back", IgnoresSplitsBackSetup))
         }),

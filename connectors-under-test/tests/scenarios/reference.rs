@@ -2,6 +2,7 @@
 
 use crate::pinned;
 use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
+use connsim::cluster::Exchange;
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::run::{Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
 use connsim_scenarios::Scenario;
@@ -10,8 +11,21 @@ use connsim_scenarios::Scenario;
 const SEEDS: u64 = 20;
 
 fn run<A: SourceSetup, B: SinkSetup>(scenario: &Scenario, source: A, sink: B, failover: FailoverStrategy) -> RunReport {
+    run_over(scenario, source, sink, failover, Exchange::Forward)
+}
+
+fn run_over<A: SourceSetup, B: SinkSetup>(
+    scenario: &Scenario,
+    source: A,
+    sink: B,
+    failover: FailoverStrategy,
+    exchange: Exchange,
+) -> RunReport {
     let mut runner = Runner::new(Pipeline(source, sink));
-    runner.seeds(SEEDS).configure(|c| c.job.failover = failover);
+    runner.seeds(SEEDS).configure(|c| {
+        c.job.failover = failover;
+        c.job.exchange = exchange;
+    });
     let outcome = scenario.run(&mut runner);
     outcome.assert_ok();
     println!("{} ({failover:?}): {}", scenario.name, outcome.outcome.summary());
@@ -109,4 +123,22 @@ fn combinators() {
 #[test]
 fn workload() {
     snapshot("workload", everywhere(pinned::workload(), false));
+}
+
+/// Behind a rebalance exchange: the timeline shows writers holding back channels that
+/// delivered a barrier until every channel had, then snapshotting.
+#[test]
+fn checkpoints_over_a_rebalance() {
+    let scenario = pinned::checkpoints();
+    let source = || LogSourceSetup::bounded(8, 5000);
+    let mut pinned = None;
+    for failover in [Region, Global] {
+        run_over(&scenario, source(), FileSinkSetup, failover, Exchange::Rebalance);
+        let r = run_over(&scenario, source(), TxnLogSinkSetup { partitions: 4 }, failover, Exchange::Rebalance);
+        pinned.get_or_insert(r);
+    }
+    let report = pinned.expect("ran");
+    let text = report.to_string();
+    assert!(text.contains("channel_blocked") && text.contains("barrier_aligned"), "{text}");
+    snapshot("checkpoints_over_a_rebalance", report);
 }

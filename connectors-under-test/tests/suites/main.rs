@@ -4,6 +4,7 @@
 
 mod alignment;
 mod event_time;
+mod exchange;
 mod mutants;
 mod pacing;
 mod reference;

@@ -116,3 +116,14 @@ fn a_case_the_context_cannot_support_is_skipped_visibly() {
     assert_eq!(outcome.seeds(), 0);
     outcome.assert_ok(); // a skip is not a failure
 }
+
+/// The pipeline suite with records crossing the network: every reader sends to every
+/// writer, and writers align barriers.
+#[test]
+fn log_source_to_txn_log_sink_passes_the_pipeline_suite_over_each_exchange() {
+    use connsim::cluster::Exchange;
+    for exchange in [Exchange::Rebalance, Exchange::KeyBy] {
+        check(suites::pipeline(contexts::log_source(), contexts::txn_log_sink()).exchange(exchange));
+        check(suites::pipeline(contexts::log_source(), contexts::file_sink()).exchange(exchange));
+    }
+}

@@ -121,6 +121,9 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
                 | EventKind::LeaseExpired { .. }
                 | EventKind::Paused { .. }
                 | EventKind::OutOfRange { .. }
+                | EventKind::ChannelBlocked { .. }
+                | EventKind::BarrierAligned { .. }
+                | EventKind::AlignmentAborted { .. }
         );
         if notable || bad.contains(&i) {
             let mark = if bad.contains(&i) { " <== first bad event" } else { "" };

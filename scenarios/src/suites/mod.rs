@@ -33,6 +33,7 @@ use crate::block::Block;
 use crate::generate::{self, Generator};
 use crate::replay::CaseFile;
 use crate::scenario::Scenario;
+use connsim::cluster::Exchange;
 use connsim::api::DeliveryGuarantee;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::run::{
@@ -70,6 +71,10 @@ struct Settings {
     first: Option<Block>,
     /// Checkpoints pending at once in every case, instead of each case's own.
     concurrent_checkpoints: Option<usize>,
+    /// The exchange between readers and writers in every case (chained when unset).
+    exchange: Option<Exchange>,
+    /// Writers behind the exchange snapshot at the first barrier (connsim's own tests).
+    unaligned: bool,
 }
 
 /// A named list of cases for one connector (or pair).
@@ -182,6 +187,10 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
         c.job.parallelism = spec.parallelism;
         c.job.failover = spec.failover;
         c.job.max_concurrent_checkpoints = settings.concurrent_checkpoints.unwrap_or(spec.concurrent_checkpoints);
+        if let Some(exchange) = settings.exchange {
+            c.job.exchange = exchange;
+        }
+        c.job.aligned_barriers = !settings.unaligned;
     });
     runner.first_seed(settings.first_seed).seeds(settings.seeds);
     let mut result = CaseResult::new(name);
@@ -328,6 +337,8 @@ impl Suite {
             without: None,
             first: None,
             concurrent_checkpoints: None,
+            exchange: None,
+            unaligned: false,
         };
         Self { name, cases, settings, filter, fail_fast: false }
     }
@@ -373,6 +384,25 @@ impl Suite {
     /// `1` (the case then misses its own marks, so it still counts as failed).
     pub fn concurrent_checkpoints(mut self, n: usize) -> Self {
         self.settings.concurrent_checkpoints = Some(n);
+        self
+    }
+
+    /// Runs every case with `exchange` between the readers and the writers instead of
+    /// chaining them: records, watermarks and barriers cross the network, writers align
+    /// barriers, and a failure anywhere restarts every subtask (one failover region).
+    pub fn exchange(mut self, exchange: Exchange) -> Self {
+        self.settings.exchange = Some(exchange);
+        if exchange != Exchange::Forward {
+            self.name = format!("{} over a {exchange:?} exchange", self.name);
+        }
+        self
+    }
+
+    /// Writers behind the exchange snapshot at the first barrier instead of aligning: a
+    /// broken runtime, for showing that the suites catch it (connsim's own tests).
+    pub fn unaligned_barriers(mut self) -> Self {
+        self.settings.unaligned = true;
+        self.name = format!("{} with unaligned barriers", self.name);
         self
     }
 

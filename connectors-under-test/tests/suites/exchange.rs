@@ -1,0 +1,24 @@
+//! Behind an exchange: a writer that snapshots at the first barrier, instead of once the
+//! barrier came on every channel, puts records of slower channels into the next
+//! checkpoint; their readers' positions are already past them, so a failover in between
+//! loses them. With a single split only one channel carries records, and nothing is lost.
+
+use connectors_under_test::contexts;
+use connsim::cluster::Exchange;
+use connsim_scenarios::suites::{self, Suite};
+
+fn unaligned() -> Suite {
+    suites::pipeline(contexts::log_source(), contexts::txn_log_sink()).exchange(Exchange::Rebalance).unaligned_barriers()
+}
+
+#[test]
+fn a_writer_snapshotting_at_the_first_barrier_loses_records() {
+    let outcome = unaligned().only("task failure mid-stream (region)").seeds(20).run();
+    let (case, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
+    assert_eq!(case, "task failure mid-stream (region)");
+    assert_eq!(report.failed_checks(), ["no-loss"], "{report}");
+    assert!(report.marks.iter().any(|m| m == "restore-from-checkpoint"), "{report}");
+    // It needs records on more than one channel.
+    let single = unaligned().only("single split").seeds(20).run();
+    single.assert_ok();
+}
