@@ -8,7 +8,9 @@ use connsim::cluster::Exchange;
 use connsim_scenarios::suites::{self, Suite};
 
 fn unaligned() -> Suite {
-    suites::pipeline(contexts::log_source(), contexts::txn_log_sink()).exchange(Exchange::Rebalance).unaligned_barriers()
+    suites::pipeline(contexts::log_source(), contexts::txn_log_sink())
+        .exchange(Exchange::Rebalance)
+        .unaligned_barriers()
 }
 
 #[test]

@@ -20,7 +20,10 @@ pub fn check(f: &RunFacts) -> Verdict {
     if f.exchange.all_to_all() {
         return Verdict::pass(
             "per-split-order",
-            format!("not checked: records cross a {:?} exchange, so a split's records go to several writers", f.exchange),
+            format!(
+                "not checked: records cross a {:?} exchange, so a split's records go to several writers",
+                f.exchange
+            ),
         );
     }
     let rescaled =

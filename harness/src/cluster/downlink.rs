@@ -63,6 +63,19 @@ impl Downlink {
                             return;
                         }
                     }
+                    ToTask::Wire { .. } => {
+                        // Retried until answered, as it is the same for the attempt every time.
+                        loop {
+                            match endpoint.call::<_, bool>(&te, kind, &msg, Duration::from_millis(50)).await {
+                                Ok(true) => break,
+                                Ok(false) => {
+                                    let _ = report.send(DownlinkReport::Undeliverable { subtask, attempt, kind });
+                                    return;
+                                }
+                                Err(_) => madsim::time::sleep(Duration::from_millis(20)).await,
+                            }
+                        }
+                    }
                     ToTask::NotifyFinal { checkpoint, .. } => {
                         // Retried until answered: the task executor only accepts it for the
                         // attempt it runs, and committing is idempotent.

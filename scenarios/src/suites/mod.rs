@@ -33,8 +33,8 @@ use crate::block::Block;
 use crate::generate::{self, Generator};
 use crate::replay::CaseFile;
 use crate::scenario::Scenario;
-use connsim::cluster::Exchange;
 use connsim::api::DeliveryGuarantee;
+use connsim::cluster::Exchange;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::run::{
     declared_guarantee, sink_systems_with, source_systems_with, Pipeline, RunReport, Runner, SinkSetup, SourceSetup,

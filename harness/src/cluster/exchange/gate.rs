@@ -6,7 +6,7 @@ use crate::cluster::protocol::{task_executor, Addressed, Payload, ToTask};
 use crate::history::CheckpointId;
 use crate::net::Endpoint;
 use crate::record::Record;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 /// What the writer's side gets from the gate, in order.
 #[derive(Debug)]
@@ -53,6 +53,8 @@ pub(crate) struct InputGate {
     aligning: Option<CheckpointId>,
     /// Barriers up to this checkpoint are over (aligned or given up): late ones are ignored.
     done: CheckpointId,
+    /// Newer checkpoints the job master aborted: their barriers are ignored too.
+    aborted: BTreeSet<CheckpointId>,
     watermark: Option<i64>,
     ended: bool,
     out: VecDeque<GateEvent>,
@@ -80,6 +82,7 @@ impl InputGate {
             aligned,
             aligning: None,
             done: 0,
+            aborted: BTreeSet::new(),
             watermark: None,
             ended: false,
             out: VecDeque::new(),
@@ -141,13 +144,13 @@ impl InputGate {
                     }
                 }
                 Payload::Barrier(cp) => self.barrier(c, cp),
-                Payload::CancelBarrier(cp) => self.abort(cp),
+                Payload::CancelBarrier(cp) => self.cancel(cp),
             }
         }
     }
 
     fn barrier(&mut self, channel: usize, cp: CheckpointId) {
-        if cp <= self.done || self.aligning.is_some_and(|a| cp < a) {
+        if cp <= self.done || self.aborted.contains(&cp) || self.aligning.is_some_and(|a| cp < a) {
             return; // a barrier whose alignment is over, or older than the one under way
         }
         if let Some(a) = self.aligning.filter(|a| cp > *a) {
@@ -164,24 +167,40 @@ impl InputGate {
             self.release();
             self.aligning = None;
             self.done = cp;
+            self.aborted.retain(|a| *a > cp);
             self.out.push_back(GateEvent::Aligned(cp));
         } else {
             self.out.push_back(GateEvent::Blocked { channel, checkpoint: cp });
         }
     }
 
-    /// Gives up aligning `cp` (declined by a sender, or aborted by the job master).
-    pub fn abort(&mut self, cp: CheckpointId) {
-        if self.aligning == Some(cp) {
-            self.give_up(cp);
+    /// A sender declined `cp`: that channel will carry no barrier `cp`, and, being in
+    /// order, none of an older checkpoint either, so no alignment up to `cp` can complete.
+    fn cancel(&mut self, cp: CheckpointId) {
+        if let Some(a) = self.aligning.filter(|a| *a <= cp) {
+            self.give_up(a);
         }
         self.done = self.done.max(cp);
+    }
+
+    /// The job master aborted `cp`: its alignment is given up; an older checkpoint's, under
+    /// way or still to come, is not (with checkpoints overlapping it may still complete).
+    pub fn abort(&mut self, cp: CheckpointId) {
+        if cp <= self.done {
+            return;
+        }
+        if self.aligning == Some(cp) {
+            self.give_up(cp);
+        } else {
+            self.aborted.insert(cp);
+        }
     }
 
     fn give_up(&mut self, cp: CheckpointId) {
         self.release();
         self.aligning = None;
         self.done = self.done.max(cp);
+        self.aborted.retain(|a| *a > cp);
         self.out.push_back(GateEvent::AlignmentAborted(cp));
     }
 

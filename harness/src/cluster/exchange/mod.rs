@@ -26,5 +26,8 @@ pub(crate) use outbox::Outbox;
 pub(crate) const WINDOW: u64 = 4;
 /// Records a sender collects for one channel before it sends them (one network buffer).
 pub(crate) const BUFFER_RECORDS: usize = 16;
+/// A sender sends collected records at least this often (virtual ms) while its reader
+/// keeps producing (Flink's buffer timeout).
+pub(crate) const FLUSH_MS: u64 = 10;
 /// A sender with unacknowledged messages and no progress for this long sends again.
 pub(crate) const RESEND_AFTER_MS: u64 = 20;

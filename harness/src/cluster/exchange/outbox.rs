@@ -1,6 +1,6 @@
 //! The sending end of an exchange: one channel to every writer subtask.
 
-use super::{BUFFER_RECORDS, RESEND_AFTER_MS, WINDOW};
+use super::{BUFFER_RECORDS, FLUSH_MS, RESEND_AFTER_MS, WINDOW};
 use crate::cluster::config::Exchange;
 use crate::cluster::protocol::{task_executor, Addressed, Payload, ToTask};
 use crate::net::Endpoint;
@@ -37,6 +37,8 @@ pub(crate) struct Outbox {
     channels: Vec<Channel>,
     /// The channel the next rebalanced record goes to.
     next: usize,
+    /// Virtual time (ms) collected records were last sent.
+    flushed_ms: u64,
 }
 
 impl Outbox {
@@ -44,7 +46,7 @@ impl Outbox {
     pub fn new(me: usize, attempt: u64, endpoint: Endpoint, kind: Exchange, parallelism: usize) -> Self {
         let channels = (0..parallelism).map(|_| Channel { next_seq: 1, limit: WINDOW, ..Channel::default() }).collect();
         // Senders start their round robin at different writers, as Flink's rebalance does.
-        Self { me, attempt, endpoint, kind, peers: None, channels, next: me % parallelism.max(1) }
+        Self { me, attempt, endpoint, kind, peers: None, channels, next: me % parallelism.max(1), flushed_ms: 0 }
     }
 
     /// Learns where every writer runs; sends what waited for it.
@@ -93,8 +95,21 @@ impl Outbox {
         self.pump(crate::net::now().as_millis() as u64);
     }
 
+    /// Sends collected records at least every [`FLUSH_MS`] while the reader keeps
+    /// producing (Flink's buffer timeout), and anything due for resending.
+    pub fn on_poll(&mut self, now: u64) -> Vec<(usize, u64, u64)> {
+        if now >= self.flushed_ms + FLUSH_MS {
+            self.flush();
+        }
+        match self.next_resend_ms() {
+            Some(due) if due <= now => self.resend(now),
+            _ => Vec::new(),
+        }
+    }
+
     /// Sends every collected record (the reader has nothing more for now).
     pub fn flush(&mut self) {
+        self.flushed_ms = crate::net::now().as_millis() as u64;
         for ch in &mut self.channels {
             if !ch.buffer.is_empty() {
                 let batch = std::mem::take(&mut ch.buffer);
@@ -144,8 +159,9 @@ impl Outbox {
     }
 
     /// Sends again what was not acknowledged in time; with no credit left, the oldest
-    /// message probes for it (its credit may have been lost). Returns, per channel resent
-    /// on, the first and last message resent.
+    /// message probes for it (its credit may have been lost, or the writer is full).
+    /// Returns, per channel, the first and last message sent again that had been sent
+    /// before (a probe alone is not a resend).
     pub fn resend(&mut self, now: u64) -> Vec<(usize, u64, u64)> {
         let mut resent = Vec::new();
         let Some(peers) = &self.peers else { return resent };
@@ -157,7 +173,9 @@ impl Outbox {
             for (seq, payload) in ch.queue.iter().take_while(|(seq, _)| *seq <= upto) {
                 send(&self.endpoint, peers[c], c, self.me, self.attempt, *seq, payload);
             }
-            resent.push((c, ch.acked + 1, upto));
+            if ch.sent > ch.acked {
+                resent.push((c, ch.acked + 1, ch.sent));
+            }
             ch.sent = upto;
             ch.progress_ms = now;
         }

@@ -29,7 +29,14 @@ pub(crate) struct Exchanged {
 
 impl Exchanged {
     /// The ends of `attempt` of subtask `me`, among `parallelism`.
-    pub fn new(me: usize, attempt: u64, endpoint: &Endpoint, kind: Exchange, parallelism: usize, aligned: bool) -> Self {
+    pub fn new(
+        me: usize,
+        attempt: u64,
+        endpoint: &Endpoint,
+        kind: Exchange,
+        parallelism: usize,
+        aligned: bool,
+    ) -> Self {
         Self {
             out: Outbox::new(me, attempt, endpoint.clone(), kind, parallelism),
             gate: InputGate::new(me, attempt, endpoint.clone(), parallelism, aligned),
@@ -56,7 +63,20 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// Resends what the writers have not acknowledged in time.
     pub(super) fn resend(&mut self, now: u64) {
         let Some(x) = self.exchange.as_mut() else { return };
-        for (channel, first, last) in x.out.resend(now) {
+        let resent = x.out.resend(now);
+        self.record_resent(resent);
+    }
+
+    /// Between two polls of a busy reader: collected records go out now and then, and
+    /// what is due for resending is resent.
+    pub(super) fn exchange_poll(&mut self, now: u64) {
+        let Some(x) = self.exchange.as_mut() else { return };
+        let resent = x.out.on_poll(now);
+        self.record_resent(resent);
+    }
+
+    fn record_resent(&self, resent: Vec<(usize, u64, u64)>) {
+        for (channel, first, last) in resent {
             self.record(EventKind::ExchangeResent { subtask: self.id, attempt: self.attempt, channel, first, last });
         }
     }

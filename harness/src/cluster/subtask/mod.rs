@@ -55,9 +55,19 @@ pub(crate) enum Control {
     /// The exchange's wiring: per subtask, its task executor and attempt.
     Wire(Vec<(usize, u64)>),
     /// An exchange message from reader subtask `channel`.
-    Data { channel: usize, from_attempt: u64, seq: u64, payload: Payload },
+    Data {
+        channel: usize,
+        from_attempt: u64,
+        seq: u64,
+        payload: Payload,
+    },
     /// Exchange credit from writer subtask `channel`.
-    Credit { channel: usize, from_attempt: u64, received: u64, window: u64 },
+    Credit {
+        channel: usize,
+        from_attempt: u64,
+        received: u64,
+        window: u64,
+    },
 }
 
 /// Cancels an attempt (the job master cancelled it, its lease ran out, or the job is over):
@@ -102,8 +112,8 @@ struct Subtask<Src: Source, Snk: Sink> {
     /// Committables not yet committed, with the checkpoint that prepared them and retry counts.
     pending: Vec<(CheckpointId, Snk::Committable, u32)>,
     last_completed: CheckpointId,
-    /// The newest barrier this attempt took (0: none yet).
-    last_barrier: CheckpointId,
+    /// The newest checkpoint this attempt's writer prepared (0: none yet).
+    last_prepared: CheckpointId,
     /// The sink commits through a global committer on the job master: committables are
     /// handed over in acks and dropped here once their checkpoint completed.
     global: bool,
@@ -245,7 +255,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             committer,
             pending: committables.into_iter().map(|(c, x)| (c, x, 0)).collect(),
             last_completed: restored_cp,
-            last_barrier: 0,
+            last_prepared: 0,
             global: setup.sink.has_global_committer(),
             ended: false,
             stopped: false,
@@ -312,6 +322,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             while let Ok(ctl) = self.control.try_recv() {
                 self.on_control(ctl).await?;
             }
+            self.exchange_poll(now_ms());
             if !self.ended && !self.stopped && !self.backpressured() {
                 let mut out = ReaderOutput { event_time: self.watermarks.is_some(), ..ReaderOutput::default() };
                 if let Some(split) = self.current_split.take() {
@@ -605,7 +616,6 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             super::wall::round_trip(&self.reader.snapshot_state(c), "the reader's split state").map_err(wall)?;
         let ids = splits.iter().map(Split::id).collect();
         self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
-        self.last_barrier = self.last_barrier.max(c);
         crash_point(&self.hooks, &self.node, self.id, Phase::AfterReaderSnapshot, c).await;
         if let Some(x) = self.exchange.as_mut() {
             // The writer's half follows once the barrier came on all of its channels.
@@ -634,6 +644,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         }
         let committables = self.writer.prepare_commit(c).await?;
         let (_, committables) = super::wall::round_trip(&committables, "the writer's committables").map_err(wall)?;
+        self.last_prepared = self.last_prepared.max(c);
         crash_point(&self.hooks, &self.node, self.id, Phase::AfterPrepareCommit, c).await;
         self.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
         let writer = super::wall::encode_checked(&self.writer.snapshot_state(c), "the writer's state").map_err(wall)?;
@@ -659,8 +670,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     }
 
     async fn completed(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
-        if self.last_barrier > c {
-            let barrier = self.last_barrier;
+        if self.last_prepared > c {
+            let barrier = self.last_prepared;
             self.record(EventKind::LateNotification {
                 subtask: self.id,
                 attempt: self.attempt,
