@@ -95,6 +95,9 @@ pub enum EventKind {
     /// Behind an exchange: the alignment of `checkpoint` was given up (a reader declined it, a
     /// newer barrier came first, or the job master aborted it); held-back channels go on.
     AlignmentAborted { subtask: usize, attempt: u64, checkpoint: CheckpointId },
+    /// Behind an exchange: the reader stopped because its channel to writer `channel` holds as
+    /// many messages as the writer has room for (recorded the first time, per attempt).
+    Backpressured { subtask: usize, attempt: u64, channel: usize },
     /// Behind an exchange: messages `first..=last` on the channel to writer `channel` were
     /// not acknowledged in time and were sent again.
     ExchangeResent { subtask: usize, attempt: u64, channel: usize, first: u64, last: u64 },

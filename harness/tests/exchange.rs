@@ -22,7 +22,14 @@ fn run(exchange: Exchange, aligned: bool, failover: FailoverStrategy, seeds: u64
 fn rebalance_with_aligned_barriers_passes_under_faults() {
     let out = run(Exchange::Rebalance, true, FailoverStrategy::Region, 40);
     out.assert_ok();
-    out.assert_reached(&["channel-blocked", "exchange-resent", "restore-from-checkpoint", "failover:region"]);
+    out.assert_reached(&[
+        "channel-blocked",
+        "exchange-resent",
+        "backpressure",
+        "alignment-aborted",
+        "restore-from-checkpoint",
+        "failover:region",
+    ]);
 }
 
 #[test]

@@ -64,6 +64,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("split-resumed", "watermark alignment resumed a paused split once the group's minimum caught up"),
     ("channel-blocked", "behind an exchange, a writer held back an input channel that delivered a barrier until every channel had (barrier alignment)"),
     ("alignment-aborted", "behind an exchange, a writer gave up aligning a checkpoint (a reader declined it, a newer barrier came first, or it was aborted)"),
+    ("backpressure", "behind an exchange, a reader stopped because a writer had no room for more (its channel was full)"),
     ("exchange-resent", "behind an exchange, a reader sent messages again that a writer had not acknowledged in time (lost or delayed)"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
@@ -226,6 +227,9 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             }
             EventKind::AlignmentAborted { .. } => {
                 marks.insert("alignment-aborted");
+            }
+            EventKind::Backpressured { .. } => {
+                marks.insert("backpressure");
             }
             EventKind::ExchangeResent { .. } => {
                 marks.insert("exchange-resent");

@@ -2,9 +2,8 @@
 //! alignment across them.
 
 use super::WINDOW;
-use crate::cluster::protocol::{task_executor, Addressed, Payload, ToTask};
+use crate::cluster::protocol::{Addressed, Payload, ToTask};
 use crate::history::CheckpointId;
-use crate::net::Endpoint;
 use crate::record::Record;
 use std::collections::{BTreeSet, VecDeque};
 
@@ -43,7 +42,6 @@ struct Channel {
 pub(crate) struct InputGate {
     me: usize,
     attempt: u64,
-    endpoint: Endpoint,
     /// Per reader subtask: the task executor it runs on and its attempt (none until wired).
     peers: Option<Vec<(usize, u64)>>,
     channels: Vec<Channel>,
@@ -62,7 +60,7 @@ pub(crate) struct InputGate {
 
 impl InputGate {
     /// The receiving end of subtask `me`'s attempt, from `parallelism` readers.
-    pub fn new(me: usize, attempt: u64, endpoint: Endpoint, parallelism: usize, aligned: bool) -> Self {
+    pub fn new(me: usize, attempt: u64, parallelism: usize, aligned: bool) -> Self {
         let channels = (0..parallelism)
             .map(|_| Channel {
                 expected: 1,
@@ -76,7 +74,6 @@ impl InputGate {
         Self {
             me,
             attempt,
-            endpoint,
             peers: None,
             channels,
             aligned,
@@ -213,9 +210,11 @@ impl InputGate {
         }
     }
 
-    /// Answers every channel owed credit: what arrived in order, and how much more fits.
-    pub fn send_credits(&mut self) {
-        let Some(peers) = &self.peers else { return };
+    /// Credit for every channel owed it: what arrived in order, and how much more fits; each
+    /// with the task executor its reader runs on.
+    pub fn credits(&mut self) -> Vec<(usize, Addressed)> {
+        let Some(peers) = &self.peers else { return Vec::new() };
+        let mut credits = Vec::new();
         for (c, ch) in self.channels.iter_mut().enumerate().filter(|(_, ch)| ch.owes_credit) {
             ch.owes_credit = false;
             let msg = ToTask::Credit {
@@ -225,8 +224,143 @@ impl InputGate {
                 received: ch.expected - 1,
                 window: WINDOW.saturating_sub(ch.buffer.len() as u64),
             };
-            let kind = msg.kind();
-            self.endpoint.send(&task_executor(peers[c].0), kind, &Addressed { subtask: c, msg });
+            credits.push((peers[c].0, Addressed { subtask: c, msg }));
         }
+        credits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::RecordId;
+
+    const PEERS: [(usize, u64); 3] = [(0, 10), (1, 20), (2, 30)];
+
+    fn gate(aligned: bool) -> InputGate {
+        let mut g = InputGate::new(0, 10, 3, aligned);
+        g.wire(&PEERS);
+        g
+    }
+
+    fn record(id: u64) -> Payload {
+        Payload::Records(vec![Record { id: RecordId(id), key: id, event_time_ms: 0, payload: Vec::new() }])
+    }
+
+    /// Hands channel `c` its next message in order.
+    fn send(g: &mut InputGate, c: usize, payload: Payload) {
+        let seq = g.channels[c].expected;
+        g.receive(c, PEERS[c].1, seq, payload);
+    }
+
+    fn drain(g: &mut InputGate) -> Vec<String> {
+        std::iter::from_fn(|| g.next())
+            .map(|e| match e {
+                GateEvent::Records(r) => format!("r{}", r[0].id.0),
+                GateEvent::Watermark(w) => format!("w{w}"),
+                GateEvent::Blocked { channel, checkpoint } => format!("blocked {channel}@{checkpoint}"),
+                GateEvent::Aligned(c) => format!("aligned {c}"),
+                GateEvent::AlignmentAborted(c) => format!("aborted {c}"),
+                GateEvent::EndOfInput => "end".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_channel_that_delivered_the_barrier_waits_for_the_others() {
+        let mut g = gate(true);
+        send(&mut g, 0, Payload::Barrier(1));
+        send(&mut g, 0, record(1)); // after the barrier: belongs to checkpoint 2
+        send(&mut g, 1, record(2));
+        assert_eq!(drain(&mut g), ["blocked 0@1", "r2"]);
+        send(&mut g, 1, Payload::Barrier(1));
+        send(&mut g, 2, Payload::Barrier(1));
+        assert_eq!(drain(&mut g), ["blocked 1@1", "aligned 1", "r1"]);
+    }
+
+    #[test]
+    fn unaligned_writers_snapshot_at_the_first_barrier() {
+        let mut g = gate(false);
+        send(&mut g, 0, Payload::Barrier(1));
+        send(&mut g, 0, record(1));
+        send(&mut g, 1, record(2));
+        send(&mut g, 1, Payload::Barrier(1));
+        assert_eq!(drain(&mut g), ["aligned 1", "r1", "r2"]);
+    }
+
+    #[test]
+    fn an_aborted_newer_checkpoint_leaves_the_older_alignment_alone() {
+        let mut g = gate(true);
+        send(&mut g, 0, Payload::Barrier(5));
+        assert_eq!(drain(&mut g), ["blocked 0@5"]);
+        g.abort(6); // declined elsewhere while 5 is still aligning here
+        send(&mut g, 1, Payload::Barrier(5));
+        send(&mut g, 2, Payload::Barrier(5));
+        assert_eq!(drain(&mut g), ["blocked 1@5", "aligned 5"]);
+        for c in 0..3 {
+            send(&mut g, c, Payload::Barrier(6)); // its barriers are ignored
+        }
+        send(&mut g, 0, Payload::Barrier(7));
+        assert_eq!(drain(&mut g), ["blocked 0@7"]);
+    }
+
+    #[test]
+    fn an_abort_before_any_barrier_spares_older_checkpoints() {
+        let mut g = gate(true);
+        g.abort(6);
+        for c in 0..3 {
+            send(&mut g, c, Payload::Barrier(5));
+        }
+        assert_eq!(drain(&mut g), ["blocked 0@5", "blocked 1@5", "aligned 5"]);
+    }
+
+    #[test]
+    fn a_cancel_marker_or_a_newer_barrier_ends_the_alignment() {
+        let mut g = gate(true);
+        send(&mut g, 0, Payload::Barrier(1));
+        send(&mut g, 0, record(1));
+        send(&mut g, 1, Payload::CancelBarrier(1));
+        assert_eq!(drain(&mut g), ["blocked 0@1", "aborted 1", "r1"]);
+        send(&mut g, 2, Payload::Barrier(1)); // late: ignored
+        send(&mut g, 0, Payload::Barrier(2));
+        send(&mut g, 1, Payload::Barrier(3)); // its reader never took 2
+        assert_eq!(drain(&mut g), ["blocked 0@2", "aborted 2", "blocked 1@3"]);
+    }
+
+    #[test]
+    fn messages_out_of_order_or_from_another_attempt_are_dropped() {
+        let mut g = gate(true);
+        g.receive(0, 99, 1, record(1)); // another attempt of reader 0
+        g.receive(1, 20, 2, record(2)); // a gap: message 1 was lost
+        assert!(drain(&mut g).is_empty());
+        g.receive(1, 20, 1, record(3));
+        g.receive(1, 20, 1, record(3)); // a repeat
+        g.receive(1, 20, 2, record(4));
+        assert_eq!(drain(&mut g), ["r3", "r4"]);
+        let credits = g.credits();
+        assert_eq!(credits.len(), 1, "another attempt's message is not answered: {credits:?}");
+        assert_eq!(credits[0].0, 1, "to reader 1's task executor");
+        assert!(matches!(credits[0].1.msg, ToTask::Credit { received: 2, attempt: 20, .. }), "{:?}", credits[0].1);
+        g.receive(1, 20, 1, record(3)); // a repeat after the credit: answered again
+        assert_eq!(g.credits().len(), 1);
+    }
+
+    #[test]
+    fn the_watermark_is_the_minimum_over_channels_and_the_end_comes_once() {
+        let mut g = gate(true);
+        send(&mut g, 0, Payload::Watermark(50));
+        send(&mut g, 1, Payload::Watermark(30));
+        assert!(drain(&mut g).is_empty());
+        send(&mut g, 2, Payload::Watermark(40));
+        assert_eq!(drain(&mut g), ["w30"]);
+        send(&mut g, 1, Payload::Watermark(60));
+        assert_eq!(drain(&mut g), ["w40"]);
+        for c in 0..2 {
+            send(&mut g, c, Payload::EndOfInput);
+        }
+        assert!(drain(&mut g).is_empty() && !g.ended());
+        send(&mut g, 2, Payload::EndOfInput);
+        assert_eq!(drain(&mut g), ["end"]);
+        assert!(g.ended());
     }
 }

@@ -191,7 +191,12 @@ impl Outbox {
     /// The reader must wait: a channel holds as many messages as its receiver has room for
     /// (or the exchange is not wired yet).
     pub fn backpressured(&self) -> bool {
-        self.peers.is_none() || self.channels.iter().any(|ch| ch.queue.len() as u64 >= WINDOW)
+        self.peers.is_none() || self.full_channel().is_some()
+    }
+
+    /// The first channel holding as many messages as its receiver has room for.
+    pub fn full_channel(&self) -> Option<usize> {
+        self.channels.iter().position(|ch| ch.queue.len() as u64 >= WINDOW)
     }
 }
 

@@ -11,7 +11,7 @@ use super::Subtask;
 use crate::api::{Sink, SinkWriter, Source};
 use crate::cluster::config::Exchange;
 use crate::cluster::exchange::{GateEvent, InputGate, Outbox};
-use crate::cluster::protocol::Payload;
+use crate::cluster::protocol::{task_executor, Payload};
 use crate::error::ConnectorError;
 use crate::history::{CheckpointId, EventKind};
 use crate::net::Endpoint;
@@ -19,12 +19,15 @@ use std::collections::BTreeMap;
 
 /// The exchange's ends of one subtask attempt.
 pub(crate) struct Exchanged {
+    endpoint: Endpoint,
     pub out: Outbox,
     gate: InputGate,
     aligned: bool,
     /// Per barrier the reader took and the writer has not: the reader's split state,
     /// whether the reader's input had ended, and whether the barrier stops the source.
     pub barriers: BTreeMap<CheckpointId, (Vec<u8>, bool, bool)>,
+    /// A full channel held the reader back already (recorded once per attempt).
+    backpressure_seen: bool,
 }
 
 impl Exchanged {
@@ -38,18 +41,29 @@ impl Exchanged {
         aligned: bool,
     ) -> Self {
         Self {
+            endpoint: endpoint.clone(),
             out: Outbox::new(me, attempt, endpoint.clone(), kind, parallelism),
-            gate: InputGate::new(me, attempt, endpoint.clone(), parallelism, aligned),
+            gate: InputGate::new(me, attempt, parallelism, aligned),
             aligned,
             barriers: BTreeMap::new(),
+            backpressure_seen: false,
         }
     }
 }
 
 impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
-    /// The reader must wait: a channel to a writer is full (or not wired yet).
-    pub(super) fn backpressured(&self) -> bool {
-        self.exchange.as_ref().is_some_and(|x| x.out.backpressured())
+    /// The reader must wait: a channel to a writer is full (or not wired yet). The first
+    /// time a full channel holds this attempt's reader back, the history says so.
+    pub(super) fn backpressured(&mut self) -> bool {
+        let Some(x) = self.exchange.as_mut() else { return false };
+        if !x.backpressure_seen {
+            if let Some(channel) = x.out.full_channel() {
+                x.backpressure_seen = true;
+                self.record(EventKind::Backpressured { subtask: self.id, attempt: self.attempt, channel });
+                return true;
+            }
+        }
+        x.out.backpressured()
     }
 
     /// Learns where every subtask's attempt runs.
@@ -107,7 +121,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         loop {
             let Some(x) = self.exchange.as_mut() else { return Ok(()) };
             let Some(event) = x.gate.next() else {
-                x.gate.send_credits();
+                for (executor, msg) in x.gate.credits() {
+                    x.endpoint.send(&task_executor(executor), msg.msg.kind(), &msg);
+                }
                 return Ok(());
             };
             match event {
