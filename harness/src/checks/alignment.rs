@@ -18,6 +18,9 @@ const NAME: &str = "watermark-alignment";
 /// How many record ids one evidence line names.
 const IDS_SHOWN: usize = 5;
 
+/// A pause in force: its event, the split's watermark, the group minimum and the maximum.
+type Pause = (usize, i64, i64, i64);
+
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
     if !f.events.iter().any(|e| matches!(e.kind, EventKind::WatermarkAlignment { .. })) {
@@ -27,7 +30,7 @@ pub fn check(f: &RunFacts) -> Verdict {
         );
     }
     // Per (subtask, attempt, split): the pause in force (event, split watermark, minimum, maximum).
-    let mut in_force: BTreeMap<(usize, u64, &str), (usize, i64, i64, i64)> = BTreeMap::new();
+    let mut in_force: BTreeMap<(usize, u64, &str), Pause> = BTreeMap::new();
     let (mut pauses, mut resumes, mut reads, mut bad_records, mut unobserved) =
         (0usize, 0usize, 0usize, 0usize, 0usize);
     let mut evidence = Vec::new();

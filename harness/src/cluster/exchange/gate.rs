@@ -128,7 +128,7 @@ impl InputGate {
                 Payload::Watermark(w) => {
                     ch.watermark = Some(ch.watermark.map_or(w, |old| old.max(w)));
                     let min = self.channels.iter().map(|ch| ch.watermark).min().flatten();
-                    if let Some(m) = min.filter(|m| self.watermark.map_or(true, |old| *m > old)) {
+                    if let Some(m) = min.filter(|m| self.watermark < Some(*m)) {
                         self.watermark = Some(m);
                         return Some(GateEvent::Watermark(m));
                     }

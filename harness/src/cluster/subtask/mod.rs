@@ -17,6 +17,8 @@
 //! channels to every subtask's writer instead, and the writer snapshots once barrier `c` came
 //! on all of its input channels; the acknowledgement then carries both halves.
 
+mod checkpointing;
+mod event_time;
 mod exchanged;
 
 use super::config::Exchange;
@@ -25,8 +27,8 @@ use super::protocol::{MasterMsg, Payload, SubtaskState};
 use super::reader_alignment::ReaderAlignment;
 use super::uplink::Uplink;
 use crate::api::{
-    Announcement, CommitOutcome, CommitRequest, Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput,
-    ReaderRequest, Sink, SinkWriter, Source, SourceReader, Split, WatermarkTracker, WriterContext,
+    Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput, ReaderRequest, Sink, SinkWriter, Source,
+    SourceReader, WatermarkTracker, WriterContext,
 };
 use crate::error::{ConnectorError, RetryHint};
 use crate::history::{CheckpointId, EventKind, History};
@@ -428,42 +430,6 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         Ok(())
     }
 
-    /// Writes a poll's records in order, each counted in its split's event time just before
-    /// it goes out, and each watermark the connector emitted at its place among them, at once.
-    /// The split the poll ended with stays current for the next poll.
-    async fn deliver_in_event_time(&mut self, out: &mut ReaderOutput) -> Result<(), ConnectorError> {
-        let now = now_ms();
-        let runs = std::mem::take(&mut out.split_runs);
-        let marks = std::mem::take(&mut out.watermarks);
-        let mut records = std::mem::take(&mut out.records).into_iter().enumerate().peekable();
-        let ends: Vec<usize> = marks.iter().map(|(before, _, _)| *before).chain(std::iter::once(usize::MAX)).collect();
-        let mut marks = marks.into_iter();
-        let mut run = 0; // runs[..run] start at or before the current record
-        for end in ends {
-            let mut segment = Vec::new();
-            while let Some((i, record)) = records.next_if(|(i, _)| *i < end) {
-                while run < runs.len() && runs[run].0 <= i {
-                    run += 1;
-                }
-                let split = run.checked_sub(1).map(|k| &runs[k].1);
-                if let Some(w) = self.watermarks.as_mut() {
-                    w.on_record(split, record.event_time_ms, now);
-                }
-                segment.push(record);
-            }
-            self.write_records(segment).await?;
-            if let Some((_, split, watermark)) = marks.next() {
-                let tracker = self.watermarks.as_mut().expect("event time is on");
-                tracker.on_watermark(split.as_ref(), watermark, now);
-                if let Some(a) = tracker.announce(now) {
-                    self.announce(a).await?;
-                }
-            }
-        }
-        self.current_split = runs.into_iter().last().map(|(_, split)| split);
-        Ok(())
-    }
-
     /// Records that `records` were emitted and hands them to the writer (or the exchange).
     async fn write_records(&mut self, records: Vec<crate::record::Record>) -> Result<(), ConnectorError> {
         if records.is_empty() {
@@ -479,77 +445,6 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             self.writer.write(record).await?;
         }
         Ok(())
-    }
-
-    /// Starts tracking the event time of splits assigned to (or restored into) the reader.
-    fn track_splits(&mut self, splits: &[Src::Split]) {
-        if let Some(w) = self.watermarks.as_mut() {
-            let now = now_ms();
-            for split in splits {
-                w.add_split(&split.id(), now);
-            }
-        }
-    }
-
-    /// The periodic watermark emission and alignment report, whichever is due.
-    async fn on_tick(&mut self) -> Result<(), ConnectorError> {
-        let now = now_ms();
-        if !self.ended && !self.stopped && self.watermarks.as_ref().is_some_and(|w| w.due(now)) {
-            self.emit_watermarks().await?;
-        }
-        if let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) {
-            if let Some(watermark) = a.report(w, self.ended, now) {
-                drop(self.uplink.send_once(MasterMsg::ReportedWatermark { watermark }));
-            }
-        }
-        self.resend(now);
-        Ok(())
-    }
-
-    /// The periodic watermark emission; with alignment, splits that ran ahead pause.
-    async fn emit_watermarks(&mut self) -> Result<(), ConnectorError> {
-        if let Some(a) = self.watermarks.as_mut().and_then(|w| w.emit(now_ms())) {
-            self.announce(a).await?;
-        }
-        self.align()
-    }
-
-    /// Pauses the splits above the announced maximum and resumes those back within it.
-    fn align(&mut self) -> Result<(), ConnectorError> {
-        let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) else { return Ok(()) };
-        let Some(adj) = a.adjust(w) else { return Ok(()) };
-        let pause = adj.pause.iter().map(|(s, _)| s.clone()).collect();
-        self.reader.pause_or_resume_splits(pause, adj.resume.clone())?;
-        self.record(EventKind::SplitsPaused {
-            subtask: self.id,
-            attempt: self.attempt,
-            minimum: adj.minimum,
-            max_allowed: adj.max_allowed,
-            paused: adj.pause,
-            resumed: adj.resume,
-            observed: self.tells_fetches,
-        });
-        Ok(())
-    }
-
-    /// Records what advanced and hands an advanced combined watermark to the writer.
-    async fn announce(&mut self, a: Announcement) -> Result<(), ConnectorError> {
-        let Announcement { combined, splits, idle } = a;
-        self.record(EventKind::Watermark {
-            subtask: self.id,
-            attempt: self.attempt,
-            watermark: combined,
-            splits,
-            idle,
-        });
-        match (combined, self.exchange.as_mut()) {
-            (Some(w), Some(x)) => {
-                x.out.broadcast(Payload::Watermark(w));
-                Ok(())
-            }
-            (Some(w), None) => self.writer.write_watermark(w).await,
-            (None, _) => Ok(()),
-        }
     }
 
     /// Handles one control message.
@@ -605,141 +500,5 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             }
         }
         Ok(())
-    }
-
-    /// Takes this subtask's part of checkpoint `c`; `stop`: a stopping savepoint.
-    async fn checkpoint(&mut self, c: CheckpointId, stop: bool) -> Result<(), ConnectorError> {
-        crash_point(&self.hooks, &self.node, self.id, Phase::BeforeBarrier, c).await;
-        let wall = |e: String| ConnectorError::fail_job(e);
-        // Across the serde wall: from here on the runtime holds what decoding gave back.
-        let (splits_bytes, splits) =
-            super::wall::round_trip(&self.reader.snapshot_state(c), "the reader's split state").map_err(wall)?;
-        let ids = splits.iter().map(Split::id).collect();
-        self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
-        crash_point(&self.hooks, &self.node, self.id, Phase::AfterReaderSnapshot, c).await;
-        if let Some(x) = self.exchange.as_mut() {
-            // The writer's half follows once the barrier came on all of its channels.
-            x.barriers.insert(c, (splits_bytes, self.ended, stop));
-            x.out.broadcast(Payload::Barrier(c));
-            return Ok(());
-        }
-        let ended = self.ended;
-        self.snapshot_writer(c, splits_bytes, ended, ended, stop).await
-    }
-
-    /// The writer's part of checkpoint `c`, sent with the reader's split state: flush,
-    /// prepare, snapshot, acknowledge. `input_ended`: the writer's input ended before the
-    /// barrier; `finished`: the whole subtask had.
-    async fn snapshot_writer(
-        &mut self,
-        c: CheckpointId,
-        splits_bytes: Vec<u8>,
-        input_ended: bool,
-        finished: bool,
-        stop: bool,
-    ) -> Result<(), ConnectorError> {
-        let wall = |e: String| ConnectorError::fail_job(e);
-        if !input_ended {
-            self.writer.flush(false).await?;
-        }
-        let committables = self.writer.prepare_commit(c).await?;
-        let (_, committables) = super::wall::round_trip(&committables, "the writer's committables").map_err(wall)?;
-        self.last_prepared = self.last_prepared.max(c);
-        crash_point(&self.hooks, &self.node, self.id, Phase::AfterPrepareCommit, c).await;
-        self.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
-        let writer = super::wall::encode_checked(&self.writer.snapshot_state(c), "the writer's state").map_err(wall)?;
-        let pending: Vec<(CheckpointId, Snk::Committable)> =
-            self.pending.iter().map(|(c, x, _)| (*c, x.clone())).collect();
-        let state = SubtaskState { splits: splits_bytes, writer, committables: encode(&pending), finished };
-        if let Some(ms) = self.hooks.snapshot_stall(self.id) {
-            madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this snapshot slow
-        }
-        // Sent once, as Flink's: a lost acknowledgement lets the checkpoint expire.
-        let delivered = self.uplink.send_once(MasterMsg::Ack { checkpoint: c, state });
-        if self.hooks.crash_armed() {
-            // Only worth waiting for when a crash may be aimed at the moment after the ack.
-            // The phase means the job master has the ack: a lost one does not reach it.
-            if delivered.await.is_ok() {
-                crash_point(&self.hooks, &self.node, self.id, Phase::AfterAck, c).await;
-                if stop {
-                    crash_point(&self.hooks, &self.node, self.id, Phase::DuringSavepoint, c).await;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    async fn completed(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
-        if self.last_prepared > c {
-            let barrier = self.last_prepared;
-            self.record(EventKind::LateNotification {
-                subtask: self.id,
-                attempt: self.attempt,
-                checkpoint: c,
-                barrier,
-            });
-        }
-        self.reader.notify_checkpoint_complete(c);
-        self.writer.notify_checkpoint_complete(c).await?;
-        self.last_completed = self.last_completed.max(c);
-        self.commit_due(false).await
-    }
-
-    /// Commits every committable of a completed checkpoint; keeps the ones to retry.
-    /// `recovered`: the restored attempt commits what its checkpoint held, before reading.
-    async fn commit_due(&mut self, recovered: bool) -> Result<(), ConnectorError> {
-        let (due, later): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.pending).into_iter().partition(|(c, _, _)| *c <= self.last_completed);
-        self.pending = later;
-        if due.is_empty() || self.global {
-            // With a global committer, committables of a completed checkpoint already belong
-            // to the job master (they travelled in the acks and were combined there).
-            return Ok(());
-        }
-        let requests: Vec<CommitRequest<Snk::Committable>> =
-            due.iter().map(|(c, x, r)| CommitRequest { committable: x.clone(), checkpoint: *c, retries: *r }).collect();
-        let n = requests.len();
-        self.record(EventKind::CommitAttempt {
-            subtask: self.id,
-            attempt: self.attempt,
-            checkpoint: self.last_completed,
-            requests: n,
-        });
-        let outcomes = self.committer.commit(requests).await;
-        if outcomes.iter().any(|o| matches!(o, CommitOutcome::Committed)) {
-            let phase = if recovered { Phase::InsideRecoveredCommit } else { Phase::InsideCommit };
-            crash_point(&self.hooks, &self.node, self.id, phase, self.last_completed).await;
-        }
-        if outcomes.len() != n {
-            return Err(ConnectorError::fail_job(format!(
-                "committer returned {} outcomes for {n} requests; return exactly one per request",
-                outcomes.len()
-            )));
-        }
-        // Committables to retry go back before the newer ones, so commits stay in checkpoint
-        // order (a sink that keeps split order relies on it).
-        let mut retry = Vec::new();
-        let mut failed = None;
-        for ((c, x, retries), outcome) in due.into_iter().zip(outcomes) {
-            self.record(EventKind::CommitOutcome {
-                subtask: self.id,
-                attempt: self.attempt,
-                checkpoint: c,
-                outcome: format!("{outcome:?}"),
-            });
-            match outcome {
-                CommitOutcome::Committed | CommitOutcome::AlreadyCommitted | CommitOutcome::FailedKnown(_) => {}
-                CommitOutcome::RetryLater => retry.push((c, x, retries + 1)),
-                CommitOutcome::FailedUnknown(reason) => {
-                    failed.get_or_insert(reason);
-                }
-            }
-        }
-        retry.append(&mut self.pending);
-        self.pending = retry;
-        match failed {
-            Some(reason) => Err(ConnectorError::fail_job(format!("commit failed for an unknown reason: {reason}"))),
-            None => Ok(()),
-        }
     }
 }
