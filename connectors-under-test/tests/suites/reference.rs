@@ -126,4 +126,10 @@ fn log_source_to_txn_log_sink_passes_the_pipeline_suite_over_each_exchange() {
         check(suites::pipeline(contexts::log_source(), contexts::txn_log_sink()).exchange(exchange));
         check(suites::pipeline(contexts::log_source(), contexts::file_sink()).exchange(exchange));
     }
+    // Writers independent of readers: 3 of them while cases run 1 to 4 readers (and rescale).
+    check(
+        suites::pipeline(contexts::log_source(), contexts::txn_log_sink())
+            .exchange(Exchange::Rebalance)
+            .sink_parallelism(3),
+    );
 }

@@ -79,6 +79,11 @@ pub struct JobConfig {
     /// Off only in connsim's own tests: it then snapshots at the first barrier.
     #[serde(default = "yes")]
     pub aligned_barriers: bool,
+    /// Writers behind an exchange, when other than `parallelism` (the readers). Subtask `i`
+    /// hosts reader `i` and writer `i` where they exist, as a Flink slot hosts one subtask
+    /// of each operator. Needs an exchange: a chained job has a writer per reader.
+    #[serde(default)]
+    pub sink_parallelism: Option<usize>,
 }
 
 fn yes() -> bool {
@@ -94,10 +99,29 @@ fn executor_timeout() -> u64 {
 }
 
 impl JobConfig {
-    /// How many task executors a job of `parallelism` subtasks runs on: enough slots for
-    /// every subtask, plus the spares.
+    /// How many task executors a job of `parallelism` readers runs on: enough slots for
+    /// every subtask (one per reader, or per writer where there are more), plus the spares.
     pub fn task_executors(&self, parallelism: usize) -> usize {
-        parallelism.div_ceil(self.slots_per_task_executor.max(1)) + self.spare_task_executors
+        let subtasks = parallelism.max(self.writers(parallelism));
+        subtasks.div_ceil(self.slots_per_task_executor.max(1)) + self.spare_task_executors
+    }
+
+    /// Writers of a job whose source has `readers` subtasks.
+    pub fn writers(&self, readers: usize) -> usize {
+        self.sink_parallelism.unwrap_or(readers)
+    }
+
+    /// Why this configuration cannot run, if it cannot.
+    pub fn problem(&self) -> Option<String> {
+        match self.sink_parallelism {
+            Some(0) => Some("sink_parallelism is 0: a job needs at least one writer".into()),
+            Some(_) if !self.exchange.all_to_all() => Some(
+                "sink_parallelism needs an exchange between readers and writers (set `exchange` to \
+                 Rebalance or KeyBy): a chained job has one writer per reader"
+                    .into(),
+            ),
+            _ => None,
+        }
     }
 
     /// The task executor subtask `subtask` is first deployed to.
@@ -122,6 +146,7 @@ impl Default for JobConfig {
             coordinator_valve: true,
             exchange: Exchange::Forward,
             aligned_barriers: true,
+            sink_parallelism: None,
         }
     }
 }

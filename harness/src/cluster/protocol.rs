@@ -41,7 +41,10 @@ pub enum ToTask {
     Deploy {
         subtask: usize,
         attempt: u64,
+        /// Readers (the source's parallelism).
         parallelism: usize,
+        /// Writers (the sink's parallelism).
+        writers: usize,
         restore: Option<(CheckpointId, SubtaskState)>,
         deadline_ms: u64,
     },

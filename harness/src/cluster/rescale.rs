@@ -27,24 +27,31 @@ fn deal<T: Serialize + DeserializeOwned>(parts: &[&[u8]], p: usize, what: &str) 
     Ok(buckets.iter().map(|b| bincode::serialize(b).expect("state serializes")).collect())
 }
 
-/// The states of `old.len()` subtasks, redistributed over `p` subtasks.
+/// The states of `old.len()` subtasks, redistributed over `readers` readers and `writers`
+/// writers (subtask `i` hosts reader `i` and writer `i` where they exist).
 pub(crate) fn redistribute<Src: Source, Snk: Sink>(
     old: &[SubtaskState],
-    p: usize,
+    readers: usize,
+    writers: usize,
 ) -> Result<Vec<SubtaskState>, String> {
-    let splits = deal::<Src::Split>(&old.iter().map(|s| s.splits.as_slice()).collect::<Vec<_>>(), p, "split state")?;
-    let writer =
-        deal::<Snk::WriterState>(&old.iter().map(|s| s.writer.as_slice()).collect::<Vec<_>>(), p, "writer state")?;
+    let splits =
+        deal::<Src::Split>(&old.iter().map(|s| s.splits.as_slice()).collect::<Vec<_>>(), readers, "split state")?;
+    let writer = deal::<Snk::WriterState>(
+        &old.iter().map(|s| s.writer.as_slice()).collect::<Vec<_>>(),
+        writers,
+        "writer state",
+    )?;
     let committables = deal::<(CheckpointId, Snk::Committable)>(
         &old.iter().map(|s| s.committables.as_slice()).collect::<Vec<_>>(),
-        p,
+        writers,
         "committables",
     )?;
-    Ok((0..p)
+    let none = || bincode::serialize(&Vec::<()>::new()).expect("serializes");
+    Ok((0..readers.max(writers))
         .map(|i| SubtaskState {
-            splits: splits[i].clone(),
-            writer: writer[i].clone(),
-            committables: committables[i].clone(),
+            splits: splits.get(i).cloned().unwrap_or_else(none),
+            writer: writer.get(i).cloned().unwrap_or_else(none),
+            committables: committables.get(i).cloned().unwrap_or_else(none),
             finished: false,
         })
         .collect())

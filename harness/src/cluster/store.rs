@@ -17,6 +17,8 @@ pub struct CompletedCheckpoint {
     pub enumerator: Vec<u8>,
     /// Per subtask, in subtask order.
     pub subtasks: Vec<SubtaskState>,
+    /// How many of the subtasks had a reader (the rest only a writer).
+    pub readers: usize,
     /// Global committables not yet committed (`Vec<(CheckpointId, GlobalCommittable)>`), when
     /// the sink has a global committer.
     pub global: Vec<u8>,

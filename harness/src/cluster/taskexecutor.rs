@@ -103,7 +103,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             }
         };
         match req {
-            ToTask::Deploy { subtask, attempt, parallelism, restore, deadline_ms } => {
+            ToTask::Deploy { subtask, attempt, parallelism, writers, restore, deadline_ms } => {
                 let late = now().as_millis() as u64 > deadline_ms;
                 let ok = match running.get(&subtask) {
                     Some(r) if r.attempt == attempt => true,
@@ -121,6 +121,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                             sink: sink.clone(),
                             subtask,
                             parallelism,
+                            writers,
                             attempt,
                             restore,
                             endpoint: endpoint.clone(),

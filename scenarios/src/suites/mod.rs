@@ -75,6 +75,8 @@ struct Settings {
     exchange: Option<Exchange>,
     /// Writers behind the exchange snapshot at the first barrier (connsim's own tests).
     unaligned: bool,
+    /// Writers in every case, whatever the case's (reader) parallelism.
+    sink_parallelism: Option<usize>,
 }
 
 /// A named list of cases for one connector (or pair).
@@ -191,6 +193,7 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
             c.job.exchange = exchange;
         }
         c.job.aligned_barriers = !settings.unaligned;
+        c.job.sink_parallelism = settings.sink_parallelism;
     });
     runner.first_seed(settings.first_seed).seeds(settings.seeds);
     let mut result = CaseResult::new(name);
@@ -339,6 +342,7 @@ impl Suite {
             concurrent_checkpoints: None,
             exchange: None,
             unaligned: false,
+            sink_parallelism: None,
         };
         Self { name, cases, settings, filter, fail_fast: false }
     }
@@ -395,6 +399,14 @@ impl Suite {
         if exchange != Exchange::Forward {
             self.name = format!("{} over a {exchange:?} exchange", self.name);
         }
+        self
+    }
+
+    /// Runs every case with `n` writers, whatever its number of readers (needs an
+    /// [`exchange`](Self::exchange): a chained job has one writer per reader).
+    pub fn sink_parallelism(mut self, n: usize) -> Self {
+        self.settings.sink_parallelism = Some(n);
+        self.name = format!("{} with {n} writers", self.name);
         self
     }
 

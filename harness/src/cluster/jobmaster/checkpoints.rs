@@ -166,7 +166,15 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             },
             None => Vec::new(),
         };
-        self.store.put(CompletedCheckpoint { id: c, enumerator: p.enumerator, subtasks, global, savepoint: stop });
+        let readers = self.readers;
+        self.store.put(CompletedCheckpoint {
+            id: c,
+            enumerator: p.enumerator,
+            subtasks,
+            readers,
+            global,
+            savepoint: stop,
+        });
         self.record(EventKind::CheckpointCompleted { checkpoint: c });
         if self.hooks.at_job_master(crate::cluster::Phase::BeforeNotify, c) {
             std::future::pending::<()>().await; // a scenario crashes the job master here

@@ -90,6 +90,8 @@ struct JobMaster<Src: Source, Snk: Sink> {
     enumerator: Src::Enumerator,
     ctx: EnumeratorContext<Src::Split>,
     slots: Vec<Slot>,
+    /// Subtasks `0..readers` host a reader (the source's parallelism); the rest only a writer.
+    readers: usize,
     /// Per task executor: since when it is suspected lost (it missed heartbeats or a
     /// deployment did not reach it); cleared when a deployment reaches it.
     suspects: Vec<Option<Duration>>,
@@ -136,9 +138,16 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     let (commands_tx, commands_rx) = mpsc::unbounded_channel();
     hooks.register_job_master(commands_tx);
     let epoch = store.next_epoch();
+    // Readers; subtasks host a reader, a writer, or both (slot sharing).
     let p = store.parallelism().unwrap_or(cfg.parallelism);
+    let n = p.max(cfg.writers(p));
     *status.lock().unwrap() = JobStatus::Running;
-    let expected: Expected = Arc::new(Mutex::new(vec![None; p]));
+    if let Some(problem) = cfg.problem() {
+        history.record(JOB_MASTER, EventKind::JobFailed { reason: problem.clone() });
+        *status.lock().unwrap() = JobStatus::Failed(problem);
+        return;
+    }
+    let expected: Expected = Arc::new(Mutex::new(vec![None; n]));
     heartbeat::start(
         endpoint.clone(),
         expected.clone(),
@@ -149,7 +158,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     history.record(JOB_MASTER, EventKind::JobStarted { parallelism: p });
     let ctx = EnumeratorContext::new(p, endpoint.clone());
     let enumerator = source.create_enumerator(&ctx);
-    let slots = (0..p)
+    let slots = (0..n)
         // Attempts start at `epoch << 32`, above every earlier incarnation's, so a task
         // executor fences whatever an older job master still has in flight.
         .map(|i| {
@@ -183,6 +192,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         enumerator,
         ctx,
         slots,
+        readers: p,
         suspects,
         expected,
         tracker: AssignmentTracker::new(),
@@ -202,7 +212,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     match jm.store.latest() {
         None => {
             jm.start_enumerator().await;
-            for i in 0..p {
+            for i in 0..n {
                 jm.redeploy(i);
             }
             jm.wire();
@@ -210,7 +220,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         Some(cp) => {
             // A new incarnation (job-master failover, resume from a savepoint, rescale):
             // everything restarts from the latest completed checkpoint.
-            let strategy = if cp.subtasks.len() != p { "rescale" } else { "jobmaster" };
+            let strategy = if cp.readers != p || cp.subtasks.len() != n { "rescale" } else { "jobmaster" };
             let cause = format!("job master incarnation {epoch} started");
             jm.restore_all(strategy, cause).await;
         }
@@ -440,11 +450,10 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 | EnumAction::NoMoreSplits { subtask }
                 | EnumAction::Event { subtask, .. } => *subtask,
             };
-            if target >= self.slots.len() {
+            if target >= self.readers {
                 self.fail_job(format!(
                     "the enumerator addressed subtask {target}, but parallelism is {} (subtasks 0..{})",
-                    self.slots.len(),
-                    self.slots.len()
+                    self.readers, self.readers
                 ));
                 return;
             }

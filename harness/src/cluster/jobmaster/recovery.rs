@@ -18,10 +18,10 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// out again when that checkpoint was taken with another parallelism.
     pub(super) fn restore_state(&self, subtask: usize) -> Result<Option<(CheckpointId, SubtaskState)>, String> {
         let Some(cp) = self.store.latest() else { return Ok(None) };
-        if cp.subtasks.len() == self.slots.len() {
+        if cp.readers == self.readers && cp.subtasks.len() == self.slots.len() {
             return Ok(Some((cp.id, cp.subtasks[subtask].clone())));
         }
-        let states = rescale::redistribute::<Src, Snk>(&cp.subtasks, self.slots.len())?;
+        let states = rescale::redistribute::<Src, Snk>(&cp.subtasks, self.readers, self.cfg.writers(self.readers))?;
         Ok(Some((cp.id, states[subtask].clone())))
     }
 
@@ -30,7 +30,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             Ok(r) => r,
             Err(e) => return self.fail_job(e),
         };
-        let p = self.slots.len();
+        let (p, writers) = (self.readers, self.cfg.writers(self.readers));
         let previous = (self.slots[subtask].executor, self.slots[subtask].attempt);
         let executor = self.place(subtask);
         let slot = &mut self.slots[subtask];
@@ -41,7 +41,14 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         slot.held = None;
         slot.downlink = Downlink::start(self.endpoint.clone(), subtask, slot.attempt, executor, self.reports.clone());
         self.expected.lock().unwrap()[subtask] = None;
-        slot.downlink.send(ToTask::Deploy { subtask, attempt: slot.attempt, parallelism: p, restore, deadline_ms: 0 });
+        slot.downlink.send(ToTask::Deploy {
+            subtask,
+            attempt: slot.attempt,
+            parallelism: p,
+            writers,
+            restore,
+            deadline_ms: 0,
+        });
         if previous.0 != executor {
             // Cancel the attempt left behind, as Flink cancels a failed region's executions
             // (best effort: an unreachable task executor cancels it when its lease runs out).
@@ -95,7 +102,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         // Every failed reader is gone before any split goes back: the enumerator must not
         // hand a returned split to a reader of the same region (Flink fails all of a
         // region's tasks before it resets them).
-        for &subtask in &failed {
+        for &subtask in failed.iter().filter(|s| **s < self.readers) {
             self.ctx.registered.remove(&subtask);
             self.enumerator.reader_failed(subtask, &mut self.ctx);
         }
@@ -134,7 +141,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.finishing = None;
         self.record(EventKind::Failover { strategy: strategy.into(), subtasks: all.clone(), checkpoint, cause });
         self.tracker.reset();
-        self.ctx = EnumeratorContext::new(self.slots.len(), self.endpoint.clone());
+        self.ctx = EnumeratorContext::new(self.readers, self.endpoint.clone());
         if let Some(g) = &mut self.global {
             // As Flink's restart strategy does, a restore that fails for a reason that may
             // pass (an unreachable system) is tried again after a restart delay.

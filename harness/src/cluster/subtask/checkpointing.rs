@@ -23,13 +23,21 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
         crash_point(&self.hooks, &self.node, self.id, Phase::AfterReaderSnapshot, c).await;
         if let Some(x) = self.exchange.as_mut() {
-            // The writer's half follows once the barrier came on all of its channels.
-            x.barriers.insert(c, (splits_bytes, self.ended, stop));
             x.out.broadcast(Payload::Barrier(c));
-            return Ok(());
+            if self.writer.is_some() {
+                // The writer's half follows once the barrier came on all of its channels. A
+                // subtask without a reader acknowledges then, with no split state: its
+                // writer may align before this trigger arrives (no barrier of its own passes
+                // its gate).
+                if self.has_reader {
+                    x.barriers.insert(c, (splits_bytes, self.ended, stop));
+                }
+                return Ok(());
+            }
         }
+        // Chained, or a subtask without a writer: acknowledged now.
         let ended = self.ended;
-        self.snapshot_writer(c, splits_bytes, ended, ended, stop).await
+        self.snapshot_writer(c, splits_bytes, ended || self.writer.is_none(), ended, stop).await
     }
 
     /// The writer's part of checkpoint `c`, sent with the reader's split state: flush,
@@ -44,17 +52,22 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         stop: bool,
     ) -> Result<(), ConnectorError> {
         let wall = |e: String| ConnectorError::fail_job(e);
-        if !input_ended {
-            self.writer.flush(false).await?;
-        }
-        let committables = self.writer.prepare_commit(c).await?;
-        let (_, committables) =
-            crate::cluster::wall::round_trip(&committables, "the writer's committables").map_err(wall)?;
-        self.last_prepared = self.last_prepared.max(c);
-        crash_point(&self.hooks, &self.node, self.id, Phase::AfterPrepareCommit, c).await;
-        self.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
-        let writer =
-            crate::cluster::wall::encode_checked(&self.writer.snapshot_state(c), "the writer's state").map_err(wall)?;
+        let writer = match self.writer.as_mut() {
+            Some(w) => {
+                if !input_ended {
+                    w.flush(false).await?;
+                }
+                let committables = w.prepare_commit(c).await?;
+                let (_, committables) =
+                    crate::cluster::wall::round_trip(&committables, "the writer's committables").map_err(wall)?;
+                self.last_prepared = self.last_prepared.max(c);
+                crash_point(&self.hooks, &self.node, self.id, Phase::AfterPrepareCommit, c).await;
+                self.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
+                crate::cluster::wall::encode_checked(&self.writer().snapshot_state(c), "the writer's state")
+                    .map_err(wall)?
+            }
+            None => encode(&Vec::<Snk::WriterState>::new()), // a subtask that hosts only a reader
+        };
         let pending: Vec<(CheckpointId, Snk::Committable)> =
             self.pending.iter().map(|(c, x, _)| (*c, x.clone())).collect();
         let state = SubtaskState { splits: splits_bytes, writer, committables: encode(&pending), finished };
@@ -87,7 +100,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             });
         }
         self.reader.notify_checkpoint_complete(c);
-        self.writer.notify_checkpoint_complete(c).await?;
+        if let Some(w) = self.writer.as_mut() {
+            w.notify_checkpoint_complete(c).await?;
+        }
         self.last_completed = self.last_completed.max(c);
         self.commit_due(false).await
     }
@@ -112,7 +127,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             checkpoint: self.last_completed,
             requests: n,
         });
-        let outcomes = self.committer.commit(requests).await;
+        let Some(committer) = self.committer.as_mut() else {
+            return Err(ConnectorError::fail_job("committables reached a subtask without a writer (a connsim bug)"));
+        };
+        let outcomes = committer.commit(requests).await;
         if outcomes.iter().any(|o| matches!(o, CommitOutcome::Committed)) {
             let phase = if recovered { Phase::InsideRecoveredCommit } else { Phase::InsideCommit };
             crash_point(&self.hooks, &self.node, self.id, phase, self.last_completed).await;

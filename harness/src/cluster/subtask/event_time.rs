@@ -111,7 +111,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 x.out.broadcast(Payload::Watermark(w));
                 Ok(())
             }
-            (Some(w), None) => self.writer.write_watermark(w).await,
+            (Some(w), None) => self.writer().write_watermark(w).await,
             (None, _) => Ok(()),
         }
     }

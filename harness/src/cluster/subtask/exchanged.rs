@@ -7,7 +7,7 @@
 //!          └─ barrier c on every channel (Aligned c) ─▶ writer snapshot ─▶ Ack(c, both halves)
 //! ```
 
-use super::Subtask;
+use super::{encode, Subtask};
 use crate::api::{Sink, SinkWriter, Source};
 use crate::cluster::config::Exchange;
 use crate::cluster::exchange::{GateEvent, InputGate, Outbox};
@@ -26,24 +26,31 @@ pub(crate) struct Exchanged {
     /// Per barrier the reader took and the writer has not: the reader's split state,
     /// whether the reader's input had ended, and whether the barrier stops the source.
     pub barriers: BTreeMap<CheckpointId, (Vec<u8>, bool, bool)>,
+    readers: usize,
+    writers: usize,
     /// A full channel held the reader back already (recorded once per attempt).
     backpressure_seen: bool,
 }
 
 impl Exchanged {
-    /// The ends of `attempt` of subtask `me`, among `parallelism`.
+    /// The ends of `attempt` of subtask `me`: channels from `readers` readers and to
+    /// `writers` writers.
     pub fn new(
         me: usize,
         attempt: u64,
         endpoint: &Endpoint,
         kind: Exchange,
-        parallelism: usize,
+        (readers, writers): (usize, usize),
         aligned: bool,
     ) -> Self {
+        // A subtask without a reader sends nothing: it has no channels out.
+        let writers = if me < readers { writers } else { 0 };
         Self {
             endpoint: endpoint.clone(),
-            out: Outbox::new(me, attempt, endpoint.clone(), kind, parallelism),
-            gate: InputGate::new(me, attempt, parallelism, aligned),
+            out: Outbox::new(me, attempt, endpoint.clone(), kind, writers),
+            gate: InputGate::new(me, attempt, readers, aligned),
+            readers,
+            writers,
             aligned,
             barriers: BTreeMap::new(),
             backpressure_seen: false,
@@ -69,8 +76,23 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// Learns where every subtask's attempt runs.
     pub(super) fn wire(&mut self, peers: &[(usize, u64)]) {
         if let Some(x) = self.exchange.as_mut() {
-            x.out.wire(peers);
-            x.gate.wire(peers);
+            if peers.len() >= x.readers.max(x.writers) {
+                x.out.wire(&peers[..x.writers]);
+                x.gate.wire(&peers[..x.readers]);
+            }
+        }
+    }
+
+    /// A subtask that hosts only a writer: its reader's input has ended before it began,
+    /// which every writer hears (with the highest watermark, so none waits for one).
+    pub(super) fn without_reader(&mut self) {
+        self.ended = true;
+        let event_time = self.watermarks.is_some();
+        if let Some(x) = self.exchange.as_mut() {
+            if event_time {
+                x.out.broadcast(Payload::Watermark(i64::MAX));
+            }
+            x.out.broadcast(Payload::EndOfInput);
         }
     }
 
@@ -129,10 +151,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             match event {
                 GateEvent::Records(records) => {
                     for record in records {
-                        self.writer.write(record).await?;
+                        self.writer().write(record).await?;
                     }
                 }
-                GateEvent::Watermark(w) => self.writer.write_watermark(w).await?,
+                GateEvent::Watermark(w) => self.writer().write_watermark(w).await?,
                 GateEvent::Blocked { channel, checkpoint } => self.record(EventKind::ChannelBlocked {
                     subtask: self.id,
                     attempt: self.attempt,
@@ -143,7 +165,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     x.barriers.remove(&checkpoint);
                     self.record(EventKind::AlignmentAborted { subtask: self.id, attempt: self.attempt, checkpoint });
                 }
-                GateEvent::EndOfInput => self.writer.flush(true).await?,
+                GateEvent::EndOfInput => self.writer().flush(true).await?,
                 GateEvent::Aligned(c) => {
                     let aligned = x.aligned;
                     let input_ended = x.gate.ended();
@@ -157,7 +179,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                         checkpoint: c,
                         aligned,
                     });
-                    // The reader's own barrier `c` came through its own channel, so its half is here.
+                    // The reader's own barrier `c` came through its own channel, so its half is
+                    // here; a subtask without a reader has none.
+                    let own =
+                        own.or_else(|| (!self.has_reader).then(|| (encode(&Vec::<Src::Split>::new()), true, false)));
                     if let Some((splits, reader_ended, stop)) = own {
                         self.snapshot_writer(c, splits, input_ended, reader_ended && input_ended, stop).await?;
                     }

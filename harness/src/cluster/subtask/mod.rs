@@ -81,7 +81,10 @@ pub(crate) struct SubtaskSetup<Src, Snk> {
     pub source: Src,
     pub sink: Snk,
     pub subtask: usize,
+    /// Readers (the source's parallelism); subtasks from here on host only a writer.
     pub parallelism: usize,
+    /// Writers (the sink's parallelism); subtasks from here on host only a reader.
+    pub writers: usize,
     pub attempt: u64,
     pub restore: Option<(CheckpointId, SubtaskState)>,
     pub endpoint: Endpoint,
@@ -108,9 +111,13 @@ struct Subtask<Src: Source, Snk: Sink> {
     attempt: u64,
     node: String,
     history: History,
+    /// Created for every subtask, but started, given splits and polled only where the
+    /// subtask hosts a reader (`has_reader`).
     reader: Src::Reader,
-    writer: Snk::Writer,
-    committer: Snk::Committer,
+    has_reader: bool,
+    /// The writer and committer, where the subtask hosts a writer.
+    writer: Option<Snk::Writer>,
+    committer: Option<Snk::Committer>,
     /// Committables not yet committed, with the checkpoint that prepared them and retry counts.
     pending: Vec<(CheckpointId, Snk::Committable, u32)>,
     last_completed: CheckpointId,
@@ -228,31 +235,40 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         });
         let wctx = WriterContext {
             subtask: setup.subtask,
-            parallelism: setup.parallelism,
+            parallelism: setup.writers,
             attempt: setup.attempt,
             restored_checkpoint: restored_cp,
             endpoint: setup.endpoint.clone(),
         };
         let mut reader = reader;
-        let writer = match setup.sink.create_writer(wctx, writer_state).await {
-            Ok(w) => w,
-            Err(e) => {
-                reader.close().await;
-                return Err((e, uplink));
+        let has_writer = setup.subtask < setup.writers;
+        let writer = if has_writer {
+            match setup.sink.create_writer(wctx, writer_state).await {
+                Ok(w) => Some(w),
+                Err(e) => {
+                    reader.close().await;
+                    return Err((e, uplink));
+                }
             }
+        } else {
+            None
         };
-        let committer = setup.sink.create_committer(CommitterContext {
-            subtask: setup.subtask,
-            attempt: setup.attempt,
-            restored_checkpoint: restored_cp,
-            endpoint: setup.endpoint.clone(),
+        let committer = has_writer.then(|| {
+            setup.sink.create_committer(CommitterContext {
+                subtask: setup.subtask,
+                attempt: setup.attempt,
+                restored_checkpoint: restored_cp,
+                endpoint: setup.endpoint.clone(),
+            })
         });
+        let has_reader = setup.subtask < setup.parallelism;
         let mut task: Subtask<Src, Snk> = Subtask {
             id: setup.subtask,
             attempt: setup.attempt,
             node,
             history: setup.history,
             reader,
+            has_reader,
             writer,
             committer,
             pending: committables.into_iter().map(|(c, x)| (c, x, 0)).collect(),
@@ -280,7 +296,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     setup.attempt,
                     &setup.endpoint,
                     setup.exchange,
-                    setup.parallelism,
+                    (setup.parallelism, setup.writers),
                     setup.aligned_barriers,
                 )
             }),
@@ -289,7 +305,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             task.track_splits(&splits);
             task.reader.add_splits(splits);
         }
-        if let Err(e) = task.reader.start().await {
+        if !task.has_reader {
+            task.without_reader();
+        } else if let Err(e) = task.reader.start().await {
             task.close().await;
             return Err((e, task.uplink));
         }
@@ -305,7 +323,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         if let Some(ms) = task.hooks.start_stall(task.id) {
             madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this start slow
         }
-        task.uplink.send(MasterMsg::Register);
+        if task.has_reader {
+            task.uplink.send(MasterMsg::Register);
+        }
         Ok(task)
     }
 
@@ -344,7 +364,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                         }
                         match self.exchange.as_mut() {
                             Some(x) => x.out.broadcast(Payload::EndOfInput),
-                            None => self.writer.flush(true).await?,
+                            None => self.writer().flush(true).await?,
                         }
                         self.record(EventKind::SubtaskFinished { subtask: self.id, attempt: self.attempt });
                     }
@@ -386,6 +406,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         }
     }
 
+    /// The writer: every subtask of a chained job has one, and behind an exchange only
+    /// subtasks with a writer get records.
+    fn writer(&mut self) -> &mut Snk::Writer {
+        self.writer.as_mut().expect("records reach only subtasks that host a writer")
+    }
+
     fn record(&self, kind: EventKind) {
         self.history.record(&self.node, kind);
     }
@@ -393,8 +419,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// Closes the reader, the writer and the committer, once.
     async fn close(&mut self) {
         self.reader.close().await;
-        self.writer.close().await;
-        self.committer.close().await;
+        if let Some(w) = self.writer.as_mut() {
+            w.close().await;
+        }
+        if let Some(c) = self.committer.as_mut() {
+            c.close().await;
+        }
     }
 
     fn forward(&self, req: ReaderRequest) {
@@ -442,7 +472,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             return Ok(());
         }
         for record in records {
-            self.writer.write(record).await?;
+            self.writer().write(record).await?;
         }
         Ok(())
     }
@@ -472,7 +502,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             Control::Notify(c) => self.completed(c).await?,
             Control::Aborted(c) => {
                 self.reader.notify_checkpoint_aborted(c);
-                self.writer.notify_checkpoint_aborted(c).await?;
+                if let Some(w) = self.writer.as_mut() {
+                    w.notify_checkpoint_aborted(c).await?;
+                }
                 self.abort_alignment(c).await?;
             }
             Control::Wire(peers) => self.wire(&peers),
