@@ -54,6 +54,9 @@ pub fn all() -> Vec<Target> {
         target("log-source -> file-sink (key-by)", "pipeline", None, || {
             suites::pipeline(log_source(), file_sink()).exchange(Exchange::KeyBy)
         }),
+        target("log-source -> txn-log-sink (rebalance, 3 writers)", "pipeline", None, || {
+            suites::pipeline(log_source(), txn_log_sink()).exchange(Exchange::Rebalance).sink_parallelism(3)
+        }),
         target("mutant (runtime): writer snapshots at the first barrier", "pipeline", Some("no-loss"), || {
             suites::pipeline(log_source(), txn_log_sink()).exchange(Exchange::Rebalance).unaligned_barriers()
         }),
