@@ -16,7 +16,7 @@ const PHASE_WAIT_MS: u64 = 1_500;
 const SAVEPOINT_WAIT_MS: u64 = 3_000;
 
 fn workers(control: &Control, w: Worker) -> Vec<usize> {
-    let p = control.parallelism();
+    let p = control.subtasks();
     match w {
         Worker::Any => vec![control.random(p as u64) as usize],
         Worker::Nth(n) => vec![n % p],

@@ -46,7 +46,7 @@ impl Script for RandomFaults {
                         break;
                     }
                     control.sleep_ms(wait).await;
-                    let k = control.random(control.parallelism() as u64) as usize;
+                    let k = control.random(control.subtasks() as u64) as usize;
                     let delay = 1 + control.random(faults.restart_delay_ms_max.max(1));
                     control.crash_for(&task_executor(k), delay);
                 }

@@ -11,14 +11,22 @@ use crate::history::{CheckpointId, EventKind};
 use std::time::Duration;
 
 impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
+    /// The reader's splits at a barrier (none where the subtask hosts only a writer).
+    fn reader_state(&mut self, c: CheckpointId) -> Vec<Src::Split> {
+        if self.has_reader {
+            self.reader.snapshot_state(c)
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Takes this subtask's part of checkpoint `c`; `stop`: a stopping savepoint.
     pub(super) async fn checkpoint(&mut self, c: CheckpointId, stop: bool) -> Result<(), ConnectorError> {
         crash_point(&self.hooks, &self.node, self.id, Phase::BeforeBarrier, c).await;
         let wall = |e: String| ConnectorError::fail_job(e);
         // Across the serde wall: from here on the runtime holds what decoding gave back.
         let (splits_bytes, splits) =
-            crate::cluster::wall::round_trip(&self.reader.snapshot_state(c), "the reader's split state")
-                .map_err(wall)?;
+            crate::cluster::wall::round_trip(&self.reader_state(c), "the reader's split state").map_err(wall)?;
         let ids = splits.iter().map(Split::id).collect();
         self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
         crash_point(&self.hooks, &self.node, self.id, Phase::AfterReaderSnapshot, c).await;
@@ -99,7 +107,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 barrier,
             });
         }
-        self.reader.notify_checkpoint_complete(c);
+        if self.has_reader {
+            self.reader.notify_checkpoint_complete(c);
+        }
         if let Some(w) = self.writer.as_mut() {
             w.notify_checkpoint_complete(c).await?;
         }

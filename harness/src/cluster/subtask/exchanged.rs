@@ -83,17 +83,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         }
     }
 
-    /// A subtask that hosts only a writer: its reader's input has ended before it began,
-    /// which every writer hears (with the highest watermark, so none waits for one).
+    /// A subtask that hosts only a writer: its reader is never started or polled (it has
+    /// no channels out, and no writer waits for it).
     pub(super) fn without_reader(&mut self) {
         self.ended = true;
-        let event_time = self.watermarks.is_some();
-        if let Some(x) = self.exchange.as_mut() {
-            if event_time {
-                x.out.broadcast(Payload::Watermark(i64::MAX));
-            }
-            x.out.broadcast(Payload::EndOfInput);
-        }
     }
 
     /// Resends what the writers have not acknowledged in time.

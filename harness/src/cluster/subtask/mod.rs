@@ -284,10 +284,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             requests_open: true,
             watermarks: setup.source.watermark_strategy().map(|w| WatermarkTracker::new(w, now_ms())),
             current_split: None,
+            // Only readers report to watermark alignment.
             alignment: setup
                 .source
                 .watermark_strategy()
                 .and_then(|w| w.alignment)
+                .filter(|_| setup.subtask < setup.parallelism)
                 .map(|a| ReaderAlignment::new(a, now_ms())),
             tells_fetches: false,
             exchange: setup.exchange.all_to_all().then(|| {
@@ -418,7 +420,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     /// Closes the reader, the writer and the committer, once.
     async fn close(&mut self) {
-        self.reader.close().await;
+        if self.has_reader {
+            self.reader.close().await;
+        }
         if let Some(w) = self.writer.as_mut() {
             w.close().await;
         }
@@ -428,6 +432,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     }
 
     fn forward(&self, req: ReaderRequest) {
+        if !self.has_reader {
+            return; // the idle reader of a subtask that hosts only a writer speaks for nobody
+        }
         self.uplink.send(match req {
             ReaderRequest::SplitRequest => MasterMsg::SplitRequest,
             ReaderRequest::SourceEvent(e) => MasterMsg::SourceEvent(e),
@@ -501,7 +508,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             }
             Control::Notify(c) => self.completed(c).await?,
             Control::Aborted(c) => {
-                self.reader.notify_checkpoint_aborted(c);
+                if self.has_reader {
+                    self.reader.notify_checkpoint_aborted(c);
+                }
                 if let Some(w) = self.writer.as_mut() {
                     w.notify_checkpoint_aborted(c).await?;
                 }

@@ -213,6 +213,14 @@ impl Control {
         self.inner.store.parallelism().unwrap_or(self.inner.config.job.parallelism)
     }
 
+    /// The job's subtasks now: one per reader, or per writer where a job behind an exchange
+    /// has more writers ([`JobConfig::sink_parallelism`](crate::cluster::JobConfig)). Faults
+    /// aimed at workers choose among these.
+    pub fn subtasks(&self) -> usize {
+        let p = self.parallelism();
+        p.max(self.inner.config.job.writers(p))
+    }
+
     /// Where the job stands.
     pub fn status(&self) -> JobStatus {
         self.inner.status.lock().unwrap().clone()
