@@ -1,9 +1,7 @@
 //! The determinism self-check fails when connector code leaks state between runs — here a
 //! process-wide counter that shapes fetch timing, something the simulator cannot intercept.
 
-mod common;
-
-use common::{FromData, WithReaderSetup};
+use crate::common::{FromData, WithReaderSetup};
 use connsim::api::{FetchedBatch, SplitReader, SplitsChange};
 use connsim::probes::{CollectorSetup, GenSplit, GeneratorReader, GeneratorSetup};
 use connsim::run::FaultConfig;

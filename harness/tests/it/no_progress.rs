@@ -1,8 +1,6 @@
 //! A connector that never makes progress is a liveness verdict, not a hung test.
 
-mod common;
-
-use common::{FromData, WithReaderSetup};
+use crate::common::{FromData, WithReaderSetup};
 use connsim::api::{FetchedBatch, SplitReader, SplitsChange};
 use connsim::probes::{CollectorSetup, GenSplit, GeneratorSetup};
 use connsim::run::FaultConfig;

@@ -1,0 +1,22 @@
+//! The harness's integration tests, one module per concern, in one test binary (one link
+//! instead of one per file: a change relinks the simulated cluster once).
+//! `cargo test -p connsim --test it <module>::` runs one module's tests.
+
+mod alignment;
+mod bad_input;
+mod call_async;
+mod checkpoint_notifications;
+mod close;
+mod common;
+mod determinism_check;
+mod enumerator_contract;
+mod event_time;
+mod exchange;
+mod gateway;
+mod models;
+mod no_progress;
+mod no_shared_memory;
+mod output_readers;
+mod serde_wall;
+mod source_events;
+mod valve;
