@@ -163,6 +163,9 @@ pub fn all() -> Vec<Target> {
         target("mutant: restores the watermark of its fetch", "source", Some("event-time"), || {
             suites::source(log_source_with("restores-fetched-watermark", RestoresFetchedWatermarkSetup))
         }),
+        target("mutant: drops stale prefetches", "source", Some("no-loss"), || {
+            suites::source(log_source_with("drops-stale-prefetch", DropsStalePrefetchSetup))
+        }),
         pause_mutant("mutant: split reader ignores pauses", PauseBug::Ignores),
         pause_mutant("mutant: resuming one split resumes all", PauseBug::ResumesAll),
         pause_mutant("mutant: forgets pauses when given a split", PauseBug::ForgetsPausesOnAssign),

@@ -161,6 +161,10 @@ pub enum EventKind {
     /// A request from `from` was still on its way to `to` when `from` went down: it lands
     /// without its sender (a request stuck in a slow server outlives its client).
     Orphaned { from: String, to: String, kind: String, call: u64 },
+    /// Behind an exchange: full channels held the reader of subtask `subtask` back for `ms`
+    /// (recorded when a hold of [`HELD_MS`](crate::cluster::HELD_MS) or more ends): a writer
+    /// slower than its input.
+    BackpressureHeld { subtask: usize, attempt: u64, ms: u64 },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system

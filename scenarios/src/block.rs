@@ -143,6 +143,17 @@ pub enum Block {
         /// How late.
         ms: u64,
     },
+    /// The worker's writer takes `ms` per record for `for_ms`: a slow sink. Behind an
+    /// exchange its input channels fill and the readers sending to it stop polling
+    /// (backpressure); chained, its own reader slows with it. The block lasts `for_ms`.
+    SlowSink {
+        /// Whose writer.
+        worker: Worker,
+        /// Virtual time per record.
+        ms: u64,
+        /// How long the writer stays slow.
+        for_ms: u64,
+    },
     /// Crash a node, optionally when a subtask reaches a protocol phase; it restarts
     /// `restart_after_ms` later.
     Crash {
@@ -266,7 +277,7 @@ impl Block {
     }
 
     /// Every block kind's name, as [`Block::kind`] gives it.
-    pub const KINDS: [&'static str; 23] = [
+    pub const KINDS: [&'static str; 24] = [
         "produce",
         "add_splits",
         "checkpoint",
@@ -276,6 +287,7 @@ impl Block {
         "crash",
         "slow_start",
         "slow_snapshot",
+        "slow_sink",
         "pause",
         "fault",
         "configure",
@@ -304,6 +316,7 @@ impl Block {
             Block::Crash { .. } => "crash",
             Block::SlowStart { .. } => "slow_start",
             Block::SlowSnapshot { .. } => "slow_snapshot",
+            Block::SlowSink { .. } => "slow_sink",
             Block::Pause { .. } => "pause",
             Block::Fault { .. } => "fault",
             Block::Configure { .. } => "configure",
@@ -420,6 +433,11 @@ pub fn slow_start(worker: Worker, ms: u64) -> Block {
 /// `worker`'s next snapshot takes `ms` before it acknowledges (see [`Block::SlowSnapshot`]).
 pub fn slow_snapshot(worker: Worker, ms: u64) -> Block {
     Block::SlowSnapshot { worker, ms }
+}
+
+/// The worker's writer takes `ms` per record for `for_ms` (see [`Block::SlowSink`]).
+pub fn slow_sink(worker: Worker, ms: u64, for_ms: u64) -> Block {
+    Block::SlowSink { worker, ms, for_ms }
 }
 
 /// Crash `target` (a [`Worker`], [`Target::JobMaster`] or [`Target::System`]); it restarts 50 ms later.

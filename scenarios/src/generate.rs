@@ -6,7 +6,9 @@
 //! how often, and how hard the network faults are, so seeds explore very different mixes.
 
 use crate::block::{self, Block, Fault, Target, Worker};
+use crate::job::JobSettings;
 use crate::scenario::Scenario;
+use connsim::cluster::Exchange;
 use connsim::cluster::Phase;
 use connsim::net::Refusal;
 use connsim::run::{RunConfig, RunReport, Runner, Spread, Testbed};
@@ -30,16 +32,22 @@ pub struct Generator {
     pub lifecycle: bool,
     /// Swarm mode: the seed also picks the block mix and fault rates.
     pub swarm: bool,
+    /// The seed also picks the job's shape ([`JobSettings`]): chained or an exchange
+    /// (rebalance, key-by), the sink's parallelism behind an exchange, one or two checkpoints
+    /// pending at once. A search leaves alone what the runner's configuration sets to other
+    /// than the default (an exchange, a sink parallelism, more than one checkpoint at once).
+    pub job: bool,
 }
 
 impl Default for Generator {
     fn default() -> Self {
-        Self { max_blocks: 8, producer: false, systems: Vec::new(), lifecycle: true, swarm: false }
+        Self { max_blocks: 8, producer: false, systems: Vec::new(), lifecycle: true, swarm: false, job: true }
     }
 }
 
-/// The block kinds the generator draws from, in order (weights in swarm mode follow it).
-const LEAVES: usize = 15;
+/// The block kinds the generator draws from, in order (weights in swarm mode follow it);
+/// as many as [`leaves`] gives (a test holds them to it).
+const LEAVES: usize = 17;
 
 fn worker() -> BoxedStrategy<Worker> {
     prop_oneof![Just(Worker::Any), (0..4usize).prop_map(Worker::Nth), Just(Worker::All)].boxed()
@@ -101,6 +109,7 @@ fn leaves(g: &Generator, max_p: f64) -> Vec<Option<BoxedStrategy<Block>>> {
         Some(worker().prop_map(block::lose_notify).boxed()),
         Some((worker(), 10..200u64).prop_map(|(w, ms)| block::slow_start(w, ms)).boxed()),
         Some((worker(), 10..300u64).prop_map(|(w, ms)| block::slow_snapshot(w, ms)).boxed()),
+        Some((worker(), 1..30u64, 50..600u64).prop_map(|(w, ms, for_ms)| block::slow_sink(w, ms, for_ms)).boxed()),
         Some(worker().prop_map(block::decline_checkpoint).boxed()),
         Some(Just(block::checkpoint_timeout()).boxed()),
         Some((fault(max_p, &g.systems), 10..500u64).prop_map(|(fault, for_ms)| Block::Fault { fault, for_ms }).boxed()),
@@ -143,20 +152,65 @@ fn weighted(g: &Generator, weights: &[u32], max_p: f64) -> BoxedStrategy<Block> 
     with_combinators(Union::new_weighted(arms).boxed(), max_p, &g.systems)
 }
 
-/// Scenarios the generator may produce.
+/// The job's shape, drawn per seed; each part shrinks towards the runner's own (`None`).
+fn job() -> BoxedStrategy<JobSettings> {
+    let exchange = prop_oneof![2 => Just(None), 1 => Just(Some(Exchange::Rebalance)), 1 => Just(Some(Exchange::KeyBy))];
+    let writers = prop_oneof![2 => Just(None), 1 => (1..=5usize).prop_map(Some)];
+    let concurrent = prop_oneof![Just(None), Just(Some(2usize))];
+    (exchange, writers, concurrent)
+        .prop_map(|(exchange, writers, concurrent_checkpoints)| JobSettings {
+            exchange,
+            // Only behind an exchange can the sink have a parallelism of its own.
+            sink_parallelism: writers.filter(|_| exchange.is_some()),
+            concurrent_checkpoints,
+        })
+        .boxed()
+}
+
+fn generated(blocks: Vec<Block>, job: JobSettings) -> Scenario {
+    Scenario { name: "generated".into(), blocks, requires: Vec::new(), job }
+}
+
+/// Scenarios the generator may produce. The blocks are drawn first, so turning
+/// [`Generator::job`] on or off leaves a seed's blocks as they were.
 pub fn scenarios(g: &Generator) -> BoxedStrategy<Scenario> {
     let g = g.clone();
     let max = g.max_blocks.max(1);
+    let shape = if g.job { job() } else { Just(JobSettings::default()).boxed() };
     if g.swarm {
         (proptest::collection::vec(0..4u32, LEAVES), 0.02..0.5f64)
-            .prop_flat_map(move |(weights, max_p)| proptest::collection::vec(weighted(&g, &weights, max_p), 1..=max))
-            .prop_map(|blocks| Scenario { name: "generated".into(), blocks, requires: Vec::new() })
+            .prop_flat_map(move |(weights, max_p)| {
+                (proptest::collection::vec(weighted(&g, &weights, max_p), 1..=max), shape.clone())
+            })
+            .prop_map(|(blocks, job)| generated(blocks, job))
             .boxed()
     } else {
-        proptest::collection::vec(weighted(&g, &[1; LEAVES], 0.2), 1..=max)
-            .prop_map(|blocks| Scenario { name: "generated".into(), blocks, requires: Vec::new() })
+        (proptest::collection::vec(weighted(&g, &[1; LEAVES], 0.2), 1..=max), shape)
+            .prop_map(|(blocks, job)| generated(blocks, job))
             .boxed()
     }
+}
+
+/// The scenario with the job settings it drew taken back where the runner's configuration
+/// sets them itself: what the runner fixes, a generated scenario does not change.
+fn fit(mut scenario: Scenario, config: &RunConfig) -> Scenario {
+    let job = &config.job;
+    if job.exchange != Exchange::Forward || job.sink_parallelism.is_some() {
+        scenario.job.exchange = None;
+        scenario.job.sink_parallelism = None;
+    }
+    if job.max_concurrent_checkpoints > 1 {
+        scenario.job.concurrent_checkpoints = None;
+    }
+    scenario
+}
+
+/// Whether the scenario's job settings over `config` make a job the job master refuses
+/// (such a candidate fails for its configuration, not for what it shows).
+fn refused(scenario: &Scenario, config: &RunConfig) -> bool {
+    let mut config = config.clone();
+    scenario.job.apply(&mut config);
+    config.job.problem().is_some()
 }
 
 fn rng_for(seed: u64) -> TestRng {
@@ -206,7 +260,7 @@ pub fn search<T: Testbed>(runner: &Runner<T>, g: &Generator, seeds: impl IntoIte
     let config = runner.run_config().clone();
     let mut reports = Vec::new();
     for seed in seeds {
-        let scenario = scenario_for(g, seed);
+        let scenario = fit(scenario_for(g, seed), &config);
         let report = runner.run_with(seed, &config, Arc::new(scenario.clone()));
         let failed = !report.passed();
         let check = report.failed_checks().first().map(|c| c.to_string());
@@ -220,7 +274,7 @@ pub fn search<T: Testbed>(runner: &Runner<T>, g: &Generator, seeds: impl IntoIte
 }
 
 /// Shrinks a failing generated scenario, seed fixed: proptest removes and simplifies blocks
-/// and keeps a candidate only if `check` still fails.
+/// and the job settings and keeps a candidate only if `check` still fails.
 pub fn shrink<T: Testbed>(
     runner: &Runner<T>,
     config: &RunConfig,
@@ -236,6 +290,10 @@ pub fn shrink<T: Testbed>(
         rng_for(seed),
     );
     let result = proptest.run(&scenarios(g), |scenario| {
+        let scenario = fit(scenario, config);
+        if refused(&scenario, config) {
+            return Ok(());
+        }
         *runs.borrow_mut() += 1;
         let report = runner.run_with(seed, config, Arc::new(scenario));
         if report.failed_checks().contains(&check.as_str()) {
@@ -245,7 +303,7 @@ pub fn shrink<T: Testbed>(
         }
     });
     let minimal = match result {
-        Err(TestError::Fail(_, minimal)) => minimal,
+        Err(TestError::Fail(_, minimal)) => fit(minimal, config),
         // The same seed generates the same scenario, so it fails again; if it somehow does
         // not, the original is the best known.
         _ => original.clone(),
@@ -281,13 +339,29 @@ fn simplifications(b: &Block) -> Vec<Vec<Block>> {
     }
 }
 
-/// Shrinks a scenario with the seed held fixed: removes one top-level block at a time, or
-/// replaces a combinator by what it wraps, while `check` still fails, until no such step
-/// keeps the failure.
+/// Shrinks a scenario with the seed held fixed: first takes the job settings back to the
+/// runner's one at a time, then removes one top-level block at a time, or replaces a
+/// combinator by what it wraps, while `check` still fails, until no such step keeps the
+/// failure. A candidate whose job the job master would refuse is never taken.
 pub fn minimize<T: Testbed>(runner: &Runner<T>, seed: u64, scenario: Scenario, check: &str) -> Scenario {
     let config = runner.run_config().clone();
-    let fails = |s: &Scenario| runner.run_with(seed, &config, Arc::new(s.clone())).failed_checks().contains(&check);
+    let fails = |s: &Scenario| {
+        !refused(s, &config) && runner.run_with(seed, &config, Arc::new(s.clone())).failed_checks().contains(&check)
+    };
     let mut best = scenario;
+    // The job's shape back to the runner's, one setting at a time, where the failure stays.
+    let clears: [fn(&mut JobSettings); 3] =
+        [|j| j.concurrent_checkpoints = None, |j| j.sink_parallelism = None, |j| j.exchange = None];
+    for clear in clears {
+        let mut candidate = best.clone();
+        clear(&mut candidate.job);
+        if candidate.job.exchange.is_none() {
+            candidate.job.sink_parallelism = None;
+        }
+        if candidate.job != best.job && fails(&candidate) {
+            best = candidate;
+        }
+    }
     'shrink: loop {
         for i in 0..best.blocks.len() {
             let mut candidates = vec![Vec::new()];
@@ -303,5 +377,21 @@ pub fn minimize<T: Testbed>(runner: &Runner<T>, seed: u64, scenario: Scenario, c
             }
         }
         return best;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_leaf_kind_has_a_weight() {
+        let g = Generator { producer: true, systems: vec!["log".into()], ..Generator::default() };
+        assert_eq!(leaves(&g, 0.2).len(), LEAVES, "LEAVES must count every leaf, or the last ones are never drawn");
+        let kinds: std::collections::BTreeSet<&str> =
+            (1..300).flat_map(|seed| scenario_for(&g, seed).kinds()).collect();
+        for k in ["pause", "slow_sink", "add_splits", "produce", "rescale"] {
+            assert!(kinds.contains(k), "{k} never generated: {kinds:?}");
+        }
     }
 }

@@ -16,7 +16,11 @@ const PHASE_WAIT_MS: u64 = 1_500;
 const SAVEPOINT_WAIT_MS: u64 = 3_000;
 
 fn workers(control: &Control, w: Worker) -> Vec<usize> {
-    let p = control.subtasks();
+    among(control, w, control.subtasks())
+}
+
+/// Subtasks a worker stands for among the first `p`.
+fn among(control: &Control, w: Worker, p: usize) -> Vec<usize> {
     match w {
         Worker::Any => vec![control.random(p as u64) as usize],
         Worker::Nth(n) => vec![n % p],
@@ -100,6 +104,7 @@ impl Block {
                 | Block::LoseNotify { .. }
                 | Block::SlowStart { .. }
                 | Block::SlowSnapshot { .. }
+                | Block::SlowSink { .. }
                 | Block::Crash { .. }
                 | Block::Pause { .. }
                 | Block::Fault { .. }
@@ -170,6 +175,14 @@ impl Block {
                     for k in workers(control, *worker) {
                         control.slow_snapshot(k, *ms);
                     }
+                }
+                Block::SlowSink { worker, ms, for_ms } => {
+                    // Only subtasks that host a writer (with a sink parallelism of its own,
+                    // some host only a reader).
+                    for k in among(control, *worker, control.writers()) {
+                        control.slow_writes(k, *ms, *for_ms);
+                    }
+                    control.sleep_ms(*for_ms).await;
                 }
                 Block::SlowStart { worker, ms } => {
                     for k in workers(control, *worker) {

@@ -37,12 +37,14 @@
 pub mod block;
 pub mod generate;
 mod interpret;
+pub mod job;
 pub mod replay;
 mod rust;
 mod scenario;
 pub mod suites;
 
 pub use block::{Block, Crash, Fault, Target, Worker};
+pub use job::JobSettings;
 pub use replay::{CaseFile, ReplayError};
 pub use scenario::{Scenario, ScenarioOutcome};
 
@@ -50,6 +52,7 @@ pub use scenario::{Scenario, ScenarioOutcome};
 pub mod prelude {
     pub use crate::block::*;
     pub use crate::scenario::Scenario;
+    pub use connsim::cluster::Exchange;
     pub use connsim::cluster::Phase;
     pub use connsim::net::Refusal;
     pub use connsim::run::Spread;

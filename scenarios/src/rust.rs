@@ -106,6 +106,7 @@ impl Block {
             Block::LoseNotify { worker: w } => format!("lose_notify({})", worker(w)),
             Block::SlowStart { worker: w, ms } => format!("slow_start({}, {ms})", worker(w)),
             Block::SlowSnapshot { worker: w, ms } => format!("slow_snapshot({}, {ms})", worker(w)),
+            Block::SlowSink { worker: w, ms, for_ms } => format!("slow_sink({}, {ms}, {for_ms})", worker(w)),
             Block::Crash { target: t, at, restart_after_ms } => {
                 let mut s = format!("crash({})", target(t));
                 if let Some(p) = at {

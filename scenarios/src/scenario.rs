@@ -2,6 +2,7 @@
 //! over many seeds with saved failures rerun first.
 
 use crate::block::Block;
+use crate::job::JobSettings;
 use crate::replay::{self, CaseFile};
 use connsim::run::{marks::MARKS, Outcome, RunReport, Runner, Script, ScriptFuture, Testbed};
 use serde::{Deserialize, Serialize};
@@ -19,17 +20,38 @@ pub struct Scenario {
     /// Coverage marks at least one seed must reach (see `connsim::run::marks::MARKS`).
     #[serde(default)]
     pub requires: Vec<String>,
+    /// Job settings the scenario fixes for itself, over the runner's configuration.
+    #[serde(default, skip_serializing_if = "JobSettings::is_empty")]
+    pub job: JobSettings,
 }
 
 impl Scenario {
     /// An empty scenario.
     pub fn new(name: &str) -> Self {
-        Self { name: name.to_string(), blocks: Vec::new(), requires: Vec::new() }
+        Self { name: name.to_string(), blocks: Vec::new(), requires: Vec::new(), job: JobSettings::default() }
+    }
+
+    /// Runs the job with this exchange between readers and writers (over the runner's).
+    pub fn exchange(mut self, exchange: connsim::cluster::Exchange) -> Self {
+        self.job.exchange = Some(exchange);
+        self
+    }
+
+    /// Runs the job with `n` writers behind its exchange (over the runner's).
+    pub fn sink_parallelism(mut self, n: usize) -> Self {
+        self.job.sink_parallelism = Some(n);
+        self
+    }
+
+    /// Lets `n` checkpoints be pending at once (over the runner's).
+    pub fn concurrent_checkpoints(mut self, n: usize) -> Self {
+        self.job.concurrent_checkpoints = Some(n);
+        self
     }
 
     /// The scenario with every top-level copy of `block` taken out; a crash aimed at a phase
     /// takes that phase's mark off the required ones, an error-reply fault the refusal marks, a
-    /// system setting its mark. Taking out a `during(fault, body)` takes out the fault and
+    /// system setting its mark, the last slow sink the backpressure marks. Taking out a `during(fault, body)` takes out the fault and
     /// keeps its body (a delay takes the delay marks off once no delay is left).
     pub fn without(&self, block: &Block) -> Scenario {
         let mut s = self.clone();
@@ -45,6 +67,9 @@ impl Scenario {
         s.blocks.retain(|b| b != block);
         if let Block::Crash { at: Some(phase), .. } = block {
             s.requires.retain(|m| m != phase.mark());
+        }
+        if matches!(block, Block::SlowSink { .. }) && !s.blocks.iter().any(|b| matches!(b, Block::SlowSink { .. })) {
+            s.requires.retain(|m| m != "backpressure" && m != "backpressure-held");
         }
         if let Block::Fault { fault: crate::block::Fault::Refuse { .. }, .. } = block {
             s.requires.retain(|m| !m.ends_with("request-refused"));
@@ -106,6 +131,7 @@ impl Scenario {
 
     /// Checks every block can run; the error names the block and what to change.
     pub fn validate(&self) -> Result<(), String> {
+        self.job.validate().map_err(|e| format!("scenario {:?}: {e}", self.name))?;
         for (i, b) in self.blocks.iter().enumerate() {
             b.validate().map_err(|e| format!("scenario {:?}, block {i} ({}): {e}", self.name, b.to_rust()))?;
         }
@@ -121,6 +147,7 @@ impl Scenario {
     /// `use connsim_scenarios::prelude::*;`).
     pub fn to_rust(&self) -> String {
         let mut s = format!("Scenario::new({:?})", self.name);
+        s.push_str(&self.job.to_rust());
         for b in &self.blocks {
             s.push_str(&format!("\n    .then({})", b.to_rust()));
         }
@@ -147,6 +174,14 @@ impl Scenario {
     fn run_inner<T: Testbed>(&self, runner: &mut Runner<T>, dir: Option<PathBuf>) -> ScenarioOutcome {
         if let Err(e) = self.validate() {
             panic!("{e}");
+        }
+        let mut applied = runner.run_config().clone();
+        self.job.apply(&mut applied);
+        if let Some(problem) = applied.job.problem() {
+            panic!(
+                "scenario {:?}: its job settings over the runner's make a job that cannot run: {problem}",
+                self.name
+            );
         }
         let testbed = runner.testbed_name();
         if let Some(path) = replay::env_file() {
@@ -189,6 +224,9 @@ impl Scenario {
 impl Script for Scenario {
     fn describe(&self) -> String {
         self.to_rust()
+    }
+    fn configure(&self, config: &mut connsim::run::RunConfig) {
+        self.job.apply(config);
     }
     fn drive<'a>(&'a self, control: &'a connsim::run::Control) -> ScriptFuture<'a> {
         Box::pin(async move {

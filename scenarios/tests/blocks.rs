@@ -6,6 +6,9 @@ use connsim_scenarios::prelude::*;
 
 fn every_kind() -> Scenario {
     Scenario::new("every kind")
+        .exchange(Exchange::KeyBy)
+        .sink_parallelism(3)
+        .concurrent_checkpoints(2)
         .then(produce(10))
         .then(burst(5))
         .then(skewed(7))
@@ -16,6 +19,7 @@ fn every_kind() -> Scenario {
         .then(lose_notify(Worker::All))
         .then(crash(Worker::Any).at(Phase::AfterPrepareCommit).restart_after(30))
         .then(slow_start(Worker::Nth(2), 100))
+        .then(slow_sink(Worker::Nth(1), 5, 200))
         .then(crash(job_master()))
         .then(crash(system("log")))
         .then(drop_messages(0.5, Some("Notify"), 100))
@@ -45,6 +49,9 @@ fn scenarios_survive_a_serde_round_trip() {
 #[test]
 fn every_block_kind_prints_as_the_rust_that_builds_it() {
     let expected = r#"Scenario::new("every kind")
+    .exchange(Exchange::KeyBy)
+    .sink_parallelism(3)
+    .concurrent_checkpoints(2)
     .then(produce(10))
     .then(burst(5))
     .then(skewed(7))
@@ -55,6 +62,7 @@ fn every_block_kind_prints_as_the_rust_that_builds_it() {
     .then(lose_notify(Worker::All))
     .then(crash(Worker::Any).at(Phase::AfterPrepareCommit).restart_after(30))
     .then(slow_start(Worker::Nth(2), 100))
+    .then(slow_sink(Worker::Nth(1), 5, 200))
     .then(crash(job_master()))
     .then(crash(system("log")))
     .then(drop_messages(0.5, Some("Notify"), 100))
@@ -74,7 +82,8 @@ fn every_block_kind_prints_as_the_rust_that_builds_it() {
     .then(wait(100).time_limit(10))"#;
     assert_eq!(every_kind().to_rust(), expected);
     let kinds = every_kind().kinds();
-    for k in ["produce", "crash", "fault", "during", "phases", "one_of", "time_limit", "repeat", "rescale"] {
+    for k in ["produce", "crash", "fault", "during", "phases", "one_of", "time_limit", "repeat", "rescale", "slow_sink"]
+    {
         assert!(kinds.contains(k), "{k} missing from {kinds:?}");
     }
 }
@@ -102,6 +111,10 @@ fn bad_blocks_are_refused_with_what_to_change() {
     let caught = std::panic::catch_unwind(|| Scenario::new("x").then(crash(job_master()).at(Phase::AfterAck)));
     let msg = caught.unwrap_err().downcast::<String>().unwrap();
     assert!(msg.contains("scenario \"x\"") && msg.contains("Worker"), "{msg}");
+    let err = Scenario::new("z").exchange(Exchange::Forward).sink_parallelism(2).validate().unwrap_err();
+    assert!(err.contains("Exchange::Rebalance or Exchange::KeyBy"), "{err}");
+    let err = Scenario::new("z").exchange(Exchange::Rebalance).sink_parallelism(0).validate().unwrap_err();
+    assert!(err.contains("at least one writer"), "{err}");
     let caught = std::panic::catch_unwind(|| Scenario::new("y").requires("no-such-mark"));
     let msg = caught.unwrap_err().downcast::<String>().unwrap();
     assert!(msg.contains("unknown coverage mark") && msg.contains("crash-at:inside-commit"), "{msg}");
@@ -110,14 +123,23 @@ fn bad_blocks_are_refused_with_what_to_change() {
 #[test]
 fn generated_scenarios_are_valid_print_and_round_trip() {
     let g = Generator { producer: true, swarm: true, systems: vec!["log".into()], ..Generator::default() };
+    let mut shapes = std::collections::BTreeSet::new();
     for seed in 1..200 {
         let s = generate::scenario_for(&g, seed);
         s.validate().unwrap();
+        shapes.insert(format!("{:?}", s.job));
+        // The job's shape is drawn after the blocks: without it, a seed's blocks stay the same.
+        let plain = generate::scenario_for(&Generator { job: false, ..g.clone() }, seed);
+        assert_eq!(plain.blocks, s.blocks);
+        assert!(plain.job.is_empty());
         assert!((1..=g.max_blocks).contains(&s.blocks.len()));
         assert!(s.to_rust().starts_with("Scenario::new(\"generated\")"));
         let json = serde_json::to_string(&s).unwrap();
         assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), s);
     }
+    // Chained and both exchanges, with and without a sink parallelism of their own.
+    assert!(shapes.len() >= 10, "{shapes:?}");
+    assert!(shapes.iter().any(|s| s.contains("KeyBy") && s.contains("sink_parallelism: Some")), "{shapes:?}");
 }
 
 #[test]
@@ -159,5 +181,36 @@ fn a_block_that_meets_an_ended_job_is_skipped_as_a_step_the_report_shows() {
     let text = report.to_string();
     for step in ["skipped, the job already ended: crash(Worker::Any)", "skipped, the job already ended: checkpoint()"] {
         assert!(text.contains(step), "{step:?} not in the timeline:\n{text}");
+    }
+}
+
+#[test]
+fn a_scenario_fixes_the_jobs_shape_over_the_runners_and_its_report_shows_it() {
+    use connsim::probes::{CollectorSetup, GeneratorSetup};
+    use connsim::run::{Pipeline, Runner};
+    let mut runner = Runner::new(Pipeline(
+        GeneratorSetup { splits: 4, records_per_split: 200, pace_ms: 300, ..Default::default() },
+        CollectorSetup,
+    ));
+    runner.seeds(2);
+    let shaped = Scenario::new("over a key-by")
+        .exchange(Exchange::KeyBy)
+        .sink_parallelism(3)
+        .concurrent_checkpoints(2)
+        .then(slow_sink(Worker::Nth(1), 10, 200))
+        .requires("backpressure-held");
+    let outcome = shaped.run(&mut runner);
+    outcome.assert_ok();
+    for r in &outcome.outcome.reports {
+        assert_eq!(r.config.job.exchange, Exchange::KeyBy);
+        assert_eq!(r.config.job.sink_parallelism, Some(3));
+        assert_eq!(r.config.job.max_concurrent_checkpoints, 2);
+    }
+    // The runner's own configuration is left as it was: chained, so nothing backpressures.
+    let chained = Scenario::new("chained").then(slow_sink(Worker::Nth(1), 10, 200)).run(&mut runner);
+    chained.assert_ok();
+    for r in &chained.outcome.reports {
+        assert_eq!(r.config.job.exchange, Exchange::Forward);
+        assert!(!r.marks.iter().any(|m| m.starts_with("backpressure")), "{r}");
     }
 }

@@ -130,3 +130,17 @@ pub fn workload() -> Scenario {
         .then(produce(200))
         .then(drain(10_000))
 }
+
+/// The data plane: over a key-by to three writers, two checkpoints pending at once, writer 0
+/// slows down until its channels fill and the readers are backpressured.
+pub fn data_plane() -> Scenario {
+    Scenario::new("a slow sink over a key-by")
+        .exchange(Exchange::KeyBy)
+        .sink_parallelism(3)
+        .concurrent_checkpoints(2)
+        .then(wait(100))
+        .then(slow_sink(Worker::Nth(0), 20, 300))
+        .then(checkpoint())
+        .then(wait(100))
+        .requires("backpressure-held")
+}

@@ -63,6 +63,7 @@ fn the_pinned_scenarios_use_every_block_kind_fault_and_phase() {
         pinned::savepoints_and_rescaling(),
         pinned::combinators(),
         pinned::workload(),
+        pinned::data_plane(),
     ];
     let used: std::collections::BTreeSet<&str> = all.iter().flat_map(Scenario::kinds).collect();
     let missing: Vec<_> = Block::KINDS.iter().filter(|k| !used.contains(**k)).collect();
@@ -141,4 +142,13 @@ fn checkpoints_over_a_rebalance() {
     let text = report.to_string();
     assert!(text.contains("channel_blocked") && text.contains("barrier_aligned"), "{text}");
     snapshot("checkpoints_over_a_rebalance", report);
+}
+
+/// A slow sink over a key-by with a sink parallelism of its own (the scenario fixes the job's
+/// shape): the timeline shows the readers backpressured.
+#[test]
+fn data_plane() {
+    let report = everywhere(pinned::data_plane(), true);
+    assert!(report.to_string().contains("backpressure_held"), "{report}");
+    snapshot("data_plane", report);
 }

@@ -473,3 +473,21 @@ fn a_reader_that_restores_the_watermark_of_its_fetch_makes_the_replayed_rest_of_
     let same = suites::source(contexts::log_source()).only(&case.case).first_seed(report.seed).seeds(1).run();
     assert!(same.failed_cases().is_empty(), "the reference log source fails the same case and seed too:\n{same}");
 }
+
+#[test]
+fn a_source_dropping_stale_prefetches_loses_records_only_when_backpressured() {
+    let mutant = || suites::source(contexts::log_source_with("drops-stale-prefetch", DropsStalePrefetchSetup));
+    let outcome = mutant().only(crate::exchange::BACKPRESSURE).seeds(20).run();
+    print!("{outcome}");
+    let (case, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
+    assert_eq!(case, crate::exchange::BACKPRESSURE);
+    assert_eq!(report.failed_checks(), ["no-loss"], "{report}");
+    assert!(report.marks.iter().any(|m| m == "backpressure-held"), "{report}");
+    // Without the slow sink the fetcher never waits long, and nothing expires.
+    let calm = mutant().only(crate::exchange::BACKPRESSURE).without(slow_sink(Worker::Nth(0), 20, 500)).seeds(20).run();
+    print!("{calm}");
+    calm.assert_ok();
+    // And without it no reader is held back long: the slow sink is what held them.
+    let held = calm.cases[0].reports.iter().filter(|r| r.marks.iter().any(|m| m == "backpressure-held")).count();
+    assert_eq!(held, 0, "readers held back without a slow sink");
+}

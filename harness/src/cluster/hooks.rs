@@ -137,6 +137,8 @@ struct Armed {
     slow: std::collections::BTreeMap<usize, u64>,
     /// Subtask → how long its next reader start takes before it registers.
     slow_start: std::collections::BTreeMap<usize, u64>,
+    /// Subtask → how long each record its writer takes costs, and until when (virtual ms).
+    slow_writes: std::collections::BTreeMap<usize, (u64, u64)>,
 }
 
 /// The shared instrumentation of one run.
@@ -201,6 +203,28 @@ impl Hooks {
             return None;
         }
         self.armed.lock().unwrap().slow_start.remove(&subtask)
+    }
+
+    /// Makes `subtask`'s writer take `ms` per record until virtual time `until_ms` (a slow
+    /// sink: behind an exchange its input channels fill and the readers are backpressured).
+    pub fn arm_slow_writes(&self, subtask: usize, ms: u64, until_ms: u64) {
+        self.armed.lock().unwrap().slow_writes.insert(subtask, (ms, until_ms));
+        self.any.store(true, Ordering::Relaxed);
+    }
+
+    /// Called by a subtask after its writer took a record at virtual time `now_ms`: how long
+    /// to stall.
+    pub fn write_stall(&self, subtask: usize, now_ms: u64) -> Option<u64> {
+        if !self.any.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut armed = self.armed.lock().unwrap();
+        let (ms, until) = *armed.slow_writes.get(&subtask)?;
+        if now_ms >= until {
+            armed.slow_writes.remove(&subtask);
+            return None;
+        }
+        Some(ms)
     }
 
     /// Disarms everything not yet hit.

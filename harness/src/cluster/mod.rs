@@ -19,6 +19,7 @@ mod uplink;
 mod wall;
 
 pub use config::{Exchange, FailoverStrategy, JobConfig};
+pub use exchange::HELD_MS;
 pub use hooks::Phase;
 pub(crate) use hooks::{Hit, Hooks, JmCommand};
 pub use jobmaster::{JobStatus, JobStatusCell};

@@ -1,7 +1,10 @@
 //! Restoring with another parallelism: split states, writer states and committables of the
 //! old subtasks are pooled and dealt out round-robin to the new ones (as Flink redistributes
-//! operator list state). Every part is deserialized and serialized again, so a state that
-//! does not survive the round trip fails the job with a clear message.
+//! operator list state). Every part dealt out is deserialized and serialized again, so a
+//! state that does not survive the round trip fails the job with a clear message. With a
+//! sink parallelism of its own, the writers' count may stay while the readers' changes: the
+//! writers then keep their own states, as in Flink, where only an operator whose
+//! parallelism changed has its state redistributed.
 
 use super::protocol::SubtaskState;
 use crate::api::{Sink, Source};
@@ -27,25 +30,36 @@ fn deal<T: Serialize + DeserializeOwned>(parts: &[&[u8]], p: usize, what: &str) 
     Ok(buckets.iter().map(|b| bincode::serialize(b).expect("state serializes")).collect())
 }
 
-/// The states of `old.len()` subtasks, redistributed over `readers` readers and `writers`
-/// writers (subtask `i` hosts reader `i` and writer `i` where they exist).
+/// The states of `old.len()` subtasks (`old_writers` of them with a writer), redistributed
+/// over `readers` readers and `writers` writers (subtask `i` hosts reader `i` and writer `i`
+/// where they exist). Writers whose count did not change keep their own state, as Flink
+/// redistributes an operator's state only when its own parallelism changes.
 pub(crate) fn redistribute<Src: Source, Snk: Sink>(
     old: &[SubtaskState],
+    old_writers: usize,
     readers: usize,
     writers: usize,
 ) -> Result<Vec<SubtaskState>, String> {
     let splits =
         deal::<Src::Split>(&old.iter().map(|s| s.splits.as_slice()).collect::<Vec<_>>(), readers, "split state")?;
-    let writer = deal::<Snk::WriterState>(
-        &old.iter().map(|s| s.writer.as_slice()).collect::<Vec<_>>(),
-        writers,
-        "writer state",
-    )?;
-    let committables = deal::<(CheckpointId, Snk::Committable)>(
-        &old.iter().map(|s| s.committables.as_slice()).collect::<Vec<_>>(),
-        writers,
-        "committables",
-    )?;
+    let (writer, committables) = if old_writers == writers && old.len() >= writers {
+        (
+            old[..writers].iter().map(|s| s.writer.clone()).collect(),
+            old[..writers].iter().map(|s| s.committables.clone()).collect(),
+        )
+    } else {
+        let writer = deal::<Snk::WriterState>(
+            &old.iter().map(|s| s.writer.as_slice()).collect::<Vec<_>>(),
+            writers,
+            "writer state",
+        )?;
+        let committables = deal::<(CheckpointId, Snk::Committable)>(
+            &old.iter().map(|s| s.committables.as_slice()).collect::<Vec<_>>(),
+            writers,
+            "committables",
+        )?;
+        (writer, committables)
+    };
     let none = || bincode::serialize(&Vec::<()>::new()).expect("serializes");
     Ok((0..readers.max(writers))
         .map(|i| SubtaskState {

@@ -19,6 +19,8 @@ pub struct CompletedCheckpoint {
     pub subtasks: Vec<SubtaskState>,
     /// How many of the subtasks had a reader (the rest only a writer).
     pub readers: usize,
+    /// How many of the subtasks had a writer (the rest only a reader).
+    pub writers: usize,
     /// Global committables not yet committed (`Vec<(CheckpointId, GlobalCommittable)>`), when
     /// the sink has a global committer.
     pub global: Vec<u8>,

@@ -65,6 +65,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("channel-blocked", "behind an exchange, a writer held back an input channel that delivered a barrier until every channel had (barrier alignment)"),
     ("alignment-aborted", "behind an exchange, a writer gave up aligning a checkpoint (a reader declined it, a newer barrier came first, or it was aborted)"),
     ("backpressure", "behind an exchange, a reader stopped because a writer had no room for more (its channel was full)"),
+    ("backpressure-held", "behind an exchange, full channels held a reader back for 100 ms or more (a writer slower than its input)"),
     ("exchange-resent", "behind an exchange, a reader sent messages again that a writer had not acknowledged in time (lost or delayed)"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
@@ -82,8 +83,10 @@ fn is_system(node: &str) -> bool {
 }
 
 /// The marks one history reached. Only the run up to convergence counts: what the harness
-/// does afterwards (restarting every system) is not a fault the scenario reached.
-pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
+/// does afterwards (restarting every system) is not a fault the scenario reached. `exchanged`:
+/// the job had an exchange, so a writer prepares when its barriers align, not when its
+/// subtask's reader takes the barrier (a subtask may host only a reader, or only a writer).
+pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut marks = BTreeSet::new();
     // Nodes with a commit in progress (between an attempt and its first outcome).
     let mut committing: BTreeSet<&str> = BTreeSet::new();
@@ -231,6 +234,9 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             EventKind::Backpressured { .. } => {
                 marks.insert("backpressure");
             }
+            EventKind::BackpressureHeld { .. } => {
+                marks.insert("backpressure-held");
+            }
             EventKind::ExchangeResent { .. } => {
                 marks.insert("exchange-resent");
             }
@@ -253,6 +259,11 @@ pub fn reached(events: &[Event]) -> BTreeSet<&'static str> {
             }
             EventKind::Barrier { subtask, attempt, checkpoint, .. } => {
                 read_since_restore.insert((*subtask, *attempt));
+                if !exchanged {
+                    prepared.entry(*subtask).or_default().insert(*checkpoint);
+                }
+            }
+            EventKind::BarrierAligned { subtask, checkpoint, .. } if exchanged => {
                 prepared.entry(*subtask).or_default().insert(*checkpoint);
             }
             EventKind::Emitted { subtask, attempt, .. } => {
@@ -324,5 +335,36 @@ fn outcome_marks(outcome: &str, marks: &mut BTreeSet<&'static str>) {
             marks.insert("commit-already-committed");
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(node: &str, kind: EventKind) -> Event {
+        Event { t_us: 0, node: node.to_string(), kind }
+    }
+
+    /// Subtask 0 hosts a reader and a writer on task executor 0; subtask 1 only a reader, on
+    /// task executor 1. Both took barrier 1; only subtask 0's writer aligned and prepared.
+    fn history(crashed: &str) -> Vec<Event> {
+        vec![
+            at("taskexecutor-0", EventKind::Deployed { subtask: 0, attempt: 1, checkpoint: 0 }),
+            at("taskexecutor-1", EventKind::Deployed { subtask: 1, attempt: 1, checkpoint: 0 }),
+            at("taskexecutor-0", EventKind::Barrier { subtask: 0, attempt: 1, checkpoint: 1, splits: Vec::new() }),
+            at("taskexecutor-1", EventKind::Barrier { subtask: 1, attempt: 1, checkpoint: 1, splits: Vec::new() }),
+            at("taskexecutor-0", EventKind::BarrierAligned { subtask: 0, attempt: 1, checkpoint: 1, aligned: true }),
+            at("supervisor", EventKind::Crashed { node: crashed.to_string() }),
+        ]
+    }
+
+    #[test]
+    fn behind_an_exchange_only_a_writer_that_aligned_has_prepared() {
+        let mark = "crash-between-prepare-and-commit";
+        assert!(reached(&history("taskexecutor-0"), true).contains(mark));
+        assert!(!reached(&history("taskexecutor-1"), true).contains(mark), "a reader-only subtask prepares nothing");
+        // Chained, the barrier is where the writer prepares.
+        assert!(reached(&history("taskexecutor-1"), false).contains(mark));
     }
 }

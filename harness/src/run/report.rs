@@ -124,6 +124,7 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
                 | EventKind::ChannelBlocked { .. }
                 | EventKind::BarrierAligned { .. }
                 | EventKind::AlignmentAborted { .. }
+                | EventKind::BackpressureHeld { .. }
         );
         if notable || bad.contains(&i) {
             let mark = if bad.contains(&i) { " <== first bad event" } else { "" };
@@ -162,7 +163,8 @@ impl RunReport {
         let timeline = timeline(facts, &verdicts);
         let failed = verdicts.iter().any(|v| !v.passed);
         let history = if failed { facts.events.clone() } else { Vec::new() };
-        let marks = super::marks::reached(&facts.events).into_iter().map(String::from).collect();
+        let marks =
+            super::marks::reached(&facts.events, facts.exchange.all_to_all()).into_iter().map(String::from).collect();
         Self {
             seed,
             testbed,

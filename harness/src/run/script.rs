@@ -18,6 +18,9 @@ pub trait Script: Send + Sync + 'static {
     fn describe(&self) -> String;
     /// Runs the script against the cluster.
     fn drive<'a>(&'a self, control: &'a Control) -> ScriptFuture<'a>;
+    /// Settings the script fixes for the job before it starts (an exchange, the sink's
+    /// parallelism), over the runner's configuration. The report shows the result.
+    fn configure(&self, _config: &mut super::RunConfig) {}
 }
 
 /// The configuration's fault profile ([`FaultConfig`](super::FaultConfig)): for the safety

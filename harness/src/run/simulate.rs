@@ -49,6 +49,9 @@ struct Slots {
 /// inside the simulation are caught and become a failed verdict. Call it on a fresh thread
 /// per seed (the [`Runner`](super::Runner) does) so std `HashMap` order is reproducible.
 pub fn simulate_script<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64, script: &dyn Script) -> RunReport {
+    let mut config = config.clone();
+    script.configure(&mut config); // settings the script fixes for the job it runs
+    let config = &config;
     let history = History::new();
     let slots: Arc<Mutex<Slots>> = Arc::default();
     let virtual_ms = Arc::new(Mutex::new(0u64));

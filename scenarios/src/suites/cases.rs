@@ -5,7 +5,8 @@
 //! a frozen worker waking up), slow requests outliving a crashed writer, overlapping
 //! checkpoints (two pending at once, a notification after a later barrier), splits appearing
 //! while the source system is unreachable, a source falling behind its log's retention, an
-//! unbounded job that must stay put after it converged, a swarm case.
+//! unbounded job that must stay put after it converged, a slow sink backpressuring the source
+//! through an exchange, a swarm case.
 //!
 //! Every case's input arrives over [`PACE_MS`] of virtual time, so its checkpoints and
 //! faults land while records still flow (at least five checkpoints complete before the end
@@ -223,6 +224,21 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         .then(wait(700))
         .requires("paused")
         .requires("failover:region");
+    // A slow sink behind a rebalance: after a region failover, writer 0 takes 20 ms per
+    // record for half a second, far below what the readers send it. Its input channels fill,
+    // their credit runs out and the readers stop polling for 100 ms and more at a time
+    // (mark `backpressure-held`, which a busy exchange's short waits never reach); barriers queue
+    // behind the records, so alignment takes long. A source must lose nothing while it is
+    // held back (its fetchers stall with it), and the job must catch up afterwards.
+    let backpressure = Scenario::new("a slow sink backpressures the source")
+        .exchange(Exchange::Rebalance)
+        .then(wait(100))
+        .then(crash(Worker::Any))
+        .then(wait(150))
+        .then(slow_sink(Worker::Nth(0), 20, 500))
+        .then(wait(200))
+        .requires("backpressure-held")
+        .requires("failover:region");
     let mut settle = case(
         "unbounded, stable after convergence",
         4,
@@ -397,6 +413,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             body: Body::Swarm,
         },
     ];
+    cases.insert(cases.len() - 1, case("a slow sink backpressures the source", 4, Region, backpressure));
     if let Some(late) = late {
         cases.insert(cases.len() - 1, case("slow requests outlive a crashed writer", 4, Region, late));
     }

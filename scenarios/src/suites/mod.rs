@@ -71,7 +71,8 @@ struct Settings {
     first: Option<Block>,
     /// Checkpoints pending at once in every case, instead of each case's own.
     concurrent_checkpoints: Option<usize>,
-    /// The exchange between readers and writers in every case (chained when unset).
+    /// The exchange between readers and writers in every case (unset: each case's own, chained
+    /// unless the case's scenario sets one).
     exchange: Option<Exchange>,
     /// Writers behind the exchange snapshot at the first barrier (connsim's own tests).
     unaligned: bool,
@@ -142,8 +143,13 @@ pub struct SuiteOutcome {
     pub cases: Vec<CaseResult>,
 }
 
-fn swarm(systems: &[String]) -> Generator {
-    Generator { systems: systems.to_vec(), swarm: true, ..Generator::default() }
+/// The swarm case's generator: it draws the job's shape per seed unless the suite fixes it.
+fn swarm(systems: &[String], settings: &Settings) -> Generator {
+    let fixed = settings.exchange.is_some()
+        || settings.sink_parallelism.is_some()
+        || settings.concurrent_checkpoints.is_some()
+        || settings.unaligned;
+    Generator { systems: systems.to_vec(), swarm: true, job: !fixed, ..Generator::default() }
 }
 
 /// The case list, as runnable cases over the given testbed maker.
@@ -198,11 +204,31 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
     runner.first_seed(settings.first_seed).seeds(settings.seeds);
     let mut result = CaseResult::new(name);
     match &spec.body {
+        Body::Scenario(scenario)
+            if settings.exchange == Some(Exchange::Forward)
+                && (scenario.job.exchange.is_some_and(Exchange::all_to_all)
+                    || scenario.job.sink_parallelism.is_some()) =>
+        {
+            let why = "the case needs an exchange between readers and writers; the suite fixes Exchange::Forward";
+            return CaseResult::skipped(name, why);
+        }
         Body::Scenario(scenario) => {
             let edited = settings.without.as_ref().map(|b| scenario.without(b));
             let scenario = edited.as_ref().unwrap_or(scenario);
             let prefixed = settings.first.as_ref().map(|b| scenario.before(b.clone()));
             let scenario = prefixed.as_ref().unwrap_or(scenario);
+            // What the suite fixes wins over a case's own job settings.
+            let mut fitted = scenario.clone();
+            if settings.exchange.is_some() {
+                fitted.job.exchange = None;
+            }
+            if settings.sink_parallelism.is_some() {
+                fitted.job.sink_parallelism = None;
+            }
+            if settings.concurrent_checkpoints.is_some() {
+                fitted.job.concurrent_checkpoints = None;
+            }
+            let scenario = &fitted;
             let out = match &settings.save_dir {
                 Some(dir) => scenario.run_saving(&mut runner, dir),
                 None => scenario.run(&mut runner),
@@ -218,7 +244,7 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
         }
         Body::Swarm => {
             let seeds = runner.seed_list();
-            let search = generate::search(&runner, &swarm(systems), seeds);
+            let search = generate::search(&runner, &swarm(systems, settings), seeds);
             let reached: std::collections::BTreeSet<&String> = search.reports.iter().flat_map(|r| &r.marks).collect();
             result.missed_marks =
                 spec.requires.iter().filter(|m| !reached.iter().any(|r| r == *m)).map(|m| m.to_string()).collect();

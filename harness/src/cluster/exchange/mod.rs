@@ -31,3 +31,7 @@ pub(crate) const BUFFER_RECORDS: usize = 16;
 pub(crate) const FLUSH_MS: u64 = 10;
 /// A sender with unacknowledged messages and no progress for this long sends again.
 pub(crate) const RESEND_AFTER_MS: u64 = 20;
+/// A reader held back by full channels this long or longer is recorded as held
+/// ([`EventKind::BackpressureHeld`](crate::history::EventKind::BackpressureHeld)): a writer
+/// slower than its input, not the short waits of a busy exchange.
+pub const HELD_MS: u64 = 100;

@@ -166,12 +166,13 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             },
             None => Vec::new(),
         };
-        let readers = self.readers;
+        let (readers, writers) = (self.readers, self.cfg.writers(self.readers));
         self.store.put(CompletedCheckpoint {
             id: c,
             enumerator: p.enumerator,
             subtasks,
             readers,
+            writers,
             global,
             savepoint: stop,
         });

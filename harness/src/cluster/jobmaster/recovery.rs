@@ -21,7 +21,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if cp.readers == self.readers && cp.subtasks.len() == self.slots.len() {
             return Ok(Some((cp.id, cp.subtasks[subtask].clone())));
         }
-        let states = rescale::redistribute::<Src, Snk>(&cp.subtasks, self.readers, self.cfg.writers(self.readers))?;
+        let states =
+            rescale::redistribute::<Src, Snk>(&cp.subtasks, cp.writers, self.readers, self.cfg.writers(self.readers))?;
         Ok(Some((cp.id, states[subtask].clone())))
     }
 

@@ -7,10 +7,10 @@
 //!          └─ barrier c on every channel (Aligned c) ─▶ writer snapshot ─▶ Ack(c, both halves)
 //! ```
 
-use super::{encode, Subtask};
+use super::{encode, now_ms, Subtask};
 use crate::api::{Sink, SinkWriter, Source};
 use crate::cluster::config::Exchange;
-use crate::cluster::exchange::{GateEvent, InputGate, Outbox};
+use crate::cluster::exchange::{GateEvent, InputGate, Outbox, HELD_MS};
 use crate::cluster::protocol::{task_executor, Payload};
 use crate::error::ConnectorError;
 use crate::history::{CheckpointId, EventKind};
@@ -30,6 +30,8 @@ pub(crate) struct Exchanged {
     writers: usize,
     /// A full channel held the reader back already (recorded once per attempt).
     backpressure_seen: bool,
+    /// Since when (virtual ms) full channels hold the reader back, while they do.
+    held_since: Option<u64>,
 }
 
 impl Exchanged {
@@ -54,23 +56,40 @@ impl Exchanged {
             aligned,
             barriers: BTreeMap::new(),
             backpressure_seen: false,
+            held_since: None,
         }
     }
 }
 
 impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// The reader must wait: a channel to a writer is full (or not wired yet). The first
-    /// time a full channel holds this attempt's reader back, the history says so.
+    /// time a full channel holds this attempt's reader back, the history says so, and so it
+    /// does of every hold that lasted [`HELD_MS`] or more.
     pub(super) fn backpressured(&mut self) -> bool {
         let Some(x) = self.exchange.as_mut() else { return false };
-        if !x.backpressure_seen {
-            if let Some(channel) = x.out.full_channel() {
-                x.backpressure_seen = true;
-                self.record(EventKind::Backpressured { subtask: self.id, attempt: self.attempt, channel });
-                return true;
-            }
+        let full = x.out.full_channel();
+        let mut events = Vec::new();
+        if let (Some(channel), false) = (full, x.backpressure_seen) {
+            x.backpressure_seen = true;
+            events.push(EventKind::Backpressured { subtask: self.id, attempt: self.attempt, channel });
         }
-        x.out.backpressured()
+        let now = now_ms();
+        match (full, x.held_since) {
+            (Some(_), None) => x.held_since = Some(now),
+            (None, Some(since)) => {
+                x.held_since = None;
+                if now - since >= HELD_MS {
+                    let ms = now - since;
+                    events.push(EventKind::BackpressureHeld { subtask: self.id, attempt: self.attempt, ms });
+                }
+            }
+            _ => {}
+        }
+        let waits = x.out.backpressured();
+        for e in events {
+            self.record(e);
+        }
+        waits
     }
 
     /// Learns where every subtask's attempt runs.
@@ -144,7 +163,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             match event {
                 GateEvent::Records(records) => {
                     for record in records {
-                        self.writer().write(record).await?;
+                        self.write(record).await?;
                     }
                 }
                 GateEvent::Watermark(w) => self.writer().write_watermark(w).await?,

@@ -479,7 +479,16 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             return Ok(());
         }
         for record in records {
-            self.writer().write(record).await?;
+            self.write(record).await?;
+        }
+        Ok(())
+    }
+
+    /// Hands one record to the writer; a scenario may have made the writer slow.
+    async fn write(&mut self, record: crate::record::Record) -> Result<(), ConnectorError> {
+        self.writer().write(record).await?;
+        if let Some(ms) = self.hooks.write_stall(self.id, now_ms()) {
+            madsim::time::sleep(Duration::from_millis(ms)).await;
         }
         Ok(())
     }

@@ -221,6 +221,11 @@ impl Control {
         p.max(self.inner.config.job.writers(p))
     }
 
+    /// Subtasks that host a writer (`0..writers`): the sink's parallelism.
+    pub fn writers(&self) -> usize {
+        self.inner.config.job.writers(self.parallelism())
+    }
+
     /// Where the job stands.
     pub fn status(&self) -> JobStatus {
         self.inner.status.lock().unwrap().clone()
@@ -250,7 +255,8 @@ impl Control {
         self.inner.hooks.crash_armed()
     }
 
-    /// Disarms every armed crash and decline not yet hit.
+    /// Disarms everything armed and not yet hit: crashes, declines, slow snapshots, slow
+    /// starts and slow writes.
     pub fn disarm(&self) {
         self.inner.hooks.disarm();
     }
@@ -263,6 +269,11 @@ impl Control {
     /// Makes `subtask`'s next snapshot take `ms` before it is acknowledged.
     pub fn slow_snapshot(&self, subtask: usize, ms: u64) {
         self.inner.hooks.arm_slow_snapshot(subtask, ms);
+    }
+
+    /// Makes `subtask`'s writer take `ms` per record for the next `for_ms` (a slow sink).
+    pub fn slow_writes(&self, subtask: usize, ms: u64, for_ms: u64) {
+        self.inner.hooks.arm_slow_writes(subtask, ms, self.now_ms() + for_ms);
     }
 
     /// Makes `subtask`'s next start take `ms` before its reader registers.
