@@ -212,15 +212,15 @@ impl Hooks {
         self.any.store(true, Ordering::Relaxed);
     }
 
-    /// Called by a subtask after its writer took a record at virtual time `now_ms`: how long
-    /// to stall.
-    pub fn write_stall(&self, subtask: usize, now_ms: u64) -> Option<u64> {
+    /// Called by a subtask after its writer took a record: how long to stall. Costs one
+    /// atomic load per record unless a scenario armed something.
+    pub fn write_stall(&self, subtask: usize) -> Option<u64> {
         if !self.any.load(Ordering::Relaxed) {
             return None;
         }
         let mut armed = self.armed.lock().unwrap();
         let (ms, until) = *armed.slow_writes.get(&subtask)?;
-        if now_ms >= until {
+        if crate::net::now().as_millis() as u64 >= until {
             armed.slow_writes.remove(&subtask);
             return None;
         }

@@ -487,7 +487,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// Hands one record to the writer; a scenario may have made the writer slow.
     async fn write(&mut self, record: crate::record::Record) -> Result<(), ConnectorError> {
         self.writer().write(record).await?;
-        if let Some(ms) = self.hooks.write_stall(self.id, now_ms()) {
+        if let Some(ms) = self.hooks.write_stall(self.id) {
             madsim::time::sleep(Duration::from_millis(ms)).await;
         }
         Ok(())
