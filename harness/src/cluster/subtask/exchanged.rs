@@ -73,13 +73,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             x.backpressure_seen = true;
             events.push(EventKind::Backpressured { subtask: self.id, attempt: self.attempt, channel });
         }
-        let now = now_ms();
+        // The clock is read only when a hold starts or ends, not on every poll.
         match (full, x.held_since) {
-            (Some(_), None) => x.held_since = Some(now),
+            (Some(_), None) => x.held_since = Some(now_ms()),
             (None, Some(since)) => {
                 x.held_since = None;
-                if now - since >= HELD_MS {
-                    let ms = now - since;
+                let ms = now_ms() - since;
+                if ms >= HELD_MS {
                     events.push(EventKind::BackpressureHeld { subtask: self.id, attempt: self.attempt, ms });
                 }
             }
