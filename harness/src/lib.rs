@@ -48,6 +48,7 @@ compile_error!(
 
 pub mod api;
 pub mod cluster;
+mod erased;
 pub mod error;
 pub mod history;
 pub mod net;

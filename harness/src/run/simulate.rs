@@ -13,6 +13,7 @@ use crate::cluster::taskexecutor::ExecutorConfig;
 use crate::cluster::{
     jobmaster, task_executor, taskexecutor, CheckpointStore, Hooks, JobStatus, JobStatusCell, JOB_MASTER,
 };
+use crate::erased::{Codecs, ErasedSink, ErasedSource};
 use crate::history::{self, Cause, History};
 use crate::net::{Gateway, ObserveHook};
 use rand::SeedableRng;
@@ -49,6 +50,29 @@ struct Slots {
 /// inside the simulation are caught and become a failed verdict. Call it on a fresh thread
 /// per seed (the [`Runner`](super::Runner) does) so std `HashMap` order is reproducible.
 pub fn simulate_script<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64, script: &dyn Script) -> RunReport {
+    // The cluster runs on erased connectors (compiled once, in this crate); the decoders turn
+    // their bytes back into `T`'s types, on this thread, for this run.
+    let _codecs = Codecs::of::<T::Source, T::Sink>().install();
+    simulate_erased(testbed, config, seed, script)
+}
+
+/// A testbed whose connectors the cluster sees erased.
+trait ErasedTestbed {
+    fn name(&self) -> String;
+    fn build(&self, world: &mut World) -> (ErasedSource, ErasedSink);
+}
+
+impl<T: Testbed> ErasedTestbed for T {
+    fn name(&self) -> String {
+        Testbed::name(self)
+    }
+    fn build(&self, world: &mut World) -> (ErasedSource, ErasedSink) {
+        let (source, sink) = Testbed::build(self, world);
+        (ErasedSource::new(source), ErasedSink::new(sink))
+    }
+}
+
+fn simulate_erased(testbed: &dyn ErasedTestbed, config: &RunConfig, seed: u64, script: &dyn Script) -> RunReport {
     let mut config = config.clone();
     script.configure(&mut config); // settings the script fixes for the job it runs
     let config = &config;
@@ -86,30 +110,26 @@ pub fn simulate_script<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64, s
 }
 
 /// A testbed's source and sink in their serialized form.
-struct Shipped<T: Testbed> {
+struct Shipped {
     source: Vec<u8>,
     sink: Vec<u8>,
-    _testbed: std::marker::PhantomData<fn() -> T>,
 }
 
-impl<T: Testbed> Shipped<T> {
+impl Shipped {
     /// Serializes both; a connector that does not survive it stops the run with a message
     /// naming it (the runner reports the panic with the seed).
-    fn pack(source: &T::Source, sink: &T::Sink) -> Self {
+    fn pack(source: &ErasedSource, sink: &ErasedSink) -> Self {
         let ship = |bytes: Result<Vec<u8>, bincode::Error>, what: &str| {
             bytes.unwrap_or_else(|e| panic!("the {what} does not serialize ({e}); every node gets its own copy of it"))
         };
-        let shipped = Self {
-            source: ship(bincode::serialize(source), "source"),
-            sink: ship(bincode::serialize(sink), "sink"),
-            _testbed: std::marker::PhantomData,
-        };
+        let shipped =
+            Self { source: ship(bincode::serialize(source), "source"), sink: ship(bincode::serialize(sink), "sink") };
         shipped.unpack(); // fail here, before any node starts, if it does not decode
         shipped
     }
 
     /// A fresh copy of both, for one node incarnation.
-    fn unpack(&self) -> (T::Source, T::Sink) {
+    fn unpack(&self) -> (ErasedSource, ErasedSink) {
         let source = bincode::deserialize(&self.source)
             .unwrap_or_else(|e| panic!("the source does not deserialize ({e}); every node gets its own copy of it"));
         let sink = bincode::deserialize(&self.sink)
@@ -118,8 +138,8 @@ impl<T: Testbed> Shipped<T> {
     }
 }
 
-async fn drive<T: Testbed>(
-    testbed: &T,
+async fn drive(
+    testbed: &dyn ErasedTestbed,
     config: &RunConfig,
     seed: u64,
     script: &dyn Script,
@@ -174,7 +194,7 @@ async fn drive<T: Testbed>(
     }
     // Connectors reach the nodes as Flink ships them, serialized: every node incarnation
     // decodes its own copy, so no node shares memory with another through a connector.
-    let shipped = Arc::new(Shipped::<T>::pack(&source, &sink));
+    let shipped = Arc::new(Shipped::pack(&source, &sink));
     let executor = ExecutorConfig {
         slots: config.job.slots_per_task_executor.max(1),
         lease: std::time::Duration::from_millis(config.job.executor_heartbeat_timeout_ms),
