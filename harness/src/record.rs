@@ -51,11 +51,13 @@ impl Record {
         use std::fmt::Write;
         let mut line = String::with_capacity(32 + 2 * self.payload.len());
         let _ = write!(line, "{}\t{}\t{}\t", self.id.0, self.key, self.event_time_ms);
+        let mut bytes = line.into_bytes();
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         for b in &self.payload {
-            let _ = write!(line, "{b:02x}");
+            bytes.extend_from_slice(&[HEX[(b >> 4) as usize], HEX[(b & 0xf) as usize]]);
         }
-        line.push('\n');
-        line.into_bytes()
+        bytes.push(b'\n');
+        bytes
     }
 
     /// Decodes lines written by [`Record::encode_line`]; a line that does not decode is
@@ -200,6 +202,7 @@ mod tests {
             Record { id: RecordId(8), key: 0, event_time_ms: 0, payload: vec![] },
         ];
         let bytes: Vec<u8> = records.iter().flat_map(Record::encode_line).collect();
+        assert_eq!(bytes, b"7\t3\t-5\t6109620a63\n8\t0\t0\t\n", "the file format, byte for byte");
         assert_eq!(Record::decode_lines(&bytes).unwrap(), records);
         let mut corrupt = bytes.clone();
         corrupt.extend_from_slice(b"9\tx\t0\t\n");

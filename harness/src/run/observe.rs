@@ -198,7 +198,8 @@ impl Observer {
                 }
                 None => {
                     let old = s.parts.remove(&part.name).map(|c| c.entries).unwrap_or_default();
-                    let d = diff(&old, &read);
+                    // Most rereads (every part at the final reconciliation) find the part as it was.
+                    let d = if old == read { Diff::default() } else { diff(&old, &read) };
                     s.parts.insert(part.name.clone(), Cached { version: part.version, end: part.end, entries: read });
                     d
                 }
