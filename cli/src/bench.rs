@@ -1,8 +1,10 @@
-//! `connsim bench`: the log-source -> file-sink scenario on one thread.
+//! `connsim bench`: the log-source -> file-sink scenario, on one thread unless `--jobs` says
+//! otherwise; `--peer` runs the scenario of the hand-written madsim test it is compared with.
 
 use crate::args::Args;
 use connectors_under_test::{FileSinkSetup, LogSourceSetup};
-use connsim::{Pipeline, Runner};
+use connsim::cluster::FailoverStrategy;
+use connsim::{Pipeline, RunConfig, Runner};
 use std::time::Instant;
 
 /// Peak resident memory of this process, from /proc (Linux), in MiB.
@@ -13,21 +15,75 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-pub fn run(args: Args) -> Result<bool, String> {
+/// The peer's scenario: 8 partitions, `records` (the peer's 5,000) fetched 100 at a time, parallelism 4 on
+/// 4 task executors (no spare), checkpoints every 100 ms, about two crashes per seed, each
+/// restarted within 500 ms, 1% of messages lost, global failover.
+fn peer(records: u64) -> (LogSourceSetup, RunConfig) {
+    let mut config = RunConfig::default();
+    config.job.spare_task_executors = 0;
+    config.job.failover = FailoverStrategy::Global;
+    config.faults.crash_interval_ms_mean = config.faults.safety_ms / 2;
+    config.faults.restart_delay_ms_max = 500;
+    config.faults.rpc_drop_probability = 0.01;
+    (LogSourceSetup::bounded(8, records).fetching(100), config)
+}
+
+/// Runs the bench: `argv` are the options after `bench`.
+pub fn run(argv: &[String]) -> Result<bool, String> {
+    let mut is_peer = false;
+    let mut records = 5000;
+    let mut rest = Vec::new();
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--peer" => is_peer = true,
+            "--records" => {
+                let v = it.next().ok_or("--records needs a value")?;
+                records = v.parse().map_err(|_| format!("--records {v:?}: expected a positive integer"))?;
+                if records == 0 {
+                    return Err("--records 0: the source needs at least one record".into());
+                }
+            }
+            _ => rest.push(a.clone()),
+        }
+    }
+    let args = Args::parse(&rest)?;
+    if args.target.is_some() || args.suite.is_some() || args.shard.is_some() {
+        return Err("bench takes only --seeds, --jobs, --records and --peer".into());
+    }
     let seeds = args.seeds.unwrap_or(200);
-    let mut r = Runner::new(Pipeline(LogSourceSetup::bounded(8, 5000), FileSinkSetup));
-    r.seeds(seeds).jobs(1);
+    let jobs = args.jobs.unwrap_or(1).max(1);
+    let (source, config, name) = match is_peer {
+        true => {
+            let (source, config) = peer(records);
+            (source, config, "the peer's scenario: fetches of 100, ~2 crashes, 1% loss, global failover")
+        }
+        false => (LogSourceSetup::bounded(8, records), RunConfig::default(), "default faults"),
+    };
+    let mut r = Runner::new(Pipeline(source, FileSinkSetup));
+    r.config(config).seeds(seeds).jobs(jobs);
     let t0 = Instant::now();
     let outcome = r.run();
     let wall = t0.elapsed().as_secs_f64();
     let virtual_s: f64 = outcome.reports.iter().map(|r| r.stats.virtual_ms as f64 / 1e3).sum();
     let events: usize = outcome.reports.iter().map(|r| r.stats.events).sum();
-    println!("scenario: log-source(8 partitions, 5000 records) -> file-sink, parallelism 4, default faults");
-    println!("seeds: {seeds} on one thread, {} failed", outcome.failures().len());
+    println!("scenario: log-source(8 partitions, {records} records) -> file-sink, parallelism 4, {name}");
+    println!("seeds: {seeds} on {jobs} thread(s), {} failed", outcome.failures().len());
     println!("wall time per seed: {:.2} ms", wall * 1e3 / seeds as f64);
-    println!("seeds per second (one thread): {:.1}", seeds as f64 / wall);
+    println!("seeds per second: {:.1}", seeds as f64 / wall);
     println!("virtual seconds per wall second: {:.0}", virtual_s / wall);
     println!("history events per second: {:.0}", events as f64 / wall);
+    let phase = |f: fn(&connsim::run::Cost) -> std::time::Duration| {
+        let total: f64 = outcome.reports.iter().map(|r| f(&r.cost).as_secs_f64()).sum();
+        format!("{:.2} ms ({:.0}%)", total * 1e3 / seeds as f64, 100.0 * total / (wall * jobs as f64))
+    };
+    println!(
+        "per seed: simulation {}, history {}, checks {}, report {}",
+        phase(|c| c.simulate),
+        phase(|c| c.history),
+        phase(|c| c.checks),
+        phase(|c| c.report)
+    );
     match peak_rss_mib() {
         Some(m) => println!("peak memory (VmHWM): {m:.0} MiB"),
         None => println!("peak memory: unavailable (no /proc/self/status)"),

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! connsim sweep [--seeds N] [--jobs N] [--target SUBSTRING] [--suite S] [--shard K/N]
-//! connsim bench [--seeds N]
+//! connsim bench [--seeds N] [--jobs N] [--records N] [--peer]
 //! connsim generate [--seeds N]
 //! connsim replay FILE
 //! ```
@@ -25,15 +25,17 @@ const USAGE: &str = "usage:
       catalogue; --shard K/N runs the K-th of N contiguous seed ranges; failures of
       reference connectors are saved as case files under target/connsim-failures/;
       exits 1 if a reference connector fails or a mutant survives
-  connsim bench [--seeds N]
-      run the log-source -> file-sink scenario on one thread and print wall time per seed,
-      seeds per second, virtual seconds per wall second and peak memory";
+  connsim bench [--seeds N] [--jobs N] [--records N] [--peer]
+      run the log-source -> file-sink scenario (on one thread unless --jobs) and print wall
+      time per seed, seeds per second, virtual seconds per wall second and peak memory
+      (--records: records in the source, default 5000);
+      --peer runs the scenario of the hand-written madsim test in scripts/bench-peer";
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let result = match argv.first().map(String::as_str) {
         Some("sweep") => args::Args::parse(&argv[1..]).and_then(sweep::run),
-        Some("bench") => args::Args::parse(&argv[1..]).and_then(bench::run),
+        Some("bench") => bench::run(&argv[1..]),
         Some("generate") => args::Args::parse(&argv[1..]).and_then(generate::run),
         Some("replay") => match argv.get(1..) {
             Some([file]) => replay::run(file),

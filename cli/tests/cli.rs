@@ -36,3 +36,17 @@ fn a_sweep_of_one_mutant_reports_it_caught() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("caught by no-loss"), "{out}");
 }
+
+#[test]
+fn the_peer_bench_runs_the_peers_scenario_and_refuses_options_it_has_no_use_for() {
+    let (code, out, err) = connsim(&["bench", "--peer", "--seeds", "2", "--records", "300"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("300 records") && out.contains("global failover"), "{out}");
+    assert!(out.contains("seeds: 2 on 1 thread(s), 0 failed"), "{out}");
+    let (code, _, err) = connsim(&["bench", "--records", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--records 0"), "{err}");
+    let (code, _, err) = connsim(&["bench", "--target", "file"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bench takes only"), "{err}");
+}

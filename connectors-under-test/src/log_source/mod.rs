@@ -179,6 +179,8 @@ pub struct LogSourceSetup {
     /// Event-time skew: a record in partition `p` has event time `id + p × skew_ms`, so the
     /// partitions' event times drift apart (what watermark alignment holds together).
     pub skew_ms: u64,
+    /// Records a split reader asks for per fetch (default 8).
+    pub fetch_max: usize,
 }
 
 impl LogSourceSetup {
@@ -194,6 +196,7 @@ impl LogSourceSetup {
             before_start: 0,
             watermarks: None,
             skew_ms: 0,
+            fetch_max: 8,
         }
     }
 
@@ -225,6 +228,12 @@ impl LogSourceSetup {
     /// Skews event time: partition `p`'s records are `p × skew_ms` ahead of their ids.
     pub fn skewed(mut self, skew_ms: u64) -> Self {
         self.skew_ms = skew_ms;
+        self
+    }
+
+    /// Fetches up to `records` records per request (default 8).
+    pub fn fetching(mut self, records: usize) -> Self {
+        self.fetch_max = records.max(1);
         self
     }
 
@@ -359,7 +368,7 @@ impl SourceSetup for LogSourceSetup {
             topic: "input".into(),
             boundedness: self.boundedness,
             discovery_interval_ms: 50,
-            fetch_max: 8,
+            fetch_max: self.fetch_max,
             start: self.start.clone(),
             stop,
             on_out_of_range: OffsetReset::Earliest,

@@ -26,7 +26,7 @@ pub use config::{FaultConfig, RunConfig};
 pub use control::{Control, Spread, SETTLE_BOUNDED_MS};
 pub use env::Env;
 pub use expect::{Expected, StartPosition, Starts};
-pub use report::{RunReport, RunStats};
+pub use report::{Cost, RunReport, RunStats};
 pub use runner::{Outcome, Runner};
 pub use script::{RandomFaults, Script, ScriptFuture};
 pub use simulate::{simulate, simulate_script};

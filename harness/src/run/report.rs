@@ -92,6 +92,23 @@ pub struct RunReport {
     /// The whole history, kept only for failed runs (see `CONNSIM_DUMP_DIR`).
     #[serde(skip)]
     pub history: Vec<crate::history::Event>,
+    /// Where the run's wall time went (what `connsim bench` breaks down); never saved,
+    /// printed or compared: it is not part of what the run did.
+    #[serde(skip)]
+    pub cost: Cost,
+}
+
+/// Wall time one run spent per phase.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cost {
+    /// The simulation: the cluster, the systems, the scenario and the observed output.
+    pub simulate: std::time::Duration,
+    /// Hashing the history and indexing it for the checks.
+    pub history: std::time::Duration,
+    /// The checks.
+    pub checks: std::time::Duration,
+    /// Marks, the timeline and the rest of the report.
+    pub report: std::time::Duration,
 }
 
 const TIMELINE_MAX: usize = 80;
@@ -177,6 +194,7 @@ impl RunReport {
             timeline,
             replay: replay_line(seed),
             history,
+            cost: Cost::default(),
         }
     }
 

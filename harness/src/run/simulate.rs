@@ -4,7 +4,7 @@
 use super::config::RunConfig;
 use super::control::{Control, ControlParts, TeBuilder};
 use super::observe::Observer;
-use super::report::{RunReport, RunStats};
+use super::report::{Cost, RunReport, RunStats};
 use super::script::{RandomFaults, Script};
 use super::testbed::{Testbed, World};
 use crate::api::{Sink, Source};
@@ -79,6 +79,8 @@ fn simulate_erased(testbed: &dyn ErasedTestbed, config: &RunConfig, seed: u64, s
     let history = History::new();
     let slots: Arc<Mutex<Slots>> = Arc::default();
     let virtual_ms = Arc::new(Mutex::new(0u64));
+    // Wall time per phase, for the bench (outside the simulation: madsim's clock is not on).
+    let started = std::time::Instant::now();
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let rt = madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
         rt.block_on(drive(testbed, config, seed, script, history.clone(), slots.clone(), virtual_ms.clone()))
@@ -98,14 +100,24 @@ fn simulate_erased(testbed: &dyn ErasedTestbed, config: &RunConfig, seed: u64, s
         end.status = JobStatus::Running;
         end.panic = panic;
     }
+    let simulated = std::time::Instant::now();
     let events = history.take();
     let hash = history::hash(&events);
     let facts = RunFacts::new(events, end);
+    let indexed = std::time::Instant::now();
     let verdicts = checks::run_all(&facts);
+    let checked = std::time::Instant::now();
     let virtual_ms = *virtual_ms.lock().unwrap();
     let mut report =
         RunReport::new(seed, testbed.name(), config.clone(), verdicts, hash, RunStats::of(&facts, virtual_ms), &facts);
     report.scenario = script.describe();
+    drop(facts);
+    report.cost = Cost {
+        simulate: simulated - started,
+        history: indexed - simulated,
+        checks: checked - indexed,
+        report: checked.elapsed(),
+    };
     report
 }
 
