@@ -77,8 +77,15 @@ pub fn run(args: Args) -> Result<bool, String> {
             None if outcome.failed_cases().is_empty() => "ok".to_string(),
             None => {
                 let c = outcome.failed_cases()[0];
-                let checks = c.failures().first().map(|r| r.failed_checks().join(", ")).unwrap_or_default();
-                format!("FAILED in {:?}: {checks}{:?}", c.case, c.missed_marks)
+                match c.failures().first() {
+                    Some(r) => format!("FAILED in {:?}: {} (seed {})", c.case, r.failed_checks().join(", "), r.seed),
+                    None => format!(
+                        "FAILED in {:?}: never reached {} in {} seeds (run more seeds)",
+                        c.case,
+                        c.missed_marks.join(", "),
+                        c.reports.len()
+                    ),
+                }
             }
             Some(check) => match outcome.caught_by(check) {
                 Some((case, r)) => format!("caught by {check} in {case:?} (seed {})", r.seed),
