@@ -10,6 +10,7 @@
 //!                                       checks ──▶ RunReport (verdicts, timeline, replay line)
 //! ```
 
+mod build_profile;
 mod config;
 mod control;
 mod env;

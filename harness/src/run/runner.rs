@@ -117,6 +117,7 @@ impl<T: Testbed> Runner<T> {
     /// Runs one seed of this runner's testbed with another configuration and script, on a
     /// fresh thread (replaying a saved case, shrinking a generated scenario).
     pub fn run_with(&self, seed: u64, config: &RunConfig, script: Arc<dyn Script>) -> RunReport {
+        super::build_profile::warn_if_unoptimized();
         let (testbed, config) = (self.testbed.clone(), config.clone());
         let test = TEST_NAME.with(|n| n.borrow().clone()).or_else(|| std::thread::current().name().map(String::from));
         // A fresh OS thread per seed (outside the simulation): std HashMap order is only
