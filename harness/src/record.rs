@@ -48,11 +48,17 @@ impl Record {
     /// Encodes the record as one line of the harness's file format:
     /// `id<TAB>key<TAB>event_time_ms<TAB>hex(payload)<LF>` (see [`Record::decode_lines`]).
     pub fn encode_line(&self) -> Vec<u8> {
-        use std::fmt::Write;
-        let mut line = String::with_capacity(32 + 2 * self.payload.len());
-        let _ = write!(line, "{}\t{}\t{}\t", self.id.0, self.key, self.event_time_ms);
-        let mut bytes = line.into_bytes();
         const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut bytes = Vec::with_capacity(48 + 2 * self.payload.len());
+        push_decimal(&mut bytes, self.id.0);
+        bytes.push(b'\t');
+        push_decimal(&mut bytes, self.key);
+        bytes.push(b'\t');
+        if self.event_time_ms < 0 {
+            bytes.push(b'-');
+        }
+        push_decimal(&mut bytes, self.event_time_ms.unsigned_abs());
+        bytes.push(b'\t');
         for b in &self.payload {
             bytes.extend_from_slice(&[HEX[(b >> 4) as usize], HEX[(b & 0xf) as usize]]);
         }
@@ -70,6 +76,21 @@ impl Record {
             .map(|(i, line)| decode_line(line).ok_or_else(|| format!("line {i} is not a record")))
             .collect()
     }
+}
+
+/// Appends `n` in decimal, as `Display` writes it.
+fn push_decimal(bytes: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    bytes.extend_from_slice(&digits[at..]);
 }
 
 /// A digest of a record's content (key, event time, payload): equal content, equal digest.
@@ -121,10 +142,13 @@ impl Record {
             return None;
         }
         let number = |f: &[u8]| -> Option<u64> {
-            if f.is_empty() || f.len() > 20 || !f.iter().all(u8::is_ascii_digit) {
+            if f.is_empty() || f.len() > 20 {
                 return None;
             }
-            std::str::from_utf8(f).ok()?.parse().ok()
+            f.iter().try_fold(0u64, |n, &b| {
+                let digit = b.checked_sub(b'0').filter(|d| *d <= 9)?;
+                n.checked_mul(10)?.checked_add(digit as u64)
+            })
         };
         let id = RecordId(number(id)?);
         let key = number(key)?;
@@ -203,6 +227,15 @@ mod tests {
         ];
         let bytes: Vec<u8> = records.iter().flat_map(Record::encode_line).collect();
         assert_eq!(bytes, b"7\t3\t-5\t6109620a63\n8\t0\t0\t\n", "the file format, byte for byte");
+        let extremes = Record { id: RecordId(u64::MAX), key: 10, event_time_ms: i64::MIN, payload: vec![0, 255] };
+        let expected = format!("{}\t10\t{}\t00ff\n", u64::MAX, i64::MIN);
+        assert_eq!(String::from_utf8(extremes.encode_line()).unwrap(), expected);
+        let near = Record { event_time_ms: i64::MIN + 1, ..extremes };
+        let line = near.encode_line();
+        assert_eq!(Record::digest_line(&line[..line.len() - 1]), Some((RecordId(u64::MAX), near.digest())));
+        for bad in [&b"18446744073709551616\t1\t1\t"[..], b"1\t+1\t1\t", b"\t1\t1\t", b"1\t1\t--1\t"] {
+            assert_eq!(Record::digest_line(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
         assert_eq!(Record::decode_lines(&bytes).unwrap(), records);
         let mut corrupt = bytes.clone();
         corrupt.extend_from_slice(b"9\tx\t0\t\n");

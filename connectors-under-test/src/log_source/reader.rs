@@ -78,9 +78,10 @@ impl connsim::api::SplitReader for LogSplitReader {
                     return Ok(batch);
                 }
             };
+            let id = split.id();
             for (offset, record) in entries {
                 if !done(offset) {
-                    batch.elements.push((split.id(), (offset, record)));
+                    batch.elements.push((id.clone(), (offset, record)));
                 }
             }
             self.splits[self.turn].1 = next;

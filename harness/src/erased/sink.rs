@@ -17,6 +17,8 @@ use std::sync::Arc;
 
 /// A sink behind a trait object.
 pub(crate) trait DynSink: erased_serde::Serialize + Send + Sync + 'static {
+    /// A copy made by the connector's own `Clone` (a node's copy per subtask attempt).
+    fn clone_typed(&self) -> Arc<dyn DynSink>;
     fn delivery_guarantee(&self) -> DeliveryGuarantee;
     fn keeps_split_order(&self) -> bool;
     fn create_writer(
@@ -39,6 +41,9 @@ impl<K: Serialize> Serialize for Typed<K> {
 }
 
 impl<K: Sink> DynSink for Typed<K> {
+    fn clone_typed(&self) -> Arc<dyn DynSink> {
+        Arc::new(Typed(self.0.clone()))
+    }
     fn delivery_guarantee(&self) -> DeliveryGuarantee {
         self.0.delivery_guarantee()
     }
@@ -74,8 +79,15 @@ pub(super) fn decode_sink<K: Sink>(
 }
 
 /// The run's sink, as the cluster sees it.
-#[derive(Clone)]
 pub(crate) struct ErasedSink(Arc<dyn DynSink>);
+
+/// Clones through the connector's own `Clone`: every subtask attempt gets its own copy, as
+/// with the typed connector (a cache or counter inside it is never shared between attempts).
+impl Clone for ErasedSink {
+    fn clone(&self) -> Self {
+        Self(self.0.clone_typed())
+    }
+}
 
 impl ErasedSink {
     /// Erases a sink.

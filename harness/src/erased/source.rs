@@ -14,6 +14,8 @@ use std::sync::Arc;
 
 /// A source behind a trait object.
 pub(crate) trait DynSource: erased_serde::Serialize + Send + Sync + 'static {
+    /// A copy made by the connector's own `Clone` (a node's copy per subtask attempt).
+    fn clone_typed(&self) -> Arc<dyn DynSource>;
     fn boundedness(&self) -> Boundedness;
     fn create_enumerator(&self, ctx: &EnumeratorContext<ErasedSplit>) -> ErasedEnumerator;
     fn restore_enumerator(&self, ctx: &EnumeratorContext<ErasedSplit>, state: ErasedEnumState) -> ErasedEnumerator;
@@ -31,6 +33,9 @@ impl<S: Serialize> Serialize for Typed<S> {
 }
 
 impl<S: Source> DynSource for Typed<S> {
+    fn clone_typed(&self) -> Arc<dyn DynSource> {
+        Arc::new(Typed(self.0.clone()))
+    }
     fn boundedness(&self) -> Boundedness {
         self.0.boundedness()
     }
@@ -55,8 +60,15 @@ pub(super) fn decode_source<S: Source>(
 }
 
 /// The run's source, as the cluster sees it.
-#[derive(Clone)]
 pub(crate) struct ErasedSource(Arc<dyn DynSource>);
+
+/// Clones through the connector's own `Clone`: every subtask attempt gets its own copy, as
+/// with the typed connector (a cache or counter inside it is never shared between attempts).
+impl Clone for ErasedSource {
+    fn clone(&self) -> Self {
+        Self(self.0.clone_typed())
+    }
+}
 
 impl ErasedSource {
     /// Erases a source.
@@ -324,5 +336,57 @@ impl SourceReader for ErasedReader {
     }
     fn close(&mut self) -> impl std::future::Future<Output = ()> + Send {
         self.0.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probes::GeneratorSource;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static CLONES: AtomicUsize = AtomicUsize::new(0);
+
+    /// A source whose own `Clone` counts the copies made.
+    #[derive(Serialize, Deserialize)]
+    struct Counting(u32);
+
+    impl Clone for Counting {
+        fn clone(&self) -> Self {
+            CLONES.fetch_add(1, Ordering::SeqCst);
+            Counting(self.0 + 1)
+        }
+    }
+
+    impl Source for Counting {
+        type Split = <GeneratorSource as Source>::Split;
+        type EnumState = <GeneratorSource as Source>::EnumState;
+        type Enumerator = <GeneratorSource as Source>::Enumerator;
+        type Reader = <GeneratorSource as Source>::Reader;
+        fn boundedness(&self) -> Boundedness {
+            Boundedness::Bounded
+        }
+        fn create_enumerator(&self, _: &EnumeratorContext<Self::Split>) -> Self::Enumerator {
+            unreachable!("only cloned in this test")
+        }
+        fn restore_enumerator(&self, _: &EnumeratorContext<Self::Split>, _: Self::EnumState) -> Self::Enumerator {
+            unreachable!("only cloned in this test")
+        }
+        fn create_reader(&self, _: ReaderContext) -> Self::Reader {
+            unreachable!("only cloned in this test")
+        }
+    }
+
+    #[test]
+    fn every_copy_of_an_erased_source_is_made_by_the_connectors_own_clone() {
+        let erased = ErasedSource::new(Counting(7));
+        let copy = erased.clone();
+        let copy_of_copy = copy.clone();
+        assert_eq!(CLONES.load(Ordering::SeqCst), 2, "each copy is the connector's own, not a shared one");
+        let bytes = |s: &ErasedSource| bincode::serialize(s).unwrap();
+        assert_eq!(
+            (bytes(&erased), bytes(&copy_of_copy)),
+            (bincode::serialize(&7u32).unwrap(), bincode::serialize(&9u32).unwrap())
+        );
     }
 }
