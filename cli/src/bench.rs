@@ -1,7 +1,7 @@
 //! `connsim bench`: the log-source -> file-sink scenario, on one thread unless `--jobs` says
 //! otherwise; `--peer` runs the scenario of the hand-written madsim test it is compared with.
 
-use crate::args::Args;
+use crate::args::BenchArgs;
 use connectors_under_test::{FileSinkSetup, LogSourceSetup};
 use connsim::cluster::FailoverStrategy;
 use connsim::{Pipeline, RunConfig, Runner};
@@ -28,31 +28,9 @@ fn peer(records: u64) -> (LogSourceSetup, RunConfig) {
     (LogSourceSetup::bounded(8, records).fetching(100), config)
 }
 
-/// Runs the bench: `argv` are the options after `bench`.
-pub fn run(argv: &[String]) -> Result<bool, String> {
-    let mut is_peer = false;
-    let mut records = 5000;
-    let mut rest = Vec::new();
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--peer" => is_peer = true,
-            "--records" => {
-                let v = it.next().ok_or("--records needs a value")?;
-                records = v.parse().map_err(|_| format!("--records {v:?}: expected a positive integer"))?;
-                if records == 0 {
-                    return Err("--records 0: the source needs at least one record".into());
-                }
-            }
-            _ => rest.push(a.clone()),
-        }
-    }
-    let args = Args::parse(&rest)?;
-    if args.target.is_some() || args.suite.is_some() || args.shard.is_some() {
-        return Err("bench takes only --seeds, --jobs, --records and --peer".into());
-    }
-    let seeds = args.seeds.unwrap_or(200);
-    let jobs = args.jobs.unwrap_or(1).max(1);
+/// Runs the bench.
+pub fn run(args: BenchArgs) -> Result<bool, String> {
+    let (seeds, jobs, records, is_peer) = (args.seeds, args.jobs as usize, args.records, args.peer);
     let (source, config, name) = match is_peer {
         true => {
             let (source, config) = peer(records);

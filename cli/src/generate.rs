@@ -3,7 +3,7 @@
 //! seeds per second and the time to shrink; exits 1 if a reference pipeline fails or the
 //! mutant is not found.
 
-use crate::args::Args;
+use crate::args::GenerateArgs;
 use connectors_under_test::mutants::PrematureCommitSetup;
 use connectors_under_test::{FileSinkSetup, LogSourceSetup, TableSinkSetup, TxnLogSinkSetup};
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
@@ -38,8 +38,8 @@ fn sweep<A: SourceSetup, B: SinkSetup>(name: &str, source: A, sink: B, failover:
     search.found.is_none()
 }
 
-pub fn run(args: Args) -> Result<bool, String> {
-    let seeds = args.seeds.unwrap_or(100);
+pub fn run(args: GenerateArgs) -> Result<bool, String> {
+    let seeds = args.seeds;
     println!("generated scenarios (swarm), one thread, {seeds} seeds per target");
     println!("{:<48} {:>6} {:>9} {:>9}  verdict", "target", "seeds", "wall s", "seeds/s");
     let mut ok = true;

@@ -2,7 +2,9 @@
 //! the configuration's random faults (must pass) and two mutants (must fail the check their
 //! story predicts). Also where `connsim replay` finds testbeds of random-fault runs.
 
-use crate::args::Args;
+use crate::args::{Format, SweepArgs};
+use crate::summary::{CaseRow, Status, Summary, TargetRow};
+use crate::{progress, sweep};
 use connectors_under_test::contexts::{ALIGNMENT_SKEW_MS, LOG_ALIGNED, LOG_WATERMARKS};
 use connectors_under_test::log_sink::{BarrierMode, LogSinkSetup};
 use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
@@ -14,7 +16,6 @@ use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::{Outcome, Pipeline, RunReport, Runner, Testbed};
 use connsim_scenarios::CaseFile;
-use std::io::Write;
 use std::time::Instant;
 
 /// Runs a target over the given seeds with the given parallelism.
@@ -137,51 +138,82 @@ pub fn all() -> Vec<Target> {
 }
 
 /// `connsim sweep --suite random`: every random-fault target over a range of seeds.
-pub fn sweep(args: Args) -> Result<bool, String> {
-    let seeds_total = args.seeds.unwrap_or(200);
-    let seeds: Vec<u64> = (1..=seeds_total).filter(|s| args.shard.is_none_or(|(k, n)| (s - 1) % n == k - 1)).collect();
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+pub fn sweep(args: SweepArgs) -> Result<bool, String> {
+    let (first, count) = sweep::shard(args.seeds, args.shard);
+    if count == 0 {
+        return Err(format!("--shard of {} seeds is empty: use fewer shards", args.seeds));
+    }
+    let seeds: Vec<u64> = (first..first + count).collect();
+    let jobs = args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
     let targets: Vec<_> =
         all().into_iter().filter(|t| args.target.as_ref().is_none_or(|f| t.name.contains(f.as_str()))).collect();
     if targets.is_empty() {
         return Err(format!("no target matches {:?}", args.target.unwrap_or_default()));
     }
     let dir = std::path::PathBuf::from("target/connsim-failures");
-    println!("{:<54} {:>6} {:>8} {:>10} {:>9}  verdict", "target", "seeds", "failures", "first fail", "wall s");
+    if args.format == Format::Text {
+        println!("seeds {first}..={} per target", first + count - 1);
+    }
+    sweep::header(args.format);
     let started = Instant::now();
-    let mut ok = true;
-    for t in &targets {
-        print!("{:<54} ", t.name);
-        let _ = std::io::stdout().flush();
+    let bar = progress::bar(targets.len());
+    let mut rows = Vec::new();
+    for (i, t) in targets.iter().enumerate() {
+        bar.set_position(i as u64);
+        bar.set_message(t.name.clone());
         let t0 = Instant::now();
         let outcome = (t.run)(&seeds, jobs);
+        let mut case = CaseRow::of_reports("random faults", &outcome.reports, 0.0);
+        case.wall_secs = t0.elapsed().as_secs_f64();
         let failures = outcome.failures();
-        let first = failures.first().map_or("-".to_string(), |r| r.seed.to_string());
-        let verdict = match t.expect_failed_check {
-            None if failures.is_empty() && outcome.nondeterministic.is_empty() => "ok".to_string(),
-            None => format!("FAILED: {}", failures.first().map(|r| r.failed_checks().join(", ")).unwrap_or_default()),
+        let (kind, verdict) = match t.expect_failed_check {
+            None if failures.is_empty() && outcome.nondeterministic.is_empty() => (Status::Ok, "ok".to_string()),
+            None if failures.is_empty() => {
+                let (seed, ..) = outcome.nondeterministic[0];
+                (Status::Failed, format!("FAILED: seed {seed} is not deterministic"))
+            }
+            None => (Status::Failed, format!("FAILED: {} (seed {})", case.failed_checks.join(", "), failures[0].seed)),
             Some(check) => match failures.iter().find(|r| r.failed_checks().contains(&check)) {
-                Some(r) => format!("caught by {check} (seed {})", r.seed),
-                None => format!("SURVIVED: no seed failed {check}"),
+                Some(r) => (Status::Caught, format!("caught by {check} (seed {})", r.seed)),
+                None => (Status::Survived, format!("SURVIVED: no seed failed {check}")),
             },
         };
-        ok &= verdict.starts_with("ok") || verdict.starts_with("caught");
-        println!(
-            "{:>6} {:>8} {:>10} {:>9.1}  {verdict}",
-            outcome.reports.len(),
-            failures.len(),
-            first,
-            t0.elapsed().as_secs_f64()
-        );
+        let mut saved = Vec::new();
         if t.expect_failed_check.is_none() {
             for r in failures.iter().take(3) {
                 let _ = std::fs::create_dir_all(&dir);
                 let file = dir.join(format!("{}-seed-{}.txt", t.name.replace([' ', '>', '[', ']', ':'], "_"), r.seed));
-                let _ = std::fs::write(&file, r.to_string());
-                println!("    report saved: {}", file.display());
+                if std::fs::write(&file, r.to_string()).is_ok() {
+                    saved.push(file.display().to_string());
+                }
             }
         }
+        let row = TargetRow {
+            name: t.name.clone(),
+            suite: "random".into(),
+            expect_failed_check: t.expect_failed_check.map(String::from),
+            status: kind,
+            verdict,
+            seeds: case.seeds,
+            failures: case.failures,
+            first_failing_seed: case.first_failing_seed,
+            minimal_blocks: None,
+            wall_secs: case.wall_secs,
+            cases: vec![case],
+            saved,
+        };
+        bar.suspend(|| sweep::row(args.format, &row));
+        rows.push(row);
     }
-    println!("{} targets, {} seeds each, {:.1} s", targets.len(), seeds.len(), started.elapsed().as_secs_f64());
-    Ok(ok)
+    bar.finish_and_clear();
+    let summary = Summary {
+        catalogue: "random",
+        first_seed: first,
+        last_seed: first + count - 1,
+        ok: rows.iter().all(|r| r.status.good()),
+        targets: rows,
+        wall_secs: started.elapsed().as_secs_f64(),
+    };
+    sweep::finish(&args, &summary)?;
+    Ok(summary.ok)
 }

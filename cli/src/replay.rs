@@ -1,12 +1,13 @@
 //! `connsim replay <file>`: reruns a saved case against the catalogue target whose testbed
 //! recorded it, and prints its report.
 
+use crate::args::ReplayArgs;
 use crate::{random, targets};
 use connsim_scenarios::CaseFile;
-use std::path::Path;
 
-pub fn run(file: &str) -> Result<bool, String> {
-    let case = CaseFile::load(Path::new(file)).map_err(|e| e.to_string())?;
+pub fn run(args: ReplayArgs) -> Result<bool, String> {
+    let file = args.file.display().to_string();
+    let case = CaseFile::load(&args.file).map_err(|e| e.to_string())?;
     let from_suites = targets::all().into_iter().find_map(|t| (t.make)().replay(&case));
     let report = match from_suites {
         Some(r) => r,

@@ -1,113 +1,181 @@
 //! `connsim sweep`: every catalogue target through its suite over a range of seeds, with a
-//! progress line, a summary table and saved case files for failures of reference
-//! connectors. `--suite random` runs the random-fault catalogue instead.
+//! progress bar on a terminal, a summary table (or JSON, or JUnit XML) and saved case files
+//! for failures of reference connectors. `--suite random` runs the random-fault catalogue.
 
-use crate::args::Args;
-use crate::{random, targets};
-use std::io::{IsTerminal, Write};
+use crate::args::{Format, Shard, SweepArgs};
+use crate::summary::{case_rows, Status, Summary, TargetRow};
+use crate::{junit, progress, random, targets};
 use std::time::Instant;
 
-/// The seeds of shard `k` of `n` of `1..=total`: contiguous chunks, so each case runs a
-/// consecutive range.
-fn shard(total: u64, shard: Option<(u64, u64)>) -> (u64, u64) {
+/// The seeds of shard `k` of `n` of `1..=total` as (first, count): contiguous chunks, so
+/// each case runs a consecutive range.
+pub fn shard(total: u64, shard: Option<Shard>) -> (u64, u64) {
     match shard {
         None => (1, total),
-        Some((k, n)) => {
+        Some(Shard { k, n }) => {
             let (start, end) = ((k - 1) * total / n, k * total / n);
             (start + 1, end - start)
         }
     }
 }
 
-pub fn run(args: Args) -> Result<bool, String> {
-    if args.suite.as_deref() == Some("random") {
+/// The table's header and rows.
+pub fn header(out: Format) {
+    if out == Format::Text {
+        println!(
+            "{:<44} {:<8} {:>5} {:>7} {:>8} {:>10} {:>7} {:>7}  verdict",
+            "target", "suite", "cases", "seeds", "failures", "first fail", "minimal", "wall s"
+        );
+    }
+}
+
+/// Prints a finished target's row (text format only).
+pub fn row(out: Format, t: &TargetRow) {
+    if out != Format::Text {
+        return;
+    }
+    let or_dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    println!(
+        "{:<44} {:<8} {:>5} {:>7} {:>8} {:>10} {:>7} {:>7.1}  {}",
+        t.name,
+        t.suite,
+        t.cases.len(),
+        t.seeds,
+        t.failures,
+        or_dash(t.first_failing_seed.map(|s| s.to_string())),
+        or_dash(t.minimal_blocks.map(|n| format!("{n} blk"))),
+        t.wall_secs,
+        t.verdict
+    );
+    for path in t.saved.iter().take(3) {
+        match t.suite == "random" {
+            true => println!("    report saved: {path}"),
+            false => println!("    case saved: {path} (rerun: connsim replay {path})"),
+        }
+    }
+}
+
+/// Writes the summary: JSON to standard output, the last line of the table, JUnit XML.
+pub fn finish(args: &SweepArgs, summary: &Summary) -> Result<(), String> {
+    match args.format {
+        Format::Text => println!("{} targets, {:.1} s", summary.targets.len(), summary.wall_secs),
+        Format::Json => println!("{}", serde_json::to_string_pretty(summary).map_err(|e| e.to_string())?),
+    }
+    if let Some(path) = &args.junit {
+        std::fs::write(path, junit::render(summary))
+            .map_err(|e| format!("--junit {}: cannot write it: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+pub fn run(args: SweepArgs) -> Result<bool, String> {
+    if args.suite.is_some_and(|s| s.as_str() == "random") {
         return random::sweep(args);
     }
-    let (first, seeds) = shard(args.seeds.unwrap_or(200), args.shard);
+    let (first, seeds) = shard(args.seeds, args.shard);
+    if seeds == 0 {
+        return Err(format!("--shard of {} seeds is empty: use fewer shards", args.seeds));
+    }
     if let Some(jobs) = args.jobs {
         std::env::set_var("CONNSIM_JOBS", jobs.to_string()); // read by every runner, before any runs
     }
     let targets: Vec<_> = targets::all()
         .into_iter()
         .filter(|t| args.target.as_ref().is_none_or(|f| t.name.contains(f.as_str())))
-        .filter(|t| args.suite.as_ref().is_none_or(|s| t.suite == s))
+        .filter(|t| args.suite.is_none_or(|s| t.suite == s.as_str()))
         .collect();
     if targets.is_empty() {
         return Err("no target matches the --target/--suite filters".into());
     }
     let dir = std::path::PathBuf::from("target/connsim-failures");
-    println!("seeds {first}..={} per case", first + seeds - 1);
-    println!(
-        "{:<44} {:<8} {:>5} {:>7} {:>8} {:>10} {:>7} {:>7}  verdict",
-        "target", "suite", "cases", "seeds", "failures", "first fail", "minimal", "wall s"
-    );
+    if args.format == Format::Text {
+        println!("seeds {first}..={} per case", first + seeds - 1);
+    }
+    header(args.format);
     let started = Instant::now();
-    let mut ok = true;
+    let bar = progress::bar(targets.len());
+    let mut rows = Vec::new();
     for (i, t) in targets.iter().enumerate() {
         let t0 = Instant::now();
         let mut suite = (t.make)().seeds(seeds).first_seed(first);
         if t.expect_failed_check.is_none() {
             suite = suite.save_failures(&dir);
         }
-        // The progress line rewrites itself on a terminal; logs (CI) get only the table.
-        let tty = std::io::stderr().is_terminal();
         let progress = |c: usize, n: usize, case: &str| {
-            if tty {
-                eprint!("\r\x1b[2K[{}/{}] {} — case {}/{}: {case}", i + 1, targets.len(), t.name, c + 1, n);
-                let _ = std::io::stderr().flush();
-            }
+            bar.set_position(i as u64);
+            bar.set_message(format!("{} — case {}/{n}: {case}", t.name, c + 1));
         };
         let outcome = match t.expect_failed_check {
             None => suite.run_with_progress(progress),
             Some(check) => suite.run_until(progress, |r| r.reports.iter().any(|x| x.failed_checks().contains(&check))),
         };
-        if tty {
-            eprint!("\r\x1b[2K");
-        }
-        let failed: Vec<_> = outcome.cases.iter().flat_map(|c| c.failures()).collect();
-        let first_fail = failed.iter().map(|r| r.seed).min().map_or("-".into(), |s| s.to_string());
-        let minimal = outcome
-            .cases
-            .iter()
-            .filter_map(|c| c.minimal.as_ref())
-            .map(|s| s.size())
-            .min()
-            .map_or("-".into(), |n| format!("{n} blk"));
-        let verdict = match t.expect_failed_check {
-            None if outcome.failed_cases().is_empty() => "ok".to_string(),
-            None => {
-                let c = outcome.failed_cases()[0];
-                match c.failures().first() {
-                    Some(r) => format!("FAILED in {:?}: {} (seed {})", c.case, r.failed_checks().join(", "), r.seed),
-                    None => format!(
-                        "FAILED in {:?}: never reached {} in {} seeds (run more seeds)",
-                        c.case,
-                        c.missed_marks.join(", "),
-                        c.reports.len()
-                    ),
+        let cases = case_rows(&outcome);
+        let failures: usize = cases.iter().map(|c| c.failures).sum();
+        let first_failing_seed = cases.iter().filter_map(|c| c.first_failing_seed).min();
+        let minimal_blocks = outcome.cases.iter().filter_map(|c| c.minimal.as_ref()).map(|s| s.size()).min();
+        let (outcome_kind, verdict) = match t.expect_failed_check {
+            None => match cases.iter().find(|c| !c.passed()) {
+                None => (Status::Ok, "ok".to_string()),
+                Some(c) => {
+                    let why = match c.first_failing_seed {
+                        Some(seed) => format!("{} (seed {seed})", c.failed_checks.join(", ")),
+                        None => {
+                            format!("never reached {} in {} seeds (run more seeds)", c.missed_marks.join(", "), c.seeds)
+                        }
+                    };
+                    (Status::Failed, format!("FAILED in {:?}: {why}", c.name))
                 }
-            }
+            },
             Some(check) => match outcome.caught_by(check) {
-                Some((case, r)) => format!("caught by {check} in {case:?} (seed {})", r.seed),
-                None => format!("SURVIVED: no case failed {check}"),
+                Some((case, r)) => (Status::Caught, format!("caught by {check} in {case:?} (seed {})", r.seed)),
+                None => (Status::Survived, format!("SURVIVED: no case failed {check}")),
             },
         };
-        ok &= verdict.starts_with("ok") || verdict.starts_with("caught");
-        println!(
-            "{:<44} {:<8} {:>5} {:>7} {:>8} {:>10} {:>7} {:>7.1}  {verdict}",
-            t.name,
-            t.suite,
-            outcome.cases.len(),
-            outcome.seeds(),
-            failed.len(),
-            first_fail,
-            minimal,
-            t0.elapsed().as_secs_f64()
-        );
-        for path in outcome.cases.iter().flat_map(|c| &c.saved).take(3) {
-            println!("    case saved: {} (rerun: connsim replay {})", path.display(), path.display());
+        let saved = outcome.cases.iter().flat_map(|c| &c.saved).map(|p| p.display().to_string()).collect();
+        let target_row = TargetRow {
+            name: t.name.clone(),
+            suite: t.suite.to_string(),
+            expect_failed_check: t.expect_failed_check.map(String::from),
+            status: outcome_kind,
+            verdict,
+            seeds: outcome.seeds(),
+            failures,
+            first_failing_seed,
+            minimal_blocks,
+            wall_secs: t0.elapsed().as_secs_f64(),
+            cases,
+            saved,
+        };
+        bar.suspend(|| row(args.format, &target_row));
+        rows.push(target_row);
+    }
+    bar.finish_and_clear();
+    let summary = Summary {
+        catalogue: "suites",
+        first_seed: first,
+        last_seed: first + seeds - 1,
+        ok: rows.iter().all(|r| r.status.good()),
+        targets: rows,
+        wall_secs: started.elapsed().as_secs_f64(),
+    };
+    finish(&args, &summary)?;
+    Ok(summary.ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_cover_every_seed_once() {
+        for (total, n) in [(200, 4), (10, 3), (7, 7)] {
+            let mut next = 1;
+            for k in 1..=n {
+                let (first, count) = shard(total, Some(Shard { k, n }));
+                assert_eq!(first, next, "shard {k}/{n} of {total} starts where the last ended");
+                next = first + count;
+            }
+            assert_eq!(next, total + 1);
         }
     }
-    println!("{} targets, {:.1} s", targets.len(), started.elapsed().as_secs_f64());
-    Ok(ok)
 }

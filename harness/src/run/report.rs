@@ -89,7 +89,9 @@ pub struct RunReport {
     pub timeline: Vec<String>,
     /// The command line that replays this seed.
     pub replay: String,
-    /// The whole history, kept only for failed runs (see `CONNSIM_DUMP_DIR`).
+    /// The whole history, kept only for failed runs (see `CONNSIM_DUMP_DIR`); of a
+    /// runner's failed seeds that fail the same checks, only the lowest keeps it, so a
+    /// sweep of a broken connector does not hold every failing history at once.
     #[serde(skip)]
     pub history: Vec<crate::history::Event>,
     /// Where the run's wall time went (what `connsim bench` breaks down); never saved,

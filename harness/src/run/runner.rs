@@ -154,10 +154,13 @@ impl<T: Testbed> Runner<T> {
                         let Some(&seed) = seeds.get(i) else { break };
                         let report = self.run_seed(seed);
                         let again = self.env.check_determinism.then(|| self.run_seed(seed).history_hash);
+                        let mut report = report;
                         if !report.passed() {
                             self.dump(&report);
                         }
-                        results.lock().unwrap().push((report, again));
+                        let mut results = results.lock().unwrap();
+                        keep_first_history(&mut results, &mut report);
+                        results.push((report, again));
                     }
                 });
             }
@@ -179,6 +182,23 @@ impl<T: Testbed> Runner<T> {
             dir.join(format!("seed-{}.history.jsonl", report.seed)),
             crate::history::to_json_lines(&report.history),
         );
+    }
+}
+
+/// Bounds the memory of a run with many failing seeds: of the failed reports that fail the
+/// same checks, only the lowest seed keeps its whole history (the one a timeline or a
+/// debugger starts from); the others keep their verdicts, timeline and replay line.
+/// Whichever order the jobs finish in, the same report keeps it.
+fn keep_first_history(done: &mut [(RunReport, Option<u64>)], report: &mut RunReport) {
+    if report.passed() || report.history.is_empty() {
+        return;
+    }
+    let checks = report.failed_checks();
+    let kept = done.iter_mut().map(|(r, _)| r).find(|r| !r.history.is_empty() && r.failed_checks() == checks);
+    match kept {
+        Some(r) if r.seed < report.seed => report.history = Vec::new(),
+        Some(r) => r.history = Vec::new(),
+        None => {}
     }
 }
 
