@@ -8,6 +8,8 @@ use crate::record::{Digest, Record, RecordId, Seen};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 
+pub mod attempt;
+
 /// Checkpoint identifier; 0 means "no checkpoint".
 pub type CheckpointId = u64;
 
@@ -36,18 +38,44 @@ pub enum EventKind {
     /// The job was started.
     JobStarted { parallelism: usize },
     /// A subtask attempt was deployed, restored from `checkpoint` (0: fresh).
-    Deployed { subtask: usize, attempt: u64, checkpoint: CheckpointId },
+    Deployed {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+    },
     /// A reader registered with the source coordinator.
-    ReaderRegistered { subtask: usize, attempt: u64 },
+    ReaderRegistered {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+    },
     /// The enumerator assigned splits to a subtask.
-    SplitsAssigned { subtask: usize, attempt: u64, splits: Vec<String> },
+    SplitsAssigned {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        splits: Vec<String>,
+    },
     /// Splits went back to the enumerator after a failure of `subtask`.
     SplitsReturned { subtask: usize, splits: Vec<String> },
     /// A reader finished a split.
-    SplitFinished { subtask: usize, attempt: u64, split: String },
+    SplitFinished {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        split: String,
+    },
     /// A subtask's watermarks advanced: splits' own (`splits`) and, when it advanced, the
     /// combined one it passed to its writer (`watermark`); `idle` splits were left out of it.
-    Watermark { subtask: usize, attempt: u64, watermark: Option<i64>, splits: Vec<(String, i64)>, idle: usize },
+    Watermark {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        watermark: Option<i64>,
+        splits: Vec<(String, i64)>,
+        idle: usize,
+    },
     /// Watermark alignment: the source coordinator announced a new group `minimum` of the
     /// readers' reported watermarks, and `max_allowed` (`minimum` + the maximum drift).
     WatermarkAlignment { minimum: i64, max_allowed: i64 },
@@ -57,6 +85,7 @@ pub enum EventKind {
     /// splits can be judged.
     SplitsPaused {
         subtask: usize,
+        #[serde(with = "attempt::serde_text")]
         attempt: u64,
         minimum: i64,
         max_allowed: i64,
@@ -66,18 +95,40 @@ pub enum EventKind {
     },
     /// Records of a paused split came from a fetch that began after the pause reached the
     /// split reader (its split reader does not honour pauses).
-    PausedSplitRead { subtask: usize, attempt: u64, split: String, ids: Vec<RecordId> },
+    PausedSplitRead {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        split: String,
+        ids: Vec<RecordId>,
+    },
     /// A subtask emitted records (in this order).
-    Emitted { subtask: usize, attempt: u64, ids: Vec<RecordId> },
+    Emitted {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        ids: Vec<RecordId>,
+    },
     /// The coordinator started checkpoint `checkpoint`; the enumerator held `pending` splits.
     CheckpointTriggered { checkpoint: CheckpointId, pending: Vec<String> },
     /// The coordinator's valve held `events` for a subtask between the enumerator's snapshot
     /// for `checkpoint` and the barrier, and sent them now (after the barrier).
     ValveReleased { subtask: usize, checkpoint: CheckpointId, events: usize },
     /// A subtask's barrier passed; its reader held `splits`.
-    Barrier { subtask: usize, attempt: u64, checkpoint: CheckpointId, splits: Vec<String> },
+    Barrier {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+        splits: Vec<String>,
+    },
     /// A subtask acknowledged a checkpoint.
-    Acked { subtask: usize, attempt: u64, checkpoint: CheckpointId },
+    Acked {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+    },
     /// The checkpoint is complete and durable.
     CheckpointCompleted { checkpoint: CheckpointId },
     /// The checkpoint was aborted.
@@ -85,26 +136,73 @@ pub enum EventKind {
     /// A subtask heard that `checkpoint` completed after it had already taken the barrier of
     /// the later checkpoint `barrier` (checkpoints overlapped): what it prepared since
     /// `checkpoint`'s barrier is not covered by the notification.
-    LateNotification { subtask: usize, attempt: u64, checkpoint: CheckpointId, barrier: CheckpointId },
+    LateNotification {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+        barrier: CheckpointId,
+    },
     /// Behind an exchange: the writer's input `channel` (the reader subtask sending on it)
     /// delivered barrier `checkpoint` and is held back until every channel has.
-    ChannelBlocked { subtask: usize, attempt: u64, channel: usize, checkpoint: CheckpointId },
+    ChannelBlocked {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        channel: usize,
+        checkpoint: CheckpointId,
+    },
     /// Behind an exchange: barrier `checkpoint` came on every input channel; the writer
     /// snapshots now (`aligned: false`: at the first barrier, without waiting for the others).
-    BarrierAligned { subtask: usize, attempt: u64, checkpoint: CheckpointId, aligned: bool },
+    BarrierAligned {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+        aligned: bool,
+    },
     /// Behind an exchange: the alignment of `checkpoint` was given up (a reader declined it, a
     /// newer barrier came first, or the job master aborted it); held-back channels go on.
-    AlignmentAborted { subtask: usize, attempt: u64, checkpoint: CheckpointId },
+    AlignmentAborted {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+    },
     /// Behind an exchange: the reader stopped because its channel to writer `channel` holds as
     /// many messages as the writer has room for (recorded the first time, per attempt).
-    Backpressured { subtask: usize, attempt: u64, channel: usize },
+    Backpressured {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        channel: usize,
+    },
     /// Behind an exchange: messages `first..=last` on the channel to writer `channel` were
     /// not acknowledged in time and were sent again.
-    ExchangeResent { subtask: usize, attempt: u64, channel: usize, first: u64, last: u64 },
+    ExchangeResent {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        channel: usize,
+        first: u64,
+        last: u64,
+    },
     /// A committer asked the external system to commit.
-    CommitAttempt { subtask: usize, attempt: u64, checkpoint: CheckpointId, requests: usize },
+    CommitAttempt {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+        requests: usize,
+    },
     /// The outcome of one commit request.
-    CommitOutcome { subtask: usize, attempt: u64, checkpoint: CheckpointId, outcome: String },
+    CommitOutcome {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+        outcome: String,
+    },
     /// The job master's global committer asked the external system to commit.
     GlobalCommitAttempt { checkpoint: CheckpointId, requests: usize },
     /// The outcome of committing one checkpoint's global committable.
@@ -116,7 +214,11 @@ pub enum EventKind {
     /// The job master started a failover.
     Failover { strategy: String, subtasks: Vec<usize>, checkpoint: CheckpointId, cause: String },
     /// A subtask finished its input.
-    SubtaskFinished { subtask: usize, attempt: u64 },
+    SubtaskFinished {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+    },
     /// The harness read output `output` and found records (and content that is not a
     /// record) in `part` that were not there when it last read it.
     Appeared { output: String, part: String, records: Vec<Seen>, garbage: Vec<String>, cause: Box<Cause> },
@@ -136,7 +238,12 @@ pub enum EventKind {
     /// The job finished (all input read and committed).
     JobFinished,
     /// A subtask declined a checkpoint.
-    Declined { subtask: usize, attempt: u64, checkpoint: CheckpointId },
+    Declined {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+    },
     /// A subtask reached a phase a scenario aimed a crash at; its task executor crashes now.
     CrashPoint { node: String, subtask: Option<usize>, phase: String, checkpoint: CheckpointId },
     /// The job stopped at a savepoint (stop-with-savepoint); it may be resumed from it.
@@ -151,7 +258,11 @@ pub enum EventKind {
     ConnectorError { subtask: Option<usize>, message: String },
     /// A task executor cancelled an attempt the job master had not spoken about for longer
     /// than the lease (its heartbeat to the job master timed out).
-    LeaseExpired { subtask: usize, attempt: u64 },
+    LeaseExpired {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+    },
     /// A node was frozen for `ms` (a long garbage-collection pause); it went on afterwards.
     Paused { node: String, ms: u64 },
     /// A fetch of `split` from position `offset` by task executor `reader` (call `call`) was
@@ -164,7 +275,12 @@ pub enum EventKind {
     /// Behind an exchange: full channels held the reader of subtask `subtask` back for `ms`
     /// (recorded when a hold of [`HELD_MS`](crate::cluster::HELD_MS) or more ends): a writer
     /// slower than its input.
-    BackpressureHeld { subtask: usize, attempt: u64, ms: u64 },
+    BackpressureHeld {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        ms: u64,
+    },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system

@@ -10,6 +10,7 @@
 //! fetch a record came from: its pauses pass as not judged, and the verdict says so.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
+use crate::history::attempt::Shown;
 use crate::history::EventKind;
 use std::collections::BTreeMap;
 
@@ -67,7 +68,8 @@ pub fn check(f: &RunFacts) -> Verdict {
                         None => "paused".to_string(),
                     };
                     evidence.push(format!(
-                        "subtask {subtask} attempt {attempt}: split {split:?} was {why}, yet its split reader returned {}{more} from a fetch that began after the pause ({})",
+                        "subtask {subtask} attempt {}: split {split:?} was {why}, yet its split reader returned {}{more} from a fetch that began after the pause ({})",
+                        Shown(*attempt),
                         shown.join(", "),
                         f.describe(i)
                     ));

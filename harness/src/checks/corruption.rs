@@ -9,12 +9,14 @@ pub fn check(f: &RunFacts) -> Verdict {
     const NAME: &str = "no-corruption";
     let mut evidence = Vec::new();
     let (mut changed, mut garbage) = (0, 0);
+    let mut ids = Vec::new();
     let mut first_bad = None;
     for c in f.changes().filter(|c| c.appeared) {
         for s in c.records {
             let Some(origin) = f.origin_of(s.id) else { continue }; // a phantom, not corruption
             if origin.digest != s.digest {
                 changed += 1;
+                ids.push(s.id);
                 first_bad.get_or_insert(c.index);
                 if evidence.len() < EVIDENCE_MAX {
                     evidence.push(format!(
@@ -52,4 +54,5 @@ pub fn check(f: &RunFacts) -> Verdict {
         evidence,
         first_bad,
     )
+    .counting(changed + garbage, ids)
 }

@@ -47,6 +47,7 @@ pub fn check(f: &RunFacts) -> Verdict {
         .collect();
     let first_bad = first_second_copy(&mut dups.iter().map(|(id, _)| id));
     Verdict::fail(NAME, format!("{} records are visible more than once", dups.len()), evidence, first_bad)
+        .counting(dups.len(), dups.iter().map(|(id, _)| *id))
 }
 
 fn at_least_once(
@@ -148,4 +149,5 @@ fn at_least_once(
         evidence,
         first_bad,
     )
+    .counting(unexplained.len(), unexplained.iter().map(|(id, ..)| *id))
 }

@@ -9,6 +9,7 @@
 //! of them (the split named ""), which judges the records of splits without their own.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
+use crate::history::attempt::Shown;
 use crate::history::EventKind;
 use crate::record::RecordId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -51,7 +52,8 @@ pub fn check(f: &RunFacts) -> Verdict {
                     if let Some(prev) = combined.insert((*subtask, *attempt), *w).filter(|prev| w < prev) {
                         regressions += 1;
                         let line = format!(
-                            "subtask {subtask} attempt {attempt}: the watermark went back from {prev} to {w} ({})",
+                            "subtask {subtask} attempt {}: the watermark went back from {prev} to {w} ({})",
+                            Shown(*attempt),
                             f.describe(i)
                         );
                         bad(i, line, &mut evidence);
@@ -63,7 +65,8 @@ pub fn check(f: &RunFacts) -> Verdict {
                     if let Some((prev, _)) = split_marks.insert(key, (*w, i)).filter(|(prev, _)| w < prev) {
                         regressions += 1;
                         let line = format!(
-                            "subtask {subtask} attempt {attempt}: split {split:?}'s watermark went back from {prev} to {w} ({})",
+                            "subtask {subtask} attempt {}: split {split:?}'s watermark went back from {prev} to {w} ({})",
+                            Shown(*attempt),
                             f.describe(i)
                         );
                         bad(i, line, &mut evidence);
@@ -79,7 +82,8 @@ pub fn check(f: &RunFacts) -> Verdict {
                     if *t <= w {
                         late += 1;
                         let line = format!(
-                            "subtask {subtask} attempt {attempt}: {id} of split {} (event time {t}) emitted at {} after the split's watermark {w} ({})",
+                            "subtask {subtask} attempt {}: {id} of split {} (event time {t}) emitted at {} after the split's watermark {w} ({})",
+                            Shown(*attempt),
                             origin.split,
                             f.describe(i),
                             f.describe(at)

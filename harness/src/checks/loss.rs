@@ -2,6 +2,7 @@
 //! the output at the end.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
+use crate::history::attempt::Shown;
 use crate::history::EventKind;
 use crate::record::RecordId;
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,7 +32,7 @@ pub fn check(f: &RunFacts) -> Verdict {
         };
         match &e.kind {
             EventKind::SplitsAssigned { subtask, attempt, splits } => {
-                splits.iter().for_each(|s| seen(s, format!("assigned to subtask {subtask} attempt {attempt}")));
+                splits.iter().for_each(|s| seen(s, format!("assigned to subtask {subtask} attempt {}", Shown(*attempt))));
             }
             EventKind::Failover { checkpoint, .. } => failover_checkpoint = *checkpoint,
             EventKind::SplitsReturned { subtask, splits } => splits.iter().for_each(|s| {
@@ -41,7 +42,7 @@ pub fn check(f: &RunFacts) -> Verdict {
                 pending.iter().for_each(|s| seen(s, format!("pending in the enumerator at checkpoint {checkpoint}")));
             }
             EventKind::SplitFinished { subtask, attempt, split } => {
-                seen(split, format!("finished by subtask {subtask} attempt {attempt}"));
+                seen(split, format!("finished by subtask {subtask} attempt {}", Shown(*attempt)));
             }
             _ => {}
         }
@@ -56,7 +57,11 @@ pub fn check(f: &RunFacts) -> Verdict {
                 for s in held.iter().filter(|s| splits.contains(s.as_str())) {
                     last_seen.insert(
                         splits.get(s.as_str()).expect("filtered"),
-                        format!("in reader {subtask} attempt {attempt} at checkpoint {checkpoint} ({})", f.describe(i)),
+                        format!(
+                            "in reader {subtask} attempt {} at checkpoint {checkpoint} ({})",
+                            Shown(*attempt),
+                            f.describe(i)
+                        ),
                     );
                 }
                 for id in open.remove(&(*subtask, *attempt)).unwrap_or_default() {
@@ -69,8 +74,10 @@ pub fn check(f: &RunFacts) -> Verdict {
     let evidence = wanted
         .iter()
         .map(|id| {
-            let by =
-                emitted.get(id).map_or("never emitted".to_string(), |v| format!("emitted by (subtask, attempt) {v:?}"));
+            let by = emitted.get(id).map_or("never emitted".to_string(), |v| {
+                let by: Vec<String> = v.iter().map(|(s, a)| format!("subtask {s} attempt {}", Shown(*a))).collect();
+                format!("emitted by {}", by.join(", "))
+            });
             let cps = covered.get(id).map_or("no barrier followed".to_string(), |cs| {
                 let done: Vec<_> = cs.iter().filter(|c| f.completed.contains_key(c)).collect();
                 format!("covered by checkpoints {cs:?}, completed among them {done:?}")
@@ -87,4 +94,5 @@ pub fn check(f: &RunFacts) -> Verdict {
         evidence,
         None,
     )
+    .counting(lost.len(), lost.iter().copied())
 }

@@ -36,6 +36,7 @@ mod tests;
 pub use index::{Change, Origin, RunEnd, RunFacts};
 pub use liveness::SETTLE_CHECKPOINTS;
 
+use crate::record::RecordId;
 use serde::{Deserialize, Serialize};
 
 /// The outcome of one check.
@@ -51,11 +52,28 @@ pub struct Verdict {
     pub evidence: Vec<String>,
     /// Index of the first history event where things went wrong, if one can be named.
     pub first_bad_event: Option<usize>,
+    /// How many violations the check found (records lost, copies too many, …), for a
+    /// user's own assertions; 0 when it passed. The evidence shows at most
+    /// [`EVIDENCE_MAX`] of them.
+    #[serde(default)]
+    pub violations: usize,
+    /// The records involved, in id order, where the check is about records (every one, not
+    /// only those in the evidence).
+    #[serde(default)]
+    pub ids: Vec<RecordId>,
 }
 
 impl Verdict {
     pub(crate) fn pass(check: &str, summary: impl Into<String>) -> Self {
-        Self { check: check.into(), passed: true, summary: summary.into(), evidence: vec![], first_bad_event: None }
+        Self {
+            check: check.into(),
+            passed: true,
+            summary: summary.into(),
+            evidence: vec![],
+            first_bad_event: None,
+            violations: 0,
+            ids: vec![],
+        }
     }
     pub(crate) fn fail(
         check: &str,
@@ -63,12 +81,36 @@ impl Verdict {
         evidence: Vec<String>,
         first_bad_event: Option<usize>,
     ) -> Self {
-        Self { check: check.into(), passed: false, summary: summary.into(), evidence, first_bad_event }
+        let violations = evidence.len().max(1);
+        Self {
+            check: check.into(),
+            passed: false,
+            summary: summary.into(),
+            evidence,
+            first_bad_event,
+            violations,
+            ids: vec![],
+        }
+    }
+
+    /// The number of violations and the records involved (sorted, each once).
+    pub(crate) fn counting(mut self, violations: usize, ids: impl IntoIterator<Item = RecordId>) -> Self {
+        let mut ids: Vec<RecordId> = ids.into_iter().collect();
+        ids.sort();
+        ids.dedup();
+        self.violations = violations.max(self.evidence.len());
+        self.ids = ids;
+        self
+    }
+
+    /// Violations the evidence does not show.
+    pub fn unshown(&self) -> usize {
+        self.violations.saturating_sub(self.evidence.len())
     }
 }
 
 /// How many pieces of evidence a verdict lists at most.
-pub(crate) const EVIDENCE_MAX: usize = 10;
+pub const EVIDENCE_MAX: usize = 10;
 
 /// Runs every check.
 pub fn run_all(facts: &RunFacts) -> Vec<Verdict> {

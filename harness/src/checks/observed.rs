@@ -52,4 +52,5 @@ pub fn check(f: &RunFacts) -> Verdict {
         evidence,
         finals.first().map(|c| c.index),
     )
+    .counting(unseen, finals.iter().flat_map(|c| c.records.iter().map(|s| s.id)))
 }

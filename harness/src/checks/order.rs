@@ -35,6 +35,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut seen: BTreeSet<RecordId> = BTreeSet::new();
     let mut evidence = Vec::new();
     let mut violations = 0;
+    let mut ids = Vec::new();
     for (i, s) in f.visible_final.iter().enumerate() {
         let id = &s.id;
         if !seen.insert(*id) {
@@ -44,6 +45,7 @@ pub fn check(f: &RunFacts) -> Verdict {
         if let Some((prev_pos, prev)) = last.get(&**split) {
             if pos < prev_pos {
                 violations += 1;
+                ids.push(*id);
                 if evidence.len() < EVIDENCE_MAX {
                     evidence.push(format!(
                         "split {split}: {id} (pos {pos}) is read at output position {i}, after {prev} (pos {prev_pos})"
@@ -63,5 +65,6 @@ pub fn check(f: &RunFacts) -> Verdict {
             evidence,
             None,
         )
+        .counting(violations, ids)
     }
 }

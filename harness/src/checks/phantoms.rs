@@ -8,6 +8,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     const NAME: &str = "no-phantoms";
     let mut evidence = Vec::new();
     let (mut invented, mut early) = (0, 0);
+    let mut ids = Vec::new();
     let mut first_bad = None;
     for c in f.changes().filter(|c| c.appeared) {
         for s in c.records {
@@ -23,6 +24,7 @@ pub fn check(f: &RunFacts) -> Verdict {
                 (Some(_), None) => continue,
             };
             first_bad.get_or_insert(c.index);
+            ids.push(s.id);
             if evidence.len() < EVIDENCE_MAX {
                 evidence.push(format!("{why}: appeared at {}", f.describe_change(&c)));
             }
@@ -39,4 +41,5 @@ pub fn check(f: &RunFacts) -> Verdict {
         evidence,
         first_bad,
     )
+    .counting(invented + early, ids)
 }

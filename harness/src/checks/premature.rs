@@ -29,6 +29,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut evidence = Vec::new();
     let mut first_bad = None;
     let (mut premature, mut vanished) = (0usize, 0usize);
+    let mut ids = Vec::new();
     let mut changes = f.changes().peekable();
     for (i, e) in f.events.iter().enumerate() {
         match &e.kind {
@@ -63,6 +64,7 @@ pub fn check(f: &RunFacts) -> Verdict {
                 *n += 1;
                 if exactly_once && !safe.contains(&s.id) {
                     premature += 1;
+                    ids.push(s.id);
                     bad(format!(
                         "{} became visible at {} but no completed checkpoint covers it (last completed: {})",
                         f.origin(s.id),
@@ -76,6 +78,7 @@ pub fn check(f: &RunFacts) -> Verdict {
             // An upsert may rewrite a record (one copy goes, another comes); it may not lose it.
             if f.guarantee != DeliveryGuarantee::Idempotent || *n == 0 {
                 vanished += 1;
+                ids.push(s.id);
                 bad(format!("{} vanished from the output at {}", f.origin(s.id), f.describe_change(&c)));
             }
         }
@@ -96,4 +99,5 @@ pub fn check(f: &RunFacts) -> Verdict {
         evidence,
         first_bad,
     )
+    .counting(premature + vanished, ids)
 }

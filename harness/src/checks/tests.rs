@@ -1,7 +1,7 @@
 //! Every check on hand-built histories: each passes on a history that keeps its invariant
 //! and fails, naming the evidence, on one that breaks it.
 
-use super::{run_all, RunEnd, RunFacts, Verdict};
+use super::{run_all, RunEnd, RunFacts, Verdict, EVIDENCE_MAX};
 use crate::api::DeliveryGuarantee;
 use crate::cluster::JobStatus;
 use crate::history::{Cause, Event, EventKind};
@@ -386,4 +386,44 @@ fn watermark_alignment_fails_on_a_paused_splits_records_fetched_after_the_pause(
         h.verdict("watermark-alignment"),
         "split \"s\" was paused at event #9 at 0.009s on taskexecutor-1 with watermark 90, above the group minimum 40 plus the drift (50), yet its split reader returned r3, r4",
     );
+}
+
+#[test]
+fn verdicts_count_every_violation_and_name_every_record_while_the_evidence_is_capped() {
+    let mut h = H::new();
+    h.produced(25).emitted(1, &(1..=25).collect::<Vec<_>>()).triggered(1).barrier(1, 1).completed(1);
+    h.appeared(&(1..=5).collect::<Vec<_>>()).visible(&[1, 2, 3, 4, 5, 5, 4]);
+    let lost = h.verdict("no-loss");
+    assert_eq!((lost.violations, lost.evidence.len(), lost.unshown()), (20, EVIDENCE_MAX, 20 - EVIDENCE_MAX));
+    assert_eq!(lost.ids, (6..=25).map(RecordId).collect::<Vec<_>>());
+    let dups = h.verdict("no-duplicates");
+    assert_eq!((dups.violations, dups.unshown()), (2, 0));
+    assert_eq!(dups.ids, vec![RecordId(4), RecordId(5)]);
+    let passed = clean().verdict("no-loss");
+    assert_eq!((passed.violations, passed.ids.len()), (0, 0));
+    let hang = {
+        let mut h = clean();
+        h.end.status = JobStatus::Running;
+        h.verdict("liveness")
+    };
+    assert_eq!(hang.violations, 1, "a check without records counts one violation: {hang:?}");
+}
+
+#[test]
+fn evidence_and_timeline_show_attempts_as_epoch_dot_n() {
+    let mut h = clean();
+    h.visible(&[1, 3]);
+    h.events.iter_mut().for_each(|e| {
+        if let EventKind::Emitted { attempt, .. } | EventKind::Barrier { attempt, .. } = &mut e.kind {
+            *attempt = (2 << 32) | 3;
+        }
+    });
+    fails(h.verdict("no-loss"), "emitted by subtask 0 attempt 2.3");
+    let json = serde_json::to_string(&h.events[3].kind).unwrap();
+    assert!(json.contains(r#""attempt":"2.3""#), "{json}");
+    let back: EventKind = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, h.events[3].kind);
+    let bin = bincode::serialize(&h.events[3].kind).unwrap();
+    let number = ((2u64 << 32) | 3).to_le_bytes();
+    assert!(bin.windows(8).any(|w| w == number), "the hashed binary form keeps the number");
 }

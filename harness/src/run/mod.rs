@@ -20,6 +20,7 @@ mod observe;
 mod report;
 mod runner;
 mod script;
+mod shorten;
 mod simulate;
 mod testbed;
 

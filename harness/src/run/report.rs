@@ -1,6 +1,7 @@
 //! The report of one seed: verdicts with evidence, a compact timeline and the replay line.
 
 use super::config::RunConfig;
+use super::shorten;
 use crate::checks::{RunFacts, Verdict};
 use crate::history::EventKind;
 use serde::{Deserialize, Serialize};
@@ -147,8 +148,10 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
         );
         if notable || bad.contains(&i) {
             let mark = if bad.contains(&i) { " <== first bad event" } else { "" };
-            let kind = serde_json::to_string(&e.kind).unwrap_or_default();
-            lines.push(format!("#{i:<6} {:>9.3}s {:<16} {kind}{mark}", e.t_us as f64 / 1e6, e.node));
+            let mut kind = serde_json::to_value(&e.kind).unwrap_or_default();
+            shorten::compact(&mut kind);
+            let line = format!("#{i:<6} {:>9.3}s {:<16} {kind}", e.t_us as f64 / 1e6, e.node);
+            lines.push(format!("{}{mark}", shorten::cap(&line)));
         }
     }
     if lines.len() > TIMELINE_MAX {
@@ -236,7 +239,10 @@ impl fmt::Display for RunReport {
         for v in &self.verdicts {
             writeln!(f, "  [{}] {}: {}", if v.passed { "ok" } else { "FAIL" }, v.check, v.summary)?;
             for e in &v.evidence {
-                writeln!(f, "         - {e}")?;
+                writeln!(f, "         - {}", shorten::cap(e))?;
+            }
+            if v.unshown() > 0 {
+                writeln!(f, "         - … and {} more", v.unshown())?;
             }
         }
         writeln!(f, "timeline:")?;
