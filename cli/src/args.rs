@@ -14,7 +14,8 @@ use std::path::PathBuf;
   connsim sweep --seeds 10 --format json --junit sweep.xml
   connsim sweep --suite random --target file-sink
   connsim bench --peer                           the hand-written madsim test's scenario
-  connsim replay target/connsim-failures/FILE    rerun a saved case"
+  connsim replay target/connsim-failures/FILE    rerun a saved case
+  connsim timeline target/connsim-failures/FILE  draw it as an HTML timeline"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -46,6 +47,12 @@ pub enum Command {
     /// The case runs against the catalogue target that recorded it; the history hash is
     /// compared with the recorded one.
     Replay(ReplayArgs),
+    /// Rerun a saved case file and draw it as an HTML timeline.
+    ///
+    /// One self-contained page (no network): a lane per node, every event on a virtual-time
+    /// axis, the first bad event highlighted, zoom and a filter by split or record id.
+    /// Written beside the case file (same name, .html) unless --out says where.
+    Timeline(TimelineArgs),
 }
 
 /// Which catalogue a sweep runs.
@@ -155,6 +162,16 @@ pub struct GenerateArgs {
 pub struct ReplayArgs {
     /// A case file a sweep or a suite saved.
     pub file: PathBuf,
+}
+
+/// Options of `connsim timeline`.
+#[derive(Debug, clap::Args)]
+pub struct TimelineArgs {
+    /// A case file a sweep or a suite saved.
+    pub file: PathBuf,
+    /// Where to write the page [default: beside the case file, .html].
+    #[arg(long, value_name = "PAGE")]
+    pub out: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! connsim bench [--seeds N] [--jobs N] [--records N] [--peer]
 //! connsim generate [--seeds N]
 //! connsim replay FILE
+//! connsim timeline FILE [--out PAGE]
 //! ```
 //!
 //! Exit codes: 0 all good, 1 a reference connector failed or a mutant survived, 2 bad
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Generate(a) => generate::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Timeline(a) => replay::timeline(a),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

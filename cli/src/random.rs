@@ -14,6 +14,7 @@ use connectors_under_test::{
 use connsim::cluster::Exchange;
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
+use connsim::run::{shell_quote, with_rerun_command};
 use connsim::{Outcome, Pipeline, RunReport, Runner, Testbed};
 use connsim_scenarios::CaseFile;
 use std::time::Instant;
@@ -145,8 +146,7 @@ pub fn sweep(args: SweepArgs) -> Result<bool, String> {
     }
     let seeds: Vec<u64> = (first..first + count).collect();
     let jobs = args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
-    let targets: Vec<_> =
-        all().into_iter().filter(|t| args.target.as_ref().is_none_or(|f| t.name.contains(f.as_str()))).collect();
+    let targets = sweep::pick(all(), args.target.as_deref(), |t| &t.name);
     if targets.is_empty() {
         return Err(format!("no target matches {:?}", args.target.unwrap_or_default()));
     }
@@ -162,7 +162,9 @@ pub fn sweep(args: SweepArgs) -> Result<bool, String> {
         bar.set_position(i as u64);
         bar.set_message(t.name.clone());
         let t0 = Instant::now();
-        let outcome = (t.run)(&seeds, jobs);
+        let rerun =
+            format!("cargo run --release -p connsim-cli -- sweep --suite random --target {}", shell_quote(&t.name));
+        let outcome = with_rerun_command(Some(rerun), || (t.run)(&seeds, jobs));
         let mut case = CaseRow::of_reports("random faults", &outcome.reports, 0.0);
         case.wall_secs = t0.elapsed().as_secs_f64();
         let failures = outcome.failures();

@@ -5,6 +5,7 @@
 use crate::args::{Format, Shard, SweepArgs};
 use crate::summary::{case_rows, Status, Summary, TargetRow};
 use crate::{junit, progress, random, targets};
+use connsim::run::{shell_quote, with_rerun_command};
 use std::time::Instant;
 
 /// The seeds of shard `k` of `n` of `1..=total` as (first, count): contiguous chunks, so
@@ -16,6 +17,16 @@ pub fn shard(total: u64, shard: Option<Shard>) -> (u64, u64) {
             let (start, end) = ((k - 1) * total / n, k * total / n);
             (start + 1, end - start)
         }
+    }
+}
+
+/// The targets `filter` picks: the one named exactly so if there is one, else those whose
+/// name contains it (every target without a filter).
+pub fn pick<T>(targets: Vec<T>, filter: Option<&str>, name: impl Fn(&T) -> &String) -> Vec<T> {
+    let Some(f) = filter else { return targets };
+    match targets.iter().any(|t| name(t) == f) {
+        true => targets.into_iter().filter(|t| name(t) == f).collect(),
+        false => targets.into_iter().filter(|t| name(t).contains(f)).collect(),
     }
 }
 
@@ -50,7 +61,13 @@ pub fn row(out: Format, t: &TargetRow) {
     for path in t.saved.iter().take(3) {
         match t.suite == "random" {
             true => println!("    report saved: {path}"),
-            false => println!("    case saved: {path} (rerun: connsim replay {path})"),
+            false => {
+                println!("    case saved: {path} (rerun: cargo run --release -p connsim-cli -- replay {path})");
+                let page = std::path::Path::new(path).with_extension("html");
+                if page.exists() {
+                    println!("    timeline: {}", page.display());
+                }
+            }
         }
     }
 }
@@ -79,11 +96,9 @@ pub fn run(args: SweepArgs) -> Result<bool, String> {
     if let Some(jobs) = args.jobs {
         std::env::set_var("CONNSIM_JOBS", jobs.to_string()); // read by every runner, before any runs
     }
-    let targets: Vec<_> = targets::all()
-        .into_iter()
-        .filter(|t| args.target.as_ref().is_none_or(|f| t.name.contains(f.as_str())))
-        .filter(|t| args.suite.is_none_or(|s| t.suite == s.as_str()))
-        .collect();
+    let targets: Vec<_> =
+        targets::all().into_iter().filter(|t| args.suite.is_none_or(|s| t.suite == s.as_str())).collect();
+    let targets = pick(targets, args.target.as_deref(), |t| &t.name);
     if targets.is_empty() {
         return Err("no target matches the --target/--suite filters".into());
     }
@@ -105,10 +120,12 @@ pub fn run(args: SweepArgs) -> Result<bool, String> {
             bar.set_position(i as u64);
             bar.set_message(format!("{} — case {}/{n}: {case}", t.name, c + 1));
         };
-        let outcome = match t.expect_failed_check {
+        // Reports print a command that reruns their seed of this target (the suite adds the case).
+        let rerun = format!("cargo run --release -p connsim-cli -- sweep --target {}", shell_quote(&t.name));
+        let outcome = with_rerun_command(Some(rerun), || match t.expect_failed_check {
             None => suite.run_with_progress(progress),
             Some(check) => suite.run_until(progress, |r| r.reports.iter().any(|x| x.failed_checks().contains(&check))),
-        };
+        });
         let cases = case_rows(&outcome);
         let failures: usize = cases.iter().map(|c| c.failures).sum();
         let first_failing_seed = cases.iter().filter_map(|c| c.first_failing_seed).min();

@@ -94,3 +94,104 @@ fn the_peer_bench_runs_the_peers_scenario_and_refuses_options_it_has_no_use_for(
     assert_eq!(code, 2);
     assert!(err.contains("unexpected argument '--target'"), "{err}");
 }
+
+/// A headless Chromium: `CONNSIM_BROWSER`, or the first of the usual names on the PATH.
+fn browser() -> std::path::PathBuf {
+    if let Some(b) = std::env::var_os("CONNSIM_BROWSER") {
+        return b.into();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in ["chromium-headless-shell", "chromium", "google-chrome", "chrome"] {
+        for dir in std::env::split_paths(&path) {
+            if dir.join(name).is_file() {
+                return dir.join(name);
+            }
+        }
+    }
+    panic!(
+        "the timeline test renders in a headless browser and found none: apt-get install chromium-headless-shell \
+         (Debian), or set CONNSIM_BROWSER to a Chromium binary"
+    );
+}
+
+/// Loads `page` in the headless browser (its scripts run) and returns the DOM it ends with;
+/// also writes a screenshot beside the page and returns its path.
+fn render(page: &std::path::Path) -> (String, std::path::PathBuf) {
+    let profile = std::env::temp_dir().join(format!("connsim-browser-{}", std::process::id()));
+    let url = format!("file://{}", page.canonicalize().unwrap().display());
+    let args = |extra: &str| {
+        vec![
+            "--headless".to_string(),
+            "--no-sandbox".into(),
+            "--disable-gpu".into(),
+            "--disable-background-networking".into(),
+            "--disable-component-update".into(),
+            "--disable-sync".into(),
+            "--no-first-run".into(),
+            format!("--user-data-dir={}", profile.display()),
+            "--window-size=1400,900".into(),
+            extra.to_string(),
+            url.clone(),
+        ]
+    };
+    let out = Command::new(browser()).args(args("--dump-dom")).output().expect("the browser runs");
+    let dom = String::from_utf8_lossy(&out.stdout).to_string();
+    let shot = page.with_extension("png");
+    let status = Command::new(browser())
+        .args(args(&format!("--screenshot={}", shot.display())))
+        .output()
+        .expect("the browser runs")
+        .status;
+    assert!(status.success() && shot.exists(), "no screenshot at {}", shot.display());
+    let _ = std::fs::remove_dir_all(profile);
+    (dom, shot)
+}
+
+#[test]
+fn a_failing_case_saves_one_case_file_and_one_timeline_that_a_browser_opens_at_the_first_bad_event() {
+    use connectors_under_test::contexts;
+    use connectors_under_test::mutants::PrematureCommitSetup;
+    use connsim_scenarios::suites;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("timeline-test");
+    let _ = std::fs::remove_dir_all(&dir);
+    let suite =
+        suites::sink(contexts::sink(PrematureCommitSetup, &["fs"])).only("single split").seeds(2).save_failures(&dir);
+    let outcome = suite.run();
+    let case = &outcome.cases[0];
+    assert_eq!(case.failures().len(), 2, "the mutant fails both seeds");
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let count = |ext: &str| files.iter().filter(|p| p.extension().is_some_and(|e| e == ext)).count();
+    assert_eq!((count("json"), count("html")), (1, 1), "one case file and one timeline: {files:?}");
+    let saved = case.saved[0].clone();
+    // The command line draws the same case again, as a user would.
+    let page = dir.join("drawn.html");
+    let (code, out, err) = connsim(&["timeline", saved.to_str().unwrap(), "--out", page.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("identical to the recorded") && out.contains("timeline: "), "{out}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("http://") && !html.contains("https://"), "the page loads nothing from the network");
+    assert!(
+        html.contains("replay: CONNSIM_SEED=1 cargo run --release -p connsim-cli -- replay "),
+        "the page's rerun line"
+    );
+    let (dom, shot) = render(&page);
+    println!("screenshot: {}", shot.display());
+    let first_bad = dom
+        .split("data-first-bad=\"#")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("the page names the first bad event");
+    let file = connsim_scenarios::CaseFile::load(&saved).unwrap();
+    let expected = suite
+        .replay(&file)
+        .expect("the suite replays its own case")
+        .verdicts
+        .iter()
+        .filter(|v| !v.passed)
+        .filter_map(|v| v.first_bad_event)
+        .min()
+        .expect("the failure names its first bad event");
+    assert_eq!(first_bad, expected.to_string(), "the page highlights the report's first bad event");
+    assert!(dom.contains("data-first-bad-visible=\"true\""), "the first bad event is on screen when the page opens");
+    assert!(dom.contains("id=\"first-bad\""));
+}

@@ -30,6 +30,20 @@ pub struct ReplayError {
     pub problem: String,
 }
 
+/// Writes the HTML timeline of `report` beside the case file at `case` (same name, `.html`),
+/// if the report kept its history; says on stderr if it could not. Returns the page's path.
+pub fn save_timeline(case: &Path, report: &RunReport) -> Option<PathBuf> {
+    let html = connsim::run::timeline_html(report)?;
+    let path = case.with_extension("html");
+    match std::fs::write(&path, html) {
+        Ok(()) => Some(path),
+        Err(e) => {
+            eprintln!("connsim: could not write the timeline {}: {e}", path.display());
+            None
+        }
+    }
+}
+
 impl fmt::Display for ReplayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "connsim case file {}: {}", self.path.display(), self.problem)

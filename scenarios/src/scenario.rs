@@ -161,17 +161,23 @@ impl Scenario {
     /// under [`Scenario::run_saving`]'s directory rerun first; `CONNSIM_REPLAY=<file>` runs
     /// only that saved case.
     pub fn run<T: Testbed>(&self, runner: &mut Runner<T>) -> ScenarioOutcome {
-        self.run_inner(runner, None)
+        self.run_inner(runner, None, false)
     }
 
     /// As [`Scenario::run`], and every failing seed is saved as a case file in `dir` (commit
     /// it, like proptest-regressions); saved cases of this scenario and testbed in `dir` rerun
     /// before the seeds.
     pub fn run_saving<T: Testbed>(&self, runner: &mut Runner<T>, dir: impl Into<PathBuf>) -> ScenarioOutcome {
-        self.run_inner(runner, Some(dir.into()))
+        self.run_inner(runner, Some(dir.into()), true)
     }
 
-    fn run_inner<T: Testbed>(&self, runner: &mut Runner<T>, dir: Option<PathBuf>) -> ScenarioOutcome {
+    /// As [`Scenario::run`], after the cases of this scenario and testbed saved in `dir`
+    /// (whoever saves them: a suite saves only each check's minimal case).
+    pub fn run_after_saved<T: Testbed>(&self, runner: &mut Runner<T>, dir: impl Into<PathBuf>) -> ScenarioOutcome {
+        self.run_inner(runner, Some(dir.into()), false)
+    }
+
+    fn run_inner<T: Testbed>(&self, runner: &mut Runner<T>, dir: Option<PathBuf>, save: bool) -> ScenarioOutcome {
         if let Err(e) = self.validate() {
             panic!("{e}");
         }
@@ -196,7 +202,9 @@ impl Scenario {
         }
         let mut reports = Vec::new();
         let mut rerun = 0;
-        if let Some(dir) = &dir {
+        // `CONNSIM_SEED` runs exactly that seed: saved cases wait.
+        let rerun_saved = dir.as_ref().filter(|_| runner.env().seed.is_none());
+        if let Some(dir) = rerun_saved {
             for case in CaseFile::load_dir(dir).unwrap_or_else(|e| panic!("{e}")) {
                 if case.scenario.name == self.name && case.testbed == testbed {
                     rerun += 1;
@@ -207,10 +215,13 @@ impl Scenario {
         runner.script(Arc::new(self.clone()));
         let mut outcome = runner.run();
         let mut saved = Vec::new();
-        if let Some(dir) = &dir {
+        if let Some(dir) = dir.as_ref().filter(|_| save) {
             for r in outcome.failures() {
                 match CaseFile::from_report(self, r).save(dir) {
-                    Ok(path) => saved.push(path),
+                    Ok(path) => {
+                        replay::save_timeline(&path, r);
+                        saved.push(path)
+                    }
                     Err(e) => eprintln!("{e}"),
                 }
             }

@@ -15,9 +15,11 @@ mod config;
 mod control;
 mod env;
 mod expect;
+mod html;
 pub mod marks;
 mod observe;
 mod report;
+mod rerun;
 mod runner;
 mod script;
 mod shorten;
@@ -28,11 +30,13 @@ pub use config::{FaultConfig, RunConfig};
 pub use control::{Control, Spread, SETTLE_BOUNDED_MS};
 pub use env::Env;
 pub use expect::{Expected, StartPosition, Starts};
+pub use html::timeline_html;
 pub use report::{Cost, RunReport, RunStats};
+pub use rerun::{cargo_test, rerun_command, set_rerun_command, shell_quote, with_rerun_command};
 pub use runner::{Outcome, Runner};
 pub use script::{RandomFaults, Script, ScriptFuture};
 pub use simulate::{simulate, simulate_script};
 pub use testbed::{
-    declared_guarantee, sink_systems_with, source_systems_with, Pipeline, Producer, RecordMaker, SinkSetup,
-    SourceSetup, Testbed, World,
+    declared_guarantee, sink_systems, sink_systems_with, source_systems, source_systems_with, Pipeline, Producer,
+    RecordMaker, SinkSetup, SourceSetup, Testbed, World,
 };

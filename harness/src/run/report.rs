@@ -164,12 +164,9 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
     lines
 }
 
-/// The test currently running (libtest names its threads after the test), for the replay line.
+/// The command that reruns `seed` (see [`super::rerun`]).
 fn replay_line(seed: u64) -> String {
-    match crate::run::runner::TEST_NAME.with(|n| n.borrow().clone()) {
-        Some(test) => format!("CONNSIM_SEED={seed} cargo test -- --exact {test}"),
-        None => format!("CONNSIM_SEED={seed} <rerun the same command>"),
-    }
+    super::rerun::line(seed, super::rerun::current().as_deref())
 }
 
 impl RunReport {

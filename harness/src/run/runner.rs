@@ -7,14 +7,8 @@ use super::report::RunReport;
 use super::script::{RandomFaults, Script};
 use super::simulate::simulate_script;
 use super::testbed::Testbed;
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-
-thread_local! {
-    /// Name of the test that started the runner, carried onto the per-seed threads.
-    pub(crate) static TEST_NAME: RefCell<Option<String>> = const { RefCell::new(None) };
-}
 
 /// Runs a testbed over many seeds.
 pub struct Runner<T> {
@@ -78,6 +72,18 @@ impl<T: Testbed> Runner<T> {
         self
     }
 
+    /// Runs exactly the seeds this runner was given, whatever `CONNSIM_SEEDS` says (a test
+    /// that covers one range of a case's seeds); `CONNSIM_SEED` still replays one.
+    pub fn ignore_env_seeds(&mut self) -> &mut Self {
+        self.env.seeds = None;
+        self
+    }
+
+    /// The environment this runner read (`CONNSIM_SEED`, `CONNSIM_SEEDS`, …).
+    pub fn env(&self) -> &Env {
+        &self.env
+    }
+
     /// The first seed of the range (seeds are consecutive).
     pub fn first_seed(&mut self, seed: u64) -> &mut Self {
         self.first_seed = seed;
@@ -119,14 +125,14 @@ impl<T: Testbed> Runner<T> {
     pub fn run_with(&self, seed: u64, config: &RunConfig, script: Arc<dyn Script>) -> RunReport {
         super::build_profile::warn_if_unoptimized();
         let (testbed, config) = (self.testbed.clone(), config.clone());
-        let test = TEST_NAME.with(|n| n.borrow().clone()).or_else(|| std::thread::current().name().map(String::from));
+        let rerun = super::rerun::current();
         // A fresh OS thread per seed (outside the simulation): std HashMap order is only
         // reproducible on a new thread.
         std::thread::Builder::new()
             .name(format!("connsim-seed-{seed}"))
             .stack_size(64 << 20)
             .spawn(move || {
-                TEST_NAME.with(|n| *n.borrow_mut() = test.filter(|t| t != "main"));
+                super::rerun::set_rerun_command(rerun);
                 simulate_script(&*testbed, &config, seed, &*script)
             })
             .expect("spawn a seed thread")
@@ -144,11 +150,11 @@ impl<T: Testbed> Runner<T> {
             .clamp(1, seeds.len().max(1));
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<(RunReport, Option<u64>)>> = Mutex::new(Vec::new());
-        let test = std::thread::current().name().map(String::from);
+        let rerun = super::rerun::current();
         std::thread::scope(|scope| {
             for _ in 0..jobs {
                 scope.spawn(|| {
-                    TEST_NAME.with(|n| *n.borrow_mut() = test.clone());
+                    super::rerun::set_rerun_command(rerun.clone());
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&seed) = seeds.get(i) else { break };

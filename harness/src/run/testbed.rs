@@ -170,6 +170,23 @@ pub fn source_systems_with<S: SourceSetup>(setup: &S, setting: &crate::systems::
     })
 }
 
+/// Every external system `setup`'s sink builds, by node name (a throwaway world, outside any
+/// run).
+pub fn sink_systems<S: SinkSetup>(setup: &S) -> Vec<String> {
+    with_built_sink(setup, |world, _| world.systems.iter().map(|s| s.name()).collect())
+}
+
+/// Every external system `setup`'s source builds, by node name (a throwaway world, outside
+/// any run).
+pub fn source_systems<S: SourceSetup>(setup: &S) -> Vec<String> {
+    let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());
+    rt.block_on(async {
+        let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
+        let _source = setup.build(&mut world);
+        world.systems.iter().map(|s| s.name()).collect()
+    })
+}
+
 /// Builds `setup`'s sink into a throwaway world, outside any run, and asks `f` about it.
 fn with_built_sink<S: SinkSetup, T>(setup: &S, f: impl FnOnce(&World, S::Sink) -> T) -> T {
     let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());

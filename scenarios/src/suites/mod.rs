@@ -23,6 +23,7 @@
 
 pub mod cases;
 mod context;
+pub mod harness;
 
 pub use cases::{Body, CaseSpec, Systems};
 pub use context::{
@@ -37,7 +38,8 @@ use connsim::api::DeliveryGuarantee;
 use connsim::cluster::Exchange;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::run::{
-    declared_guarantee, sink_systems_with, source_systems_with, Pipeline, RunReport, Runner, SinkSetup, SourceSetup,
+    declared_guarantee, sink_systems, sink_systems_with, source_systems, source_systems_with, Pipeline, RunReport,
+    Runner, SinkSetup, SourceSetup,
 };
 use context::{SinkOf, SourceOf};
 use std::fmt;
@@ -78,15 +80,24 @@ struct Settings {
     unaligned: bool,
     /// Writers in every case, whatever the case's (reader) parallelism.
     sink_parallelism: Option<usize>,
+    /// Exactly `seeds` seeds from `first_seed`, whatever `CONNSIM_SEEDS` says (one test
+    /// of a case whose seeds are split over several).
+    exact_range: bool,
 }
 
 /// A named list of cases for one connector (or pair).
 pub struct Suite {
     name: String,
+    /// The first segment of its tests' names (see [`harness`]).
+    id: String,
     cases: Vec<Case>,
     settings: Settings,
     filter: Option<String>,
     fail_fast: bool,
+    /// Seeds per test when [`harness`] splits a case's seeds into several tests.
+    seeds_per_test: Option<u64>,
+    /// [`harness`] marks its tests ignored (run with `--ignored`).
+    ignored: bool,
 }
 
 /// What one case gave.
@@ -202,7 +213,22 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
         c.job.sink_parallelism = settings.sink_parallelism;
     });
     runner.first_seed(settings.first_seed).seeds(settings.seeds);
+    if settings.exact_range {
+        runner.ignore_env_seeds();
+    }
     let mut result = CaseResult::new(name);
+    // `CONNSIM_REPLAY=<file>` reruns the saved case in the case that saved it.
+    if let Some(path) = crate::replay::env_file() {
+        let file = CaseFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        if file.scenario.name != name || file.testbed != runner.testbed_name() {
+            let why = format!("{}={} replays case {:?}", crate::replay::REPLAY_VAR, path.display(), file.scenario.name);
+            return CaseResult::skipped(name, &why);
+        }
+        result.reports = vec![file.replay(&runner)];
+        result.wall_secs = t0.elapsed().as_secs_f64();
+        return result;
+    }
+    let pinned = runner.env().seed.is_some();
     match &spec.body {
         Body::Scenario(scenario)
             if settings.exchange == Some(Exchange::Forward)
@@ -217,8 +243,10 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
             let scenario = edited.as_ref().unwrap_or(scenario);
             let prefixed = settings.first.as_ref().map(|b| scenario.before(b.clone()));
             let scenario = prefixed.as_ref().unwrap_or(scenario);
-            // What the suite fixes wins over a case's own job settings.
+            // What the suite fixes wins over a case's own job settings; the case's name is the
+            // scenario's (saved cases and replays find their case by it).
             let mut fitted = scenario.clone();
+            fitted.name = name.to_string();
             if settings.exchange.is_some() {
                 fitted.job.exchange = None;
             }
@@ -230,16 +258,33 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
             }
             let scenario = &fitted;
             let out = match &settings.save_dir {
-                Some(dir) => scenario.run_saving(&mut runner, dir),
+                Some(dir) => scenario.run_after_saved(&mut runner, dir),
                 None => scenario.run(&mut runner),
             };
             let cov = out.outcome.coverage();
             result.missed_marks = scenario.requires.iter().filter(|m| !cov.contains_key(*m)).cloned().collect();
-            result.saved = out.saved;
             result.reports = out.outcome.reports;
-            if let Some(r) = result.reports.iter().find(|r| !r.passed()) {
-                let check = r.failed_checks()[0].to_string();
-                result.minimal = Some(generate::minimize(&runner, r.seed, scenario.clone(), &check));
+            // Per failed check, the first seed failing it shrinks to a minimal scenario; only
+            // that one is saved.
+            let mut checks_done: Vec<String> = Vec::new();
+            for r in result.reports.iter().filter(|r| !r.passed()) {
+                let Some(check) = r.failed_checks().into_iter().find(|c| !checks_done.iter().any(|d| d == c)) else {
+                    continue;
+                };
+                checks_done.push(check.to_string());
+                let minimal = generate::minimize(&runner, r.seed, scenario.clone(), check);
+                if let Some(dir) = &settings.save_dir {
+                    let report = runner.run_with(r.seed, runner.run_config(), Arc::new(minimal.clone()));
+                    let (scenario, report) = if report.passed() { (scenario, r) } else { (&minimal, &report) };
+                    match CaseFile::from_report(scenario, report).save(dir) {
+                        Ok(path) => {
+                            crate::replay::save_timeline(&path, report);
+                            result.saved.push(path);
+                        }
+                        Err(e) => eprintln!("{e}"),
+                    }
+                }
+                result.minimal.get_or_insert(minimal);
             }
         }
         Body::Swarm => {
@@ -248,16 +293,26 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
             let reached: std::collections::BTreeSet<&String> = search.reports.iter().flat_map(|r| &r.marks).collect();
             result.missed_marks =
                 spec.requires.iter().filter(|m| !reached.iter().any(|r| r == *m)).map(|m| m.to_string()).collect();
-            if let Some(found) = &search.found {
+            let mut minimal = search.found.as_ref().map(|f| f.minimal.clone());
+            if let (Some(found), Some(m)) = (&search.found, &mut minimal) {
+                m.name = name.to_string();
                 if let Some(dir) = &settings.save_dir {
-                    if let Ok(path) = CaseFile::from_report(&found.minimal, &found.report).save(dir) {
-                        result.saved.push(path);
+                    match CaseFile::from_report(m, &found.report).save(dir) {
+                        Ok(path) => {
+                            crate::replay::save_timeline(&path, &found.report);
+                            result.saved.push(path);
+                        }
+                        Err(e) => eprintln!("{e}"),
                     }
                 }
             }
-            result.minimal = search.found.map(|f| f.minimal);
+            result.minimal = minimal;
             result.reports = search.reports;
         }
+    }
+    if pinned {
+        // One replayed seed is not expected to reach every fault path the case aims at.
+        result.missed_marks.clear();
     }
     result.wall_secs = t0.elapsed().as_secs_f64();
     result
@@ -267,6 +322,8 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
 pub fn source<C: SourceContext>(ctx: C) -> Suite {
     let ctx = Arc::new(ctx);
     let name = ctx.name();
+    let built = source_systems(&SourceOf { ctx: ctx.clone(), data: TestData::paced(1, 1, 0) });
+    known_systems("source", &name, &ctx.systems(), &built);
     let retaining =
         source_systems_with(&SourceOf { ctx: ctx.clone(), data: TestData::paced(1, 1, 0) }, &RETENTION_SETTING);
     let systems = Systems {
@@ -283,7 +340,19 @@ pub fn source<C: SourceContext>(ctx: C) -> Suite {
         move |case| c.supports(case).err(),
         move |data| Pipeline(SourceOf { ctx: ctx.clone(), data }, CollectorSetup),
     );
-    Suite::new(format!("source suite: {name}"), cases)
+    Suite::new(format!("source suite: {name}"), "source", cases)
+}
+
+/// Panics, naming the systems there are, unless every system a context names is one its
+/// setup builds: a typo would otherwise make the cases aimed at it crash and fault nothing.
+fn known_systems(kind: &str, context: &str, named: &[String], built: &[String]) {
+    let unknown: Vec<&String> = named.iter().filter(|n| !built.contains(n)).collect();
+    if !unknown.is_empty() {
+        panic!(
+            "{kind} context {context:?} names the external systems {unknown:?}, but its setup builds only \
+             {built:?}: pass the names given to World::add_system to {kind}_from_setup"
+        );
+    }
 }
 
 /// The trusted generator for a case's data.
@@ -309,6 +378,7 @@ const RETENTION_SETTING: connsim::systems::Setting = connsim::systems::Setting::
 /// its sink declares.
 pub fn sink<C: SinkContext>(ctx: C) -> Suite {
     let ctx = Arc::new(ctx);
+    known_systems("sink", &ctx.name(), &ctx.systems(), &sink_systems(&SinkOf { ctx: ctx.clone() }));
     let guarantee = declared_guarantee(&SinkOf { ctx: ctx.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TORN_SETTING);
@@ -327,12 +397,15 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
         move |case| c.supports(case).err(),
         move |data| Pipeline(generator(data), SinkOf { ctx: k.clone() }),
     );
-    Suite::new(format!("sink suite: {} ({guarantee:?})", ctx.name()), cases)
+    Suite::new(format!("sink suite: {} ({guarantee:?})", ctx.name()), "sink", cases)
 }
 
 /// The pipeline suite: `source`'s source feeding `sink`'s sink.
 pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
     let (source, sink) = (Arc::new(source), Arc::new(sink));
+    let built = source_systems(&SourceOf { ctx: source.clone(), data: TestData::paced(1, 1, 0) });
+    known_systems("source", &source.name(), &source.systems(), &built);
+    known_systems("sink", &sink.name(), &sink.systems(), &sink_systems(&SinkOf { ctx: sink.clone() }));
     let guarantee = declared_guarantee(&SinkOf { ctx: sink.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TORN_SETTING);
@@ -353,11 +426,12 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
         move |case| s1.supports(case).err().or_else(|| k1.supports(case).err()),
         move |data| Pipeline(SourceOf { ctx: s2.clone(), data }, SinkOf { ctx: k2.clone() }),
     );
-    Suite::new(format!("pipeline suite: {} -> {} ({guarantee:?})", source.name(), sink.name()), cases)
+    Suite::new(format!("pipeline suite: {} -> {} ({guarantee:?})", source.name(), sink.name()), "pipeline", cases)
 }
 
 impl Suite {
-    fn new(name: String, cases: Vec<Case>) -> Self {
+    fn new(name: String, id: &str, cases: Vec<Case>) -> Self {
+        let id = id.to_string();
         let filter = std::env::var(CASE_VAR).ok().filter(|v| !v.is_empty());
         let settings = Settings {
             seeds: 200,
@@ -369,8 +443,60 @@ impl Suite {
             exchange: None,
             unaligned: false,
             sink_parallelism: None,
+            exact_range: false,
         };
-        Self { name, cases, settings, filter, fail_fast: false }
+        Self { name, id, cases, settings, filter, fail_fast: false, seeds_per_test: None, ignored: false }
+    }
+
+    /// Names the suite's tests `id::case` (default: `source`, `sink` or `pipeline`, with
+    /// what [`exchange`](Self::exchange) and the like add); two suites in one test binary
+    /// need different ids.
+    pub fn named(mut self, id: &str) -> Self {
+        self.id = harness::slug(id);
+        self
+    }
+
+    /// The first segment of the suite's test names.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Splits every case's seeds into tests of at most `n` seeds each
+    /// (`sink::single_split::seeds_1_to_50`, …), so [`harness`] can spread a large sweep
+    /// over machines (`cargo nextest run --partition count:K/N`). Each test must reach the
+    /// case's coverage marks on its own seeds: keep `n` at the seeds a case needs.
+    pub fn seeds_per_test(mut self, n: u64) -> Self {
+        self.seeds_per_test = Some(n.max(1));
+        self
+    }
+
+    /// Marks the suite's tests ignored under [`harness`]: they run only with `--ignored`
+    /// or `--include-ignored` (a suite expected to fail, a long sweep).
+    pub fn ignored(mut self) -> Self {
+        self.ignored = true;
+        self
+    }
+
+    /// Seeds each case runs: `CONNSIM_SEEDS` if set, else the suite's own count.
+    fn effective_seeds(&self) -> u64 {
+        connsim::run::Env::from_env().seeds.unwrap_or(self.settings.seeds)
+    }
+
+    /// Runs the `index`-th selected case over `count` seeds from `first` (one test of
+    /// [`harness`]).
+    fn run_one(&self, index: usize, (first, count): (u64, u64)) -> CaseResult {
+        let case = self.selected().nth(index).expect("the harness names selected cases");
+        if let Some(why) = &case.skip {
+            return CaseResult::skipped(&case.name, why);
+        }
+        if let Some(seed) = connsim::run::Env::from_env().seed.filter(|s| !(first..first + count).contains(s)) {
+            return CaseResult::skipped(&case.name, &format!("CONNSIM_SEED={seed} lies outside this test's seeds"));
+        }
+        let mut settings = self.settings.clone();
+        settings.first_seed = first;
+        settings.seeds = count;
+        settings.exact_range = true;
+        (case.run)(&settings)
     }
 
     /// Seeds per case (default 200; `CONNSIM_SEEDS` overrides, `CONNSIM_SEED` replays one).
@@ -424,6 +550,7 @@ impl Suite {
         self.settings.exchange = Some(exchange);
         if exchange != Exchange::Forward {
             self.name = format!("{} over a {exchange:?} exchange", self.name);
+            self.id = format!("{}_over_{}", self.id, harness::slug(&format!("{exchange:?}")));
         }
         self
     }
@@ -433,6 +560,7 @@ impl Suite {
     pub fn sink_parallelism(mut self, n: usize) -> Self {
         self.settings.sink_parallelism = Some(n);
         self.name = format!("{} with {n} writers", self.name);
+        self.id = format!("{}_{n}_writers", self.id);
         self
     }
 
@@ -441,6 +569,7 @@ impl Suite {
     pub fn unaligned_barriers(mut self) -> Self {
         self.settings.unaligned = true;
         self.name = format!("{} with unaligned barriers", self.name);
+        self.id = format!("{}_unaligned", self.id);
         self
     }
 
@@ -466,8 +595,14 @@ impl Suite {
         self.selected().map(|c| c.name.clone()).collect()
     }
 
+    /// The cases the filter selects: the one named exactly so if there is one, else those
+    /// whose name contains it.
     fn selected(&self) -> impl Iterator<Item = &Case> {
-        self.cases.iter().filter(|c| self.filter.as_ref().is_none_or(|f| c.name.contains(f.as_str())))
+        let exact = self.filter.as_ref().filter(|f| self.cases.iter().any(|c| &c.name == *f));
+        self.cases.iter().filter(move |c| match (exact, &self.filter) {
+            (Some(f), _) => &c.name == f,
+            (None, f) => f.as_ref().is_none_or(|f| c.name.contains(f.as_str())),
+        })
     }
 
     /// Runs the cases, calling `progress(case index, case count, case name)` before each.
@@ -484,11 +619,14 @@ impl Suite {
     ) -> SuiteOutcome {
         let selected: Vec<&Case> = self.selected().collect();
         let mut results = Vec::new();
+        // Reports name the case in their rerun command: CONNSIM_CASE='<case>' <command>.
+        let base = connsim::run::rerun_command();
         for (i, case) in selected.iter().enumerate() {
             progress(i, selected.len(), &case.name);
+            let command = base.as_ref().map(|b| format!("{CASE_VAR}={} {b}", connsim::run::shell_quote(&case.name)));
             let result = match &case.skip {
                 Some(why) => CaseResult::skipped(&case.name, why),
-                None => (case.run)(&self.settings),
+                None => connsim::run::with_rerun_command(command, || (case.run)(&self.settings)),
             };
             let done = stop(&result);
             results.push(result);
@@ -541,14 +679,12 @@ impl SuiteOutcome {
         if let Some(r) = case.failures().first() {
             let minimal = case.minimal.as_ref().map(|s| s.to_rust()).unwrap_or_default();
             panic!(
-                "{}: case {:?} failed on {} of {} seeds; the first:\n{r}\nminimal scenario at seed {}:\n{minimal}\nreplay: {CASE_VAR}={:?} CONNSIM_SEED={} cargo test …\n\n{self}",
+                "{}: case {:?} failed on {} of {} seeds; the first:\n{r}\nminimal scenario at seed {}:\n{minimal}\n\n{self}",
                 self.suite,
                 case.case,
                 case.failures().len(),
                 case.reports.len(),
                 r.seed,
-                case.case,
-                r.seed
             );
         }
         panic!(

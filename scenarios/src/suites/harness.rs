@@ -1,0 +1,267 @@
+//! One test per suite case: a test target with `harness = false` hands its suites to
+//! [`main`], and `cargo test`, `cargo nextest` and CI see `suite::case` tests they can
+//! filter, run in parallel, time, partition and report one by one.
+//!
+//! ```toml
+//! # Cargo.toml of your connector's crate
+//! [[test]]
+//! name = "suites"
+//! harness = false
+//! ```
+//!
+//! ```no_run
+//! // tests/suites.rs
+//! use connsim::probes::GeneratorSetup;
+//! use connsim_scenarios::suites::{self, source_from_setup};
+//!
+//! fn main() -> std::process::ExitCode {
+//!     let ctx = source_from_setup("generator", &[], |data| GeneratorSetup {
+//!         splits: data.splits as usize,
+//!         records_per_split: data.records / u64::from(data.splits),
+//!         ..Default::default()
+//!     });
+//!     suites::harness::main(vec![suites::source(ctx).seeds(10)])
+//! }
+//! ```
+//!
+//! `cargo test --test suites -- --list` lists `source::single_split` and the rest;
+//! `cargo test --test suites -- scale` runs the cases whose name contains `scale`. A suite
+//! with [`Suite::seeds_per_test`] splits each case's seeds into several tests
+//! (`source::single_split::seeds_1_to_50`), so a sweep of many seeds spreads over
+//! `cargo nextest run --partition count:K/N` on N machines.
+
+use super::{CaseResult, Suite};
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// `text` as a test-name segment: lowercase letters, digits and single underscores.
+pub fn slug(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c.is_ascii_alphanumeric() {
+            true => out.push(c.to_ascii_lowercase()),
+            false if !out.is_empty() && !out.ends_with('_') => out.push('_'),
+            false => {}
+        }
+    }
+    out.trim_end_matches('_').to_string()
+}
+
+/// One test: a case of a suite over a range of seeds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestSpec {
+    /// `suite::case`, or `suite::case::seeds_A_to_B` when the case's seeds are split.
+    pub name: String,
+    /// The case's index in its suite's selection.
+    pub case: usize,
+    /// The case's name.
+    pub case_name: String,
+    /// First seed and how many.
+    pub seeds: (u64, u64),
+}
+
+/// The tests `suite` expands into, in case order.
+pub fn tests_of(suite: &Suite) -> Vec<TestSpec> {
+    let (first, seeds) = (suite.settings.first_seed, suite.effective_seeds());
+    let per_test = suite.seeds_per_test.unwrap_or(seeds).max(1);
+    let mut out = Vec::new();
+    for (i, case) in suite.selected().enumerate() {
+        let base = format!("{}::{}", suite.id, slug(&case.name));
+        if seeds <= per_test || case.skip.is_some() {
+            out.push(TestSpec { name: base, case: i, case_name: case.name.clone(), seeds: (first, seeds) });
+            continue;
+        }
+        let mut start = first;
+        while start < first + seeds {
+            let n = per_test.min(first + seeds - start);
+            let name = format!("{base}::seeds_{start}_to_{}", start + n - 1);
+            out.push(TestSpec { name, case: i, case_name: case.name.clone(), seeds: (start, n) });
+            start += n;
+        }
+    }
+    out
+}
+
+/// The failure a test reports: the case's first failing seed (report, minimal scenario,
+/// the command that reruns it) or the marks no seed reached.
+fn failure(suite: &Suite, result: &CaseResult, command: &str) -> Option<Failed> {
+    if result.passed() {
+        return None;
+    }
+    let text = match result.failures().first() {
+        Some(r) => {
+            let minimal = result.minimal.as_ref().map(|s| s.to_rust()).unwrap_or_default();
+            let saved: Vec<String> = result
+                .saved
+                .iter()
+                .map(|p| {
+                    let path = connsim::run::shell_quote(&p.display().to_string());
+                    let page = p.with_extension("html");
+                    let page = match page.exists() {
+                        true => format!("\ntimeline: {}", page.display()),
+                        false => String::new(),
+                    };
+                    format!("{path}\nrerun the saved case: {}={path} {command}{page}", crate::replay::REPLAY_VAR)
+                })
+                .collect();
+            format!(
+                "{}: case {:?} failed on {} of {} seeds; the first:\n{r}\nminimal scenario at seed {}:\n{minimal}\nsaved: {}\nrerun: {}",
+                suite.name,
+                result.case,
+                result.failures().len(),
+                result.reports.len(),
+                r.seed,
+                if saved.is_empty() { "-".to_string() } else { saved.join("\nsaved: ") },
+                r.replay
+            )
+        }
+        None => format!(
+            "{}: case {:?} never reached {} in {} seeds: the fault path it aims at was not exercised (run more seeds, \
+             or check the systems and phases the case names)",
+            suite.name,
+            result.case,
+            result.missed_marks.join(", "),
+            result.reports.len()
+        ),
+    };
+    Some(Failed::from(text))
+}
+
+/// The trials of every suite; duplicate test names are an error naming them.
+pub fn trials(suites: Vec<Suite>) -> Result<Vec<Trial>, String> {
+    let mut names = std::collections::BTreeMap::new();
+    let mut trials = Vec::new();
+    for suite in suites {
+        let suite = Arc::new(suite);
+        for spec in tests_of(&suite) {
+            if let Some(other) = names.insert(spec.name.clone(), suite.name.clone()) {
+                return Err(format!(
+                    "two tests are named {:?} (suites {other:?} and {:?}): give one suite another name with \
+                     Suite::named(\"...\")",
+                    spec.name, suite.name
+                ));
+            }
+            let (suite, name) = (suite.clone(), spec.name.clone());
+            let skipped = suite.selected().nth(spec.case).and_then(|c| c.skip.clone());
+            let ignored = suite.ignored;
+            let trial = Trial::test(spec.name.clone(), move || {
+                let mut command = connsim::run::cargo_test(&name);
+                if suite.ignored {
+                    command.push_str(" --include-ignored");
+                }
+                let result =
+                    connsim::run::with_rerun_command(Some(command.clone()), || suite.run_one(spec.case, spec.seeds));
+                match failure(&suite, &result, &command) {
+                    Some(f) => Err(f),
+                    None => Ok(()),
+                }
+            });
+            // A case the context cannot run shows as ignored, with why in the kind column.
+            trials.push(match skipped {
+                Some(_) => trial.with_ignored_flag(true).with_kind("skipped"),
+                None => trial.with_ignored_flag(ignored),
+            });
+        }
+    }
+    Ok(trials)
+}
+
+/// Runs `suites` as a test binary, one test per case: call it from the `main` of a test
+/// target with `harness = false`. Takes libtest's options (`--list`, `--exact`, filters,
+/// `--test-threads`, `--format terse`, …) so `cargo test` and `cargo nextest` drive it.
+pub fn main(suites: Vec<Suite>) -> ExitCode {
+    let args = Arguments::from_args();
+    match trials(suites) {
+        Ok(trials) => libtest_mimic::run(&args, trials).exit_code(),
+        Err(e) => {
+            eprintln!("connsim suites: {e}");
+            ExitCode::from(101)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suites::{self, source_from_setup};
+    use connsim::probes::GeneratorSetup;
+
+    fn generator_suite() -> Suite {
+        let ctx = source_from_setup("generator", &[], |data| GeneratorSetup {
+            splits: data.splits as usize,
+            records_per_split: data.records / u64::from(data.splits),
+            ..Default::default()
+        });
+        suites::source(ctx)
+    }
+
+    #[test]
+    fn a_suite_is_a_test_per_case_or_per_seed_range_of_each_case() {
+        let suite = generator_suite().seeds(10);
+        let whole = tests_of(&suite);
+        assert_eq!(whole.len(), suite.case_names().len());
+        assert_eq!(whole[0].name, "source::single_split");
+        assert!(whole.iter().all(|t| t.seeds == (1, 10)));
+        let split = tests_of(&generator_suite().seeds(10).seeds_per_test(4).named("gen source"));
+        let single: Vec<(&str, (u64, u64))> =
+            split.iter().filter(|t| t.case == 0).map(|t| (t.name.as_str(), t.seeds)).collect();
+        assert_eq!(
+            single,
+            vec![
+                ("gen_source::single_split::seeds_1_to_4", (1, 4)),
+                ("gen_source::single_split::seeds_5_to_8", (5, 4)),
+                ("gen_source::single_split::seeds_9_to_10", (9, 2)),
+            ]
+        );
+        let names: std::collections::BTreeSet<&str> = split.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names.len(), split.len(), "every test name is unique");
+    }
+
+    #[test]
+    fn a_context_naming_a_system_its_setup_does_not_build_is_refused_naming_those_it_does() {
+        let typo = source_from_setup("generator", &["kv-store"], |data| GeneratorSetup {
+            splits: data.splits as usize,
+            ..Default::default()
+        });
+        let Err(e) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| suites::source(typo))) else {
+            panic!("a context naming a system its setup does not build must be refused");
+        };
+        let e = e.downcast_ref::<String>().expect("a message");
+        assert!(e.contains(r#"names the external systems ["kv-store"], but its setup builds only []"#), "{e}");
+    }
+
+    #[test]
+    fn two_suites_with_one_id_are_refused_with_what_to_do() {
+        let Err(e) = trials(vec![generator_suite().seeds(1), generator_suite().seeds(1)]) else {
+            panic!("expected a clash of test names");
+        };
+        assert!(e.contains("two tests are named \"source::single_split\"") && e.contains("Suite::named"), "{e}");
+        assert!(trials(vec![generator_suite().seeds(1), generator_suite().seeds(1).named("other")]).is_ok());
+    }
+
+    #[test]
+    fn one_test_runs_exactly_its_seeds_and_names_itself_in_the_rerun_command() {
+        let suite = generator_suite().seeds(10);
+        let result = connsim::run::with_rerun_command(Some(connsim::run::cargo_test("source::single_split")), || {
+            suite.run_one(0, (5, 3))
+        });
+        assert_eq!(result.reports.iter().map(|r| r.seed).collect::<Vec<_>>(), vec![5, 6, 7]);
+        let replay = &result.reports[0].replay;
+        assert!(
+            replay.starts_with("CONNSIM_SEED=5 cargo test -p connsim-scenarios --lib -- --exact source::single_split"),
+            "{replay}"
+        );
+    }
+
+    #[test]
+    fn slugs_are_lowercase_words_joined_by_underscores() {
+        assert_eq!(slug("crash at every two-phase-commit phase"), "crash_at_every_two_phase_commit_phase");
+        assert_eq!(
+            slug("a worker cut off from the job master (zombie)"),
+            "a_worker_cut_off_from_the_job_master_zombie"
+        );
+        assert_eq!(slug("RPC faults"), "rpc_faults");
+        assert_eq!(slug("--x--"), "x");
+    }
+}
