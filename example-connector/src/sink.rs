@@ -7,11 +7,10 @@ use connsim::api::{
     CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
 };
 use connsim::history::CheckpointId;
-use connsim::net::Endpoint;
 use connsim::run::{SinkSetup, World};
+use connsim::systems::ModelClient;
 use connsim::{ConnectorError, Record};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The sink: where the store is.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -22,21 +21,13 @@ pub struct StagingSink {
 
 /// Its writer: buffers records until the barrier.
 pub struct StagingWriter {
-    endpoint: Endpoint,
-    store: String,
+    store: ModelClient<StoreRequest>,
     prefix: String,
     buffer: Vec<Record>,
 }
 
-async fn call(endpoint: &Endpoint, store: &str, req: &StoreRequest) -> Result<StoreResponse, ConnectorError> {
-    let kind = match req {
-        StoreRequest::Stage { .. } => "store.stage",
-        StoreRequest::Commit { .. } => "store.commit",
-    };
-    endpoint
-        .call(store, kind, req, Duration::from_millis(50))
-        .await
-        .map_err(|e| ConnectorError::retry(format!("call to {store}: {e}")))
+async fn call(store: &ModelClient<StoreRequest>, req: &StoreRequest) -> Result<StoreResponse, ConnectorError> {
+    store.call(req).await.map_err(|e| ConnectorError::retry(format!("call to {}: {e}", store.node())))
 }
 
 impl SinkWriter for StagingWriter {
@@ -60,7 +51,7 @@ impl SinkWriter for StagingWriter {
         let req = StoreRequest::Stage { txn: txn.clone(), records: std::mem::take(&mut self.buffer) };
         // Staging the same records twice under one name is harmless only if the store
         // deduplicates; it does not, so a failed stage fails the task (and it recovers).
-        match call(&self.endpoint, &self.store, &req).await {
+        match call(&self.store, &req).await {
             Ok(StoreResponse::Ok) => Ok(vec![txn]),
             Ok(other) => Err(ConnectorError::fail_task(format!("stage {txn}: {other:?}"))),
             Err(e) => Err(ConnectorError::fail_task(format!("stage {txn}: {e}"))),
@@ -70,8 +61,7 @@ impl SinkWriter for StagingWriter {
 
 /// Its committer: commits staged transactions; a repeated commit is recognised.
 pub struct StagingCommitter {
-    endpoint: Endpoint,
-    store: String,
+    store: ModelClient<StoreRequest>,
 }
 
 impl Committer for StagingCommitter {
@@ -80,7 +70,7 @@ impl Committer for StagingCommitter {
         let mut out = Vec::new();
         for r in requests {
             let req = StoreRequest::Commit { txn: r.committable.clone() };
-            out.push(match call(&self.endpoint, &self.store, &req).await {
+            out.push(match call(&self.store, &req).await {
                 Ok(StoreResponse::Ok) => CommitOutcome::Committed,
                 Ok(StoreResponse::AlreadyCommitted) => CommitOutcome::AlreadyCommitted,
                 Ok(StoreResponse::Unknown) => CommitOutcome::FailedKnown(format!("{} was never staged", r.committable)),
@@ -100,11 +90,12 @@ impl Sink for StagingSink {
 
     async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<StagingWriter, ConnectorError> {
         let prefix = format!("txn-{}-{}", ctx.subtask(), ctx.attempt());
-        Ok(StagingWriter { endpoint: ctx.endpoint().clone(), store: self.store.clone(), prefix, buffer: Vec::new() })
+        let store = ModelClient::new(ctx.endpoint().clone(), &self.store);
+        Ok(StagingWriter { store, prefix, buffer: Vec::new() })
     }
 
     fn create_committer(&self, ctx: CommitterContext) -> StagingCommitter {
-        StagingCommitter { endpoint: ctx.endpoint().clone(), store: self.store.clone() }
+        StagingCommitter { store: ModelClient::new(ctx.endpoint().clone(), &self.store) }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use connsim::net::Inbox;
 use connsim::record::Seen;
-use connsim::systems::{serve_requests, BoxFuture, Entry, ExternalSystem, OutputReader, Part};
+use connsim::systems::{serve_model, BoxFuture, Entry, ExternalSystem, ModelRequest, OutputReader, Part};
 use connsim::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -26,6 +26,16 @@ pub enum StoreRequest {
         /// Transaction name.
         txn: String,
     },
+}
+
+impl ModelRequest for StoreRequest {
+    type Response = StoreResponse;
+    fn kind(&self) -> &'static str {
+        match self {
+            StoreRequest::Stage { .. } => "store.stage",
+            StoreRequest::Commit { .. } => "store.commit",
+        }
+    }
 }
 
 /// The store's answer.
@@ -91,7 +101,7 @@ impl ExternalSystem for Store {
     }
     fn serve(&self, inbox: Inbox) -> BoxFuture {
         let store = self.clone();
-        Box::pin(serve_requests(inbox, move |req| store.handle(req)))
+        Box::pin(serve_model(inbox, move |_caller, req| store.handle(req)))
     }
 }
 

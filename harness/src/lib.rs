@@ -55,6 +55,12 @@ pub mod net;
 pub mod record;
 pub mod systems;
 
+/// Virtual time inside the simulation (madsim's): `sleep`, `timeout`, `Instant`. A connector
+/// waits with these, never with the operating system's clock.
+pub mod time {
+    pub use madsim::time::*;
+}
+
 pub use error::{ConnectorError, RetryHint};
 pub use record::{Record, RecordId};
 pub mod checks;

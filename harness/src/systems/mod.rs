@@ -9,6 +9,7 @@
 
 mod collector;
 mod fs;
+mod kit;
 mod kv;
 mod log;
 mod log_client;
@@ -17,6 +18,7 @@ mod table;
 
 pub use collector::{Collector, CollectorClient};
 pub use fs::{FileSystem, FsClient, FsError, FsRequest, FsResponse};
+pub use kit::{serve_model, ModelClient, ModelRequest};
 pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
 pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle, PRODUCER_STATE_BATCHES};
 pub use log_client::{LogClient, OutOfRange};

@@ -1,0 +1,220 @@
+//! The feed source: a split per partition of the feed, assigned to reader `p mod parallelism`;
+//! readers fetch through `SourceReaderBase` over the network, one partition after another,
+//! and a split remembers the next position to read (its whole progress: a restore resumes
+//! exactly there).
+
+use crate::feed::{split_id, Feed, FeedRequest};
+use connsim::api::{
+    Boundedness, EnumeratorContext, EnumeratorState, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput,
+    RecordEmitter, Source, SourceReaderBase, Split, SplitEnumerator, SplitId, SplitReader, SplitState, SplitsChange,
+};
+use connsim::history::CheckpointId;
+use connsim::run::{SourceSetup, World};
+use connsim::systems::ModelClient;
+use connsim::{ConnectorError, Record};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One partition of the feed and the next position to read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeedSplit {
+    /// The partition.
+    pub partition: u32,
+    /// The next position to read.
+    pub next: u64,
+}
+
+impl Split for FeedSplit {
+    fn id(&self) -> SplitId {
+        split_id(self.partition)
+    }
+}
+
+/// The enumerator's checkpointed state: splits not assigned yet.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FeedEnumState {
+    /// Unassigned splits.
+    pub pending: Vec<FeedSplit>,
+}
+
+impl EnumeratorState for FeedEnumState {
+    fn pending_splits(&self) -> Vec<SplitId> {
+        self.pending.iter().map(Split::id).collect()
+    }
+}
+
+/// The source: where the feed is and how many partitions it has.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FeedSource {
+    /// The feed's node name.
+    pub feed: String,
+    /// Its partitions.
+    pub partitions: u32,
+    /// Whether the source keeps waiting for more records (never ends).
+    pub unbounded: bool,
+}
+
+/// Assigns split `p` to reader `p mod parallelism` once that reader registered.
+pub struct FeedEnumerator {
+    pending: Vec<FeedSplit>,
+    unbounded: bool,
+}
+
+impl FeedEnumerator {
+    fn assign(&mut self, ctx: &mut EnumeratorContext<FeedSplit>) {
+        let p = ctx.parallelism() as u32;
+        let registered: BTreeSet<usize> = ctx.registered_readers().clone();
+        for reader in registered {
+            let (mine, rest) =
+                std::mem::take(&mut self.pending).into_iter().partition(|s| (s.partition % p) as usize == reader);
+            self.pending = rest;
+            ctx.assign_splits(reader, mine);
+            if !self.unbounded {
+                ctx.signal_no_more_splits(reader);
+            }
+        }
+    }
+}
+
+impl SplitEnumerator for FeedEnumerator {
+    type Split = FeedSplit;
+    type State = FeedEnumState;
+    fn add_splits_back(&mut self, splits: Vec<FeedSplit>, _subtask: usize, ctx: &mut EnumeratorContext<FeedSplit>) {
+        self.pending.extend(splits);
+        self.assign(ctx);
+    }
+    fn add_reader(&mut self, _subtask: usize, ctx: &mut EnumeratorContext<FeedSplit>) {
+        self.assign(ctx);
+    }
+    fn handle_split_request(&mut self, _subtask: usize, _ctx: &mut EnumeratorContext<FeedSplit>) {}
+    fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> FeedEnumState {
+        FeedEnumState { pending: self.pending.clone() }
+    }
+}
+
+/// Reads its splits in turn, up to 50 records per fetch.
+pub struct FeedSplitReader {
+    feed: ModelClient<FeedRequest>,
+    splits: Vec<FeedSplit>,
+    turn: usize,
+    unbounded: bool,
+}
+
+impl SplitReader for FeedSplitReader {
+    type Split = FeedSplit;
+    type Element = (u64, Record);
+    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
+        let mut batch = FetchedBatch::empty();
+        if self.splits.is_empty() {
+            connsim::time::sleep(Duration::from_millis(10)).await;
+            return Ok(batch);
+        }
+        self.turn = (self.turn + 1) % self.splits.len();
+        let split = self.splits[self.turn].clone();
+        let req = FeedRequest::Read { partition: split.partition, from: split.next, max: 50 };
+        let Ok(got) = self.feed.call(&req).await else {
+            return Ok(batch); // lost on the way: read the same positions again next time
+        };
+        let read = got.records.len() as u64;
+        for (pos, record) in got.records {
+            batch.elements.push((split.id(), (pos, record)));
+        }
+        self.splits[self.turn].next += read;
+        if got.end && !self.unbounded {
+            batch.finished.push(split.id());
+            self.splits.remove(self.turn);
+        } else if read == 0 {
+            connsim::time::sleep(Duration::from_millis(5)).await; // nothing has arrived yet
+        }
+        Ok(batch)
+    }
+    fn handle_splits_changes(&mut self, change: SplitsChange<FeedSplit>) {
+        if let SplitsChange::Add(splits) = change {
+            self.splits.extend(splits);
+        }
+    }
+}
+
+/// Emits a record and moves its split past it.
+pub struct FeedEmitter;
+
+impl SplitState<FeedSplit> for FeedSplit {
+    fn from_split(split: FeedSplit) -> Self {
+        split
+    }
+    fn to_split(&self) -> FeedSplit {
+        self.clone()
+    }
+}
+
+impl RecordEmitter for FeedEmitter {
+    type Element = (u64, Record);
+    type State = FeedSplit;
+    fn emit(&mut self, (pos, record): (u64, Record), output: &mut ReaderOutput, state: &mut FeedSplit) {
+        output.collect(record);
+        state.next = pos + 1;
+    }
+}
+
+impl Source for FeedSource {
+    type Split = FeedSplit;
+    type EnumState = FeedEnumState;
+    type Enumerator = FeedEnumerator;
+    type Reader = SourceReaderBase<FeedSplitReader, FeedEmitter>;
+    fn boundedness(&self) -> Boundedness {
+        match self.unbounded {
+            true => Boundedness::Unbounded,
+            false => Boundedness::Bounded,
+        }
+    }
+    fn create_enumerator(&self, _ctx: &EnumeratorContext<FeedSplit>) -> FeedEnumerator {
+        let pending = (0..self.partitions).map(|partition| FeedSplit { partition, next: 0 }).collect();
+        FeedEnumerator { pending, unbounded: self.unbounded }
+    }
+    fn restore_enumerator(&self, _ctx: &EnumeratorContext<FeedSplit>, state: FeedEnumState) -> FeedEnumerator {
+        FeedEnumerator { pending: state.pending, unbounded: self.unbounded }
+    }
+    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
+        let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.feed), self.unbounded);
+        SourceReaderBase::new(
+            ctx,
+            move || FeedSplitReader { feed: feed.clone(), splits: Vec::new(), turn: 0, unbounded },
+            FeedEmitter,
+            FetcherMode::Single,
+        )
+    }
+}
+
+/// Sets up a feed node `feed` with `records` records over `partitions` partitions, arriving
+/// evenly over `pace_ms`, and the source reading it.
+#[derive(Clone, Debug, Default)]
+pub struct FeedSourceSetup {
+    /// Partitions.
+    pub partitions: u32,
+    /// Records, dealt round-robin over the partitions.
+    pub records: u64,
+    /// The records arrive evenly over this much virtual time (0: all there at the start).
+    pub pace_ms: u64,
+    /// The source never ends.
+    pub unbounded: bool,
+}
+
+impl SourceSetup for FeedSourceSetup {
+    type Source = FeedSource;
+    fn name(&self) -> String {
+        let mode = if self.unbounded { ", unbounded" } else { "" };
+        format!("feed-source({}p, {} records over {} ms{mode})", self.partitions, self.records, self.pace_ms)
+    }
+    fn build(&self, world: &mut World) -> FeedSource {
+        let feed = Feed::new("feed", self.partitions);
+        for i in 0..self.records {
+            let record = world.new_record(i % 1000, format!("feed {i}").into_bytes());
+            let at = Duration::from_micros(i * self.pace_ms * 1000 / self.records.max(1));
+            feed.append(world.history(), (i % self.partitions as u64) as u32, record, at);
+        }
+        world.add_system(Arc::new(feed));
+        FeedSource { feed: "feed".into(), partitions: self.partitions, unbounded: self.unbounded }
+    }
+}
