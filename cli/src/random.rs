@@ -167,6 +167,7 @@ pub fn sweep(args: SweepArgs) -> Result<bool, String> {
         let outcome = with_rerun_command(Some(rerun), || (t.run)(&seeds, jobs));
         let mut case = CaseRow::of_reports("random faults", &outcome.reports, 0.0);
         case.wall_secs = t0.elapsed().as_secs_f64();
+        case.nondeterministic(&outcome.nondeterministic.iter().map(|(seed, ..)| *seed).collect::<Vec<_>>());
         let failures = outcome.failures();
         let (kind, verdict) = match t.expect_failed_check {
             None if failures.is_empty() && outcome.nondeterministic.is_empty() => (Status::Ok, "ok".to_string()),

@@ -12,14 +12,11 @@ use std::path::Path;
 fn rerun(path: &Path) -> Result<(CaseFile, RunReport), String> {
     let file = path.display().to_string();
     let case = CaseFile::load(path).map_err(|e| e.to_string())?;
-    let rerun = format!("cargo run --release -p connsim-cli -- replay {}", connsim::run::shell_quote(&file));
-    let from_suites = connsim::run::with_rerun_command(Some(rerun.clone()), || {
-        targets::all().into_iter().find_map(|t| (t.make)().replay(&case))
-    });
-    let report = match from_suites {
+    let from_suites = targets::all().into_iter().find_map(|t| (t.make)().replay(&case));
+    let mut report = match from_suites {
         Some(r) => r,
         None => match random::all().into_iter().find(|t| t.testbed == case.testbed) {
-            Some(t) => connsim::run::with_rerun_command(Some(rerun), || (t.replay)(&case)),
+            Some(t) => (t.replay)(&case),
             None => {
                 return Err(format!(
                     "case file {file}: its testbed {:?} is not in the catalogue; replay it from the test that \
@@ -29,6 +26,8 @@ fn rerun(path: &Path) -> Result<(CaseFile, RunReport), String> {
             }
         },
     };
+    // What reruns it is this command again.
+    report.replay = format!("cargo run --release -p connsim-cli -- replay {}", connsim::run::shell_quote(&file));
     Ok((case, report))
 }
 

@@ -90,11 +90,21 @@ impl CaseRow {
 
     /// A row from a suite case.
     pub fn of_case(c: &CaseResult) -> Self {
-        Self {
-            skipped: c.skipped.clone(),
-            missed_marks: c.missed_marks.clone(),
-            ..Self::of_reports(&c.case, &c.reports, c.wall_secs)
+        let mut row = Self::of_reports(&c.case, &c.reports, c.wall_secs);
+        row.skipped = c.skipped.clone();
+        row.missed_marks = c.missed_marks.clone();
+        row.nondeterministic(&c.nondeterministic);
+        row
+    }
+
+    /// Counts seeds whose two runs differed as failures of the check `determinism`.
+    pub fn nondeterministic(&mut self, seeds: &[u64]) {
+        if seeds.is_empty() {
+            return;
         }
+        self.failures = self.failures.max(seeds.len());
+        self.failed_checks.push("determinism".into());
+        self.first_failing_seed = self.first_failing_seed.into_iter().chain(seeds.iter().copied()).min();
     }
 
     /// A row from the reports of one run of seeds.

@@ -114,7 +114,9 @@ pub fn run(args: SweepArgs) -> Result<bool, String> {
         let t0 = Instant::now();
         let mut suite = (t.make)().seeds(seeds).first_seed(first);
         if t.expect_failed_check.is_none() {
-            suite = suite.save_failures(&dir);
+            // A directory per target: targets sharing a testbed and case names must not rerun
+            // each other's saved cases under their own settings.
+            suite = suite.save_failures(dir.join(connsim_scenarios::suites::harness::slug(&t.name)));
         }
         let progress = |c: usize, n: usize, case: &str| {
             bar.set_position(i as u64);

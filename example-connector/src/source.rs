@@ -30,6 +30,9 @@ impl Split for FeedSplit {
     fn id(&self) -> SplitId {
         split_id(self.partition)
     }
+    fn position(&self) -> Option<u64> {
+        Some(self.next)
+    }
 }
 
 /// The enumerator's checkpointed state: splits not assigned yet.

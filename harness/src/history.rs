@@ -114,13 +114,16 @@ pub enum EventKind {
     /// The coordinator's valve held `events` for a subtask between the enumerator's snapshot
     /// for `checkpoint` and the barrier, and sent them now (after the barrier).
     ValveReleased { subtask: usize, checkpoint: CheckpointId, events: usize },
-    /// A subtask's barrier passed; its reader held `splits`.
+    /// A subtask's barrier passed; its reader held `splits`, standing at `positions` (one
+    /// per split, where the split says: [`crate::api::Split::position`]).
     Barrier {
         subtask: usize,
         #[serde(with = "attempt::serde_text")]
         attempt: u64,
         checkpoint: CheckpointId,
         splits: Vec<String>,
+        #[serde(default)]
+        positions: Vec<Option<u64>>,
     },
     /// A subtask acknowledged a checkpoint.
     Acked {

@@ -218,6 +218,12 @@ impl CaseFile {
                 self.testbed
             );
         }
-        runner.run_with(self.seed, &self.config, Arc::new(self.scenario.clone()))
+        let mut report = runner.run_with(self.seed, &self.config, Arc::new(self.scenario.clone()));
+        // What reruns this report is the case file, not its seed under today's scenario.
+        if let (Some(path), Some(command)) = (&self.path, connsim::run::rerun_command()) {
+            let path = connsim::run::shell_quote(&path.display().to_string());
+            report.replay = format!("{REPLAY_VAR}={path} {command}");
+        }
+        report
     }
 }

@@ -44,6 +44,9 @@ impl Split for LogSplit {
     fn id(&self) -> SplitId {
         format!("{}-{}", self.topic, self.partition)
     }
+    fn position(&self) -> Option<u64> {
+        Some(self.offset)
+    }
 }
 
 /// Where the source starts reading the partitions it finds at its first discovery (a Flink

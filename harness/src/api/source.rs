@@ -28,6 +28,13 @@ pub type SplitId = String;
 pub trait Split: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static {
     /// The split's stable identity.
     fn id(&self) -> SplitId;
+
+    /// Where a reader of the split stands: the position of the next record it reads,
+    /// numbered as the model records them produced (an offset, a line number), if the split
+    /// knows one. Reports show it with the split at every checkpoint barrier.
+    fn position(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The enumerator's checkpointed state. The harness asks which splits it still owns so

@@ -53,12 +53,16 @@ pub fn check(f: &RunFacts) -> Verdict {
                     open.entry((*subtask, *attempt)).or_default().push(*id);
                 }
             }
-            EventKind::Barrier { subtask, attempt, checkpoint, splits: held } => {
-                for s in held.iter().filter(|s| splits.contains(s.as_str())) {
+            EventKind::Barrier { subtask, attempt, checkpoint, splits: held, positions } => {
+                for (k, s) in held.iter().enumerate().filter(|(_, s)| splits.contains(s.as_str())) {
+                    let at = match positions.get(k).copied().flatten() {
+                        Some(pos) => format!(" at position {pos}"),
+                        None => String::new(),
+                    };
                     last_seen.insert(
                         splits.get(s.as_str()).expect("filtered"),
                         format!(
-                            "in reader {subtask} attempt {} at checkpoint {checkpoint} ({})",
+                            "in reader {subtask} attempt {}{at} at checkpoint {checkpoint} ({})",
                             Shown(*attempt),
                             f.describe(i)
                         ),

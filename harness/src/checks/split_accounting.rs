@@ -35,7 +35,7 @@ pub fn check(f: &RunFacts) -> Verdict {
                 pending.insert(*checkpoint, p.clone());
                 triggered_at.insert(*checkpoint, i);
             }
-            EventKind::Barrier { subtask, attempt, checkpoint, splits } => {
+            EventKind::Barrier { subtask, attempt, checkpoint, splits, .. } => {
                 readers.entry(*checkpoint).or_default().push((*subtask, splits.clone()));
                 let done = finished_by.get(&(*subtask, *attempt)).cloned().unwrap_or_default();
                 finished_at_barrier.entry(*checkpoint).or_default().extend(done);

@@ -55,7 +55,10 @@ impl H {
         )
     }
     fn barrier(&mut self, attempt: u64, checkpoint: u64) -> &mut Self {
-        self.at("taskexecutor-0", EventKind::Barrier { subtask: 0, attempt, checkpoint, splits: vec!["s".into()] })
+        self.at(
+            "taskexecutor-0",
+            EventKind::Barrier { subtask: 0, attempt, checkpoint, splits: vec!["s".into()], positions: vec![Some(3)] },
+        )
     }
     fn triggered(&mut self, checkpoint: u64) -> &mut Self {
         self.at("jobmaster", EventKind::CheckpointTriggered { checkpoint, pending: vec![] })
@@ -128,6 +131,7 @@ fn no_loss_fails_on_a_missing_expected_record_and_ignores_records_before_the_sta
     let mut h = clean();
     h.visible(&[1, 3]);
     fails(h.verdict("no-loss"), "r2 (split s pos 1) lost");
+    fails(h.verdict("no-loss"), "split last seen: in reader 0 attempt 0.1 at position 3 at checkpoint 1");
     h.end.starts.splits.insert("s".into(), StartPosition::Offset(2));
     h.visible(&[3]);
     assert!(h.verdict("no-loss").passed, "records 1 and 2 lie before the start");

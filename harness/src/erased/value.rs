@@ -22,6 +22,10 @@ pub(crate) trait Value: erased_serde::Serialize + Send + Sync + 'static {
     fn split_id(&self) -> SplitId {
         unreachable!("only a split has a split id")
     }
+    /// Its position (splits only).
+    fn split_position(&self) -> Option<u64> {
+        unreachable!("only a split has a position")
+    }
     /// The splits it holds back (enumerator states only).
     fn pending_splits(&self) -> Vec<SplitId> {
         unreachable!("only an enumerator state holds splits back")
@@ -55,6 +59,9 @@ impl<S: Split> Value for SplitValue<S> {
     }
     fn split_id(&self) -> SplitId {
         self.0.id()
+    }
+    fn split_position(&self) -> Option<u64> {
+        self.0.position()
     }
 }
 
@@ -194,6 +201,9 @@ impl<'de, K: Kind> Deserialize<'de> for Erased<K> {
 impl Split for ErasedSplit {
     fn id(&self) -> SplitId {
         self.value.split_id()
+    }
+    fn position(&self) -> Option<u64> {
+        self.value.split_position()
     }
 }
 

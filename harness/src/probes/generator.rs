@@ -31,6 +31,9 @@ impl Split for GenSplit {
     fn id(&self) -> SplitId {
         format!("gen-{}", self.index)
     }
+    fn position(&self) -> Option<u64> {
+        Some(self.next)
+    }
 }
 
 /// The generator enumerator's state: splits not yet assigned.

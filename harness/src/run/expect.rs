@@ -290,7 +290,9 @@ mod tests {
         let emitted = |attempt, ids: &[u64]| {
             at(EventKind::Emitted { subtask: 0, attempt, ids: ids.iter().map(|i| RecordId(*i)).collect() })
         };
-        let barrier = |attempt, checkpoint| at(EventKind::Barrier { subtask: 0, attempt, checkpoint, splits: vec![] });
+        let barrier = |attempt, checkpoint| {
+            at(EventKind::Barrier { subtask: 0, attempt, checkpoint, splits: vec![], positions: vec![] })
+        };
         let on = |node: &str, kind| Event { t_us: 0, node: node.into(), kind };
         let out_of_range = |offset, start, call| {
             on("log", EventKind::OutOfRange { split: "a".into(), offset, start, reader: "te-1".into(), call })

@@ -122,13 +122,32 @@ pub fn timeline_html(report: &RunReport) -> Option<String> {
         })
         .collect();
     let verdicts = format!("{}\nreplay: {}", verdicts.join("\n"), report.replay);
-    Some(
-        TEMPLATE
-            .replace("{{TITLE}}", &escape(&title))
-            .replace("{{STATUS_CLASS}}", if report.passed() { "" } else { "failed" })
-            .replace("{{VERDICTS}}", &escape(&verdicts))
-            .replace("{{DATA}}", &data),
-    )
+    let status_class = if report.passed() { "" } else { "failed" };
+    let values = [("TITLE", escape(&title)), ("STATUS_CLASS", status_class.into()), ("VERDICTS", escape(&verdicts))];
+    Some(fill(TEMPLATE, &[&values[..], &[("DATA", data)]].concat()))
+}
+
+/// `template` with every `{{KEY}}` replaced by its value, in one pass (a value that holds
+/// `{{…}}` stays as it is).
+fn fill(template: &str, values: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find("}}").and_then(|end| values.iter().find(|(k, _)| *k == &after[..end]).map(|kv| (end, kv))) {
+            Some((end, (_, value))) => {
+                out.push_str(value);
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -155,6 +174,12 @@ mod tests {
             lanes(&events),
             ["jobmaster", "taskexecutor-2", "taskexecutor-10", "fs", "log", "harness", "supervisor"].map(String::from)
         );
+    }
+
+    #[test]
+    fn placeholders_fill_in_one_pass() {
+        let out = fill("<{{A}}|{{B}}|{{C}}>", &[("A", "{{B}}".into()), ("B", "b".into())]);
+        assert_eq!(out, "<{{B}}|b|{{C}}>");
     }
 
     #[test]

@@ -352,8 +352,14 @@ mod tests {
         vec![
             at("taskexecutor-0", EventKind::Deployed { subtask: 0, attempt: 1, checkpoint: 0 }),
             at("taskexecutor-1", EventKind::Deployed { subtask: 1, attempt: 1, checkpoint: 0 }),
-            at("taskexecutor-0", EventKind::Barrier { subtask: 0, attempt: 1, checkpoint: 1, splits: Vec::new() }),
-            at("taskexecutor-1", EventKind::Barrier { subtask: 1, attempt: 1, checkpoint: 1, splits: Vec::new() }),
+            at(
+                "taskexecutor-0",
+                EventKind::Barrier { subtask: 0, attempt: 1, checkpoint: 1, splits: Vec::new(), positions: Vec::new() },
+            ),
+            at(
+                "taskexecutor-1",
+                EventKind::Barrier { subtask: 1, attempt: 1, checkpoint: 1, splits: Vec::new(), positions: Vec::new() },
+            ),
             at("taskexecutor-0", EventKind::BarrierAligned { subtask: 0, attempt: 1, checkpoint: 1, aligned: true }),
             at("supervisor", EventKind::Crashed { node: crashed.to_string() }),
         ]

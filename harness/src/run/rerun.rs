@@ -69,10 +69,30 @@ pub fn cargo_test(test: &str) -> String {
     };
     match package.as_deref().map(|p| p.replace('-', "_")) {
         Some(crate_name) if crate_name == target => cmd.push_str(" --lib"),
-        _ if !target.is_empty() => cmd.push_str(&format!(" --test {}", shell_quote(target))),
+        _ if !target.is_empty() => cmd.push_str(&format!(" --test {}", shell_quote(&test_target(target)))),
         _ => {}
     }
     format!("{cmd} -- --exact {}", shell_quote(test))
+}
+
+/// The test target whose binary is named `stem`: binaries turn a target's `-` into `_`, so
+/// the package's test files and `[[test]]` names are searched for the one that reads `stem`.
+fn test_target(stem: &str) -> String {
+    let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from) else {
+        return stem.to_string();
+    };
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("tests"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.path().file_stem().and_then(|s| s.to_str()).map(String::from))
+        .collect();
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+    names.extend(manifest.lines().filter_map(|l| {
+        let value = l.trim().strip_prefix("name")?.trim_start().strip_prefix('=')?.trim();
+        Some(value.trim_matches('"').to_string())
+    }));
+    names.into_iter().find(|n| n.replace('-', "_") == stem).unwrap_or_else(|| stem.to_string())
 }
 
 /// The line a report prints for `seed`.

@@ -89,6 +89,14 @@ fn failure(suite: &Suite, result: &CaseResult, command: &str) -> Option<Failed> 
     if result.passed() {
         return None;
     }
+    if result.failures().is_empty() && !result.nondeterministic.is_empty() {
+        let seed = result.nondeterministic[0];
+        return Some(Failed::from(format!(
+            "{}: case {:?}: seed {seed} is not deterministic (two runs gave different histories)\nrerun: \
+             CONNSIM_CHECK_DETERMINISM=1 CONNSIM_SEED={seed} {command}",
+            suite.name, result.case
+        )));
+    }
     let text = match result.failures().first() {
         Some(r) => {
             let minimal = result.minimal.as_ref().map(|s| s.to_rust()).unwrap_or_default();
@@ -129,12 +137,25 @@ fn failure(suite: &Suite, result: &CaseResult, command: &str) -> Option<Failed> 
 }
 
 /// The trials of every suite; duplicate test names are an error naming them.
+///
+/// With `CONNSIM_SEED` set, a test whose seeds do not hold that seed is ignored when another
+/// test of its case holds it, and fails saying so when none does (a rerun line copied
+/// without the `CONNSIM_SEEDS` it printed would otherwise pass without running anything).
 pub fn trials(suites: Vec<Suite>) -> Result<Vec<Trial>, String> {
+    trials_in(suites, &connsim::run::Env::from_env())
+}
+
+/// [`trials`] under the given environment.
+fn trials_in(suites: Vec<Suite>, env: &connsim::run::Env) -> Result<Vec<Trial>, String> {
     let mut names = std::collections::BTreeMap::new();
     let mut trials = Vec::new();
     for suite in suites {
         let suite = Arc::new(suite);
-        for spec in tests_of(&suite) {
+        let specs = tests_of(&suite);
+        let holds = |t: &TestSpec, seed: u64| (t.seeds.0..t.seeds.0 + t.seeds.1).contains(&seed);
+        for spec in specs.clone() {
+            let pinned = env.seed.filter(|s| !holds(&spec, *s));
+            let elsewhere = pinned.is_some_and(|s| specs.iter().any(|t| t.case == spec.case && holds(t, s)));
             if let Some(other) = names.insert(spec.name.clone(), suite.name.clone()) {
                 return Err(format!(
                     "two tests are named {:?} (suites {other:?} and {:?}): give one suite another name with \
@@ -145,10 +166,24 @@ pub fn trials(suites: Vec<Suite>) -> Result<Vec<Trial>, String> {
             let (suite, name) = (suite.clone(), spec.name.clone());
             let skipped = suite.selected().nth(spec.case).and_then(|c| c.skip.clone());
             let ignored = suite.ignored;
+            let seeds = env.seeds;
             let trial = Trial::test(spec.name.clone(), move || {
+                if let (Some(seed), false) = (pinned, elsewhere) {
+                    let (first, n) = spec.seeds;
+                    return Err(Failed::from(format!(
+                        "CONNSIM_SEED={seed}, but case {:?} runs seeds {first}..={} here: set CONNSIM_SEEDS as the \
+                         printed rerun command does",
+                        spec.case_name,
+                        first + n - 1
+                    )));
+                }
                 let mut command = connsim::run::cargo_test(&name);
                 if suite.ignored {
                     command.push_str(" --include-ignored");
+                }
+                // The test names depend on CONNSIM_SEEDS when a case's seeds are split.
+                if let Some(n) = seeds {
+                    command = format!("CONNSIM_SEEDS={n} {command}");
                 }
                 let result =
                     connsim::run::with_rerun_command(Some(command.clone()), || suite.run_one(spec.case, spec.seeds));
@@ -160,6 +195,7 @@ pub fn trials(suites: Vec<Suite>) -> Result<Vec<Trial>, String> {
             // A case the context cannot run shows as ignored, with why in the kind column.
             trials.push(match skipped {
                 Some(_) => trial.with_ignored_flag(true).with_kind("skipped"),
+                None if elsewhere => trial.with_ignored_flag(true).with_kind("other seeds"),
                 None => trial.with_ignored_flag(ignored),
             });
         }
@@ -229,6 +265,39 @@ mod tests {
         };
         let e = e.downcast_ref::<String>().expect("a message");
         assert!(e.contains(r#"names the external systems ["kv-store"], but its setup builds only []"#), "{e}");
+    }
+
+    #[test]
+    fn a_pinned_seed_runs_in_the_one_test_that_holds_it_and_fails_where_none_does() {
+        use connsim::run::Env;
+        let split = || vec![generator_suite().seeds(10).seeds_per_test(4)];
+        let of_case = |trials: &[Trial]| -> Vec<(String, bool)> {
+            trials
+                .iter()
+                .filter(|t| t.name().starts_with("source::single_split"))
+                .map(|t| (t.name().to_string(), t.has_ignored_flag()))
+                .collect()
+        };
+        let six = trials_in(split(), &Env { seed: Some(6), ..Env::default() }).unwrap();
+        let names = |v: &[(&str, bool)]| v.iter().map(|(n, i)| (format!("source::single_split::{n}"), *i)).collect();
+        let expected: Vec<(String, bool)> =
+            names(&[("seeds_1_to_4", true), ("seeds_5_to_8", false), ("seeds_9_to_10", true)]);
+        assert_eq!(of_case(&six), expected, "only the test holding seed 6 runs");
+        // Seed 15 lies in no test of the case (a rerun line copied without its CONNSIM_SEEDS):
+        // the tests fail, saying why, instead of passing without running anything.
+        let fifteen = trials_in(split(), &Env { seed: Some(15), ..Env::default() }).unwrap();
+        assert!(of_case(&fifteen).iter().all(|(_, ignored)| !ignored));
+        let args = libtest_mimic::Arguments {
+            filter: Some("source::single_split::seeds_1_to_4".into()),
+            exact: true,
+            test_threads: Some(1),
+            quiet: true,
+            // The inner run's own summary ("FAILED") goes to a file, not into this test's log.
+            logfile: Some(std::env::temp_dir().join("connsim-harness-inner-run.log").display().to_string()),
+            ..Default::default()
+        };
+        let ran = libtest_mimic::run(&args, fifteen);
+        assert_eq!((ran.num_passed, ran.num_failed), (0, 1));
     }
 
     #[test]

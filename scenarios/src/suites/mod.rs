@@ -116,6 +116,8 @@ pub struct CaseResult {
     pub saved: Vec<PathBuf>,
     /// Wall time.
     pub wall_secs: f64,
+    /// Seeds whose two runs gave different histories (`CONNSIM_CHECK_DETERMINISM=1`).
+    pub nondeterministic: Vec<u64>,
 }
 
 impl CaseResult {
@@ -128,6 +130,7 @@ impl CaseResult {
             minimal: None,
             saved: Vec::new(),
             wall_secs: 0.0,
+            nondeterministic: Vec::new(),
         }
     }
 
@@ -140,9 +143,11 @@ impl CaseResult {
         self.reports.iter().filter(|r| !r.passed()).collect()
     }
 
-    /// Whether the case passed: every seed passed and every required mark was reached.
+    /// Whether the case passed: every seed passed, deterministically, and every required
+    /// mark was reached.
     pub fn passed(&self) -> bool {
-        self.skipped.is_some() || (self.failures().is_empty() && self.missed_marks.is_empty())
+        self.skipped.is_some()
+            || (self.failures().is_empty() && self.missed_marks.is_empty() && self.nondeterministic.is_empty())
     }
 }
 
@@ -263,19 +268,29 @@ fn run_case<A: SourceSetup, B: SinkSetup>(
             };
             let cov = out.outcome.coverage();
             result.missed_marks = scenario.requires.iter().filter(|m| !cov.contains_key(*m)).cloned().collect();
+            result.nondeterministic = out.outcome.nondeterministic.iter().map(|(seed, ..)| *seed).collect();
             result.reports = out.outcome.reports;
-            // Per failed check, the first seed failing it shrinks to a minimal scenario; only
-            // that one is saved.
+            // Per failed check, the first seed (of those this scenario ran, not the saved cases
+            // replayed before them) failing it shrinks to a minimal scenario; only that is saved.
             let mut checks_done: Vec<String> = Vec::new();
-            for r in result.reports.iter().filter(|r| !r.passed()) {
-                let Some(check) = r.failed_checks().into_iter().find(|c| !checks_done.iter().any(|d| d == c)) else {
-                    continue;
-                };
-                checks_done.push(check.to_string());
-                let minimal = generate::minimize(&runner, r.seed, scenario.clone(), check);
+            let ran = result.reports.iter().skip(out.rerun).filter(|r| !r.passed());
+            let todo: Vec<(&RunReport, String)> = ran
+                .flat_map(|r| r.failed_checks().into_iter().map(move |c| (r, c.to_string())))
+                .filter(|(_, c)| {
+                    let new = !checks_done.contains(c);
+                    if new {
+                        checks_done.push(c.clone());
+                    }
+                    new
+                })
+                .collect();
+            for (r, check) in todo {
+                let minimal = generate::minimize(&runner, r.seed, scenario.clone(), &check);
                 if let Some(dir) = &settings.save_dir {
                     let report = runner.run_with(r.seed, runner.run_config(), Arc::new(minimal.clone()));
-                    let (scenario, report) = if report.passed() { (scenario, r) } else { (&minimal, &report) };
+                    // The minimal scenario must fail the check; else the seed's own run is saved.
+                    let shrunk = report.failed_checks().contains(&check.as_str());
+                    let (scenario, report) = if shrunk { (&minimal, &report) } else { (scenario, r) };
                     match CaseFile::from_report(scenario, report).save(dir) {
                         Ok(path) => {
                             crate::replay::save_timeline(&path, report);

@@ -28,7 +28,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         let (splits_bytes, splits) =
             crate::cluster::wall::round_trip(&self.reader_state(c), "the reader's split state").map_err(wall)?;
         let ids = splits.iter().map(Split::id).collect();
-        self.record(EventKind::Barrier { subtask: self.id, attempt: self.attempt, checkpoint: c, splits: ids });
+        let positions = splits.iter().map(Split::position).collect();
+        let (subtask, attempt) = (self.id, self.attempt);
+        self.record(EventKind::Barrier { subtask, attempt, checkpoint: c, splits: ids, positions });
         crash_point(&self.hooks, &self.node, self.id, Phase::AfterReaderSnapshot, c).await;
         if let Some(x) = self.exchange.as_mut() {
             x.out.broadcast(Payload::Barrier(c));
