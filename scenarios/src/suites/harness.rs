@@ -316,6 +316,7 @@ mod tests {
             suite.run_one(0, (5, 3))
         });
         assert_eq!(result.reports.iter().map(|r| r.seed).collect::<Vec<_>>(), vec![5, 6, 7]);
+        assert!(result.reports.iter().all(|r| r.passed() && r.timeline.is_empty()), "passing seeds keep no timeline");
         let replay = &result.reports[0].replay;
         assert!(
             replay.starts_with("CONNSIM_SEED=5 cargo test -p connsim-scenarios --lib -- --exact source::single_split"),
