@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 
 pub mod attempt;
+#[cfg(test)]
+mod tests;
 
 /// Checkpoint identifier; 0 means "no checkpoint".
 pub type CheckpointId = u64;
@@ -327,6 +329,9 @@ impl History {
     /// Appends an event stamped with the current virtual time (records one attempt emits at
     /// one instant, with nothing in between, extend the last `Emitted` event).
     pub fn record(&self, node: &str, kind: EventKind) {
+        if let EventKind::Emitted { subtask, attempt, ids } = kind {
+            return self.record_emitted(node, subtask, attempt, ids.into_iter());
+        }
         let t_us = madsim::time::TimeHandle::try_current().map(|t| t.elapsed().as_micros() as u64).unwrap_or(0);
         match &kind {
             EventKind::Produced { .. } => {
@@ -341,19 +346,27 @@ impl History {
             }
             _ => {}
         }
+        self.events.lock().unwrap().push(Event { t_us, node: node.to_string(), kind });
+    }
+
+    /// Records that subtask `subtask`'s attempt `attempt` emitted records `ids`: the same as
+    /// [`History::record`] of an [`EventKind::Emitted`], without building an id vector when
+    /// the records join the event before (one poll emits one record, so this is the common
+    /// case).
+    pub fn record_emitted(&self, node: &str, subtask: usize, attempt: u64, ids: impl Iterator<Item = RecordId>) {
+        let t_us = madsim::time::TimeHandle::try_current().map(|t| t.elapsed().as_micros() as u64).unwrap_or(0);
         let mut events = self.events.lock().unwrap();
         // A reader emits one record per poll: records one attempt emits at one instant, with
         // nothing recorded in between, are one event (as a batch emitted at once was).
-        if let EventKind::Emitted { subtask, attempt, ids } = &kind {
-            if let Some(Event { t_us: t, node: n, kind: EventKind::Emitted { subtask: s, attempt: a, ids: last } }) =
-                events.last_mut()
-            {
-                if *t == t_us && n == node && s == subtask && a == attempt {
-                    last.extend_from_slice(ids);
-                    return;
-                }
+        if let Some(Event { t_us: t, node: n, kind: EventKind::Emitted { subtask: s, attempt: a, ids: last } }) =
+            events.last_mut()
+        {
+            if *t == t_us && n == node && *s == subtask && *a == attempt {
+                last.extend(ids);
+                return;
             }
         }
+        let kind = EventKind::Emitted { subtask, attempt, ids: ids.collect() };
         events.push(Event { t_us, node: node.to_string(), kind });
     }
 

@@ -47,6 +47,7 @@ compile_error!(
 );
 
 pub mod api;
+pub mod bytes;
 pub mod cluster;
 mod erased;
 pub mod error;

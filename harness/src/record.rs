@@ -5,6 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod ids;
+pub use ids::{IdMap, IdSet};
+
 /// Identity of one produced record, unique within a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct RecordId(pub u64);
@@ -41,6 +44,7 @@ pub struct Record {
     /// Event time in milliseconds.
     pub event_time_ms: i64,
     /// Opaque payload.
+    #[serde(with = "crate::bytes")]
     pub payload: Vec<u8>,
 }
 

@@ -20,6 +20,7 @@ use connsim::run::{Producer, SourceSetup, StartPosition, World};
 use connsim::systems::PartitionedLog;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+use std::io::Write as _;
 use std::sync::Arc;
 
 /// One partition of the topic, with the next offset to read and, when bounded, where to stop.
@@ -388,5 +389,7 @@ fn skewed(mut record: connsim::Record, partition: u32, skew_ms: u64) -> connsim:
 
 fn new_record(world: &mut World) -> connsim::Record {
     let key = world.rng().gen_range(0..1_000u64);
-    world.new_record(key, format!("value-{key}").into_bytes())
+    let mut value = Vec::with_capacity(16);
+    write!(value, "value-{key}").expect("writing to a vector cannot fail");
+    world.new_record(key, value)
 }

@@ -11,8 +11,8 @@
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::attempt::Shown;
 use crate::history::EventKind;
-use crate::record::RecordId;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use crate::record::IdMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 const NAME: &str = "event-time";
 
@@ -24,7 +24,7 @@ pub fn check(f: &RunFacts) -> Verdict {
             "not claimed: no watermark was announced (the source is read without a watermark strategy, or the run ended before the first emission)",
         );
     }
-    let mut event_time: HashMap<RecordId, i64> = HashMap::new();
+    let mut event_time: IdMap<i64> = IdMap::default();
     let mut produced_splits: BTreeSet<&str> = BTreeSet::new();
     for e in &f.events {
         if let EventKind::Produced { id, event_time_ms, split, .. } = &e.kind {

@@ -9,8 +9,8 @@
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::api::DeliveryGuarantee;
 use crate::history::{CheckpointId, EventKind};
-use crate::record::RecordId;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use crate::record::{IdMap, IdSet, RecordId};
+use std::collections::BTreeMap;
 
 /// A subtask attempt.
 type Attempt = (usize, u64);
@@ -20,8 +20,8 @@ pub fn check(f: &RunFacts) -> Verdict {
     const NAME: &str = "no-premature-visibility";
     let exactly_once = f.guarantee == DeliveryGuarantee::ExactlyOnce;
     // Only asked "contains?", never iterated, so hash containers cannot affect the output's order.
-    let mut safe: HashSet<RecordId> = HashSet::new();
-    let mut visible: HashMap<RecordId, usize> = HashMap::new();
+    let mut safe = IdSet::default();
+    let mut visible: IdMap<usize> = IdMap::default();
     let mut emitted: BTreeMap<Attempt, Vec<RecordId>> = BTreeMap::new();
     let mut barriers: BTreeMap<CheckpointId, Vec<(Attempt, usize)>> = BTreeMap::new();
     // How much of each attempt's emitted prefix is already marked safe.

@@ -32,7 +32,7 @@ impl<Snk: Sink> GlobalHost<Snk> {
     pub fn combine(&mut self, c: CheckpointId, acks: &[SubtaskState]) -> Result<Vec<u8>, String> {
         let mut committables = Vec::new();
         for (subtask, ack) in acks.iter().enumerate() {
-            let prepared: Vec<(CheckpointId, Snk::Committable)> = bincode::deserialize(&ack.committables)
+            let prepared: Vec<(CheckpointId, Snk::Committable)> = crate::bytes::decode(&ack.committables)
                 .map_err(|e| format!("committables of subtask {subtask} did not deserialize: {e}"))?;
             committables
                 .extend(prepared.into_iter().filter(|(p, _)| *p > self.combined_upto && *p <= c).map(|(_, x)| x));
@@ -57,7 +57,7 @@ impl<Snk: Sink> GlobalHost<Snk> {
         self.recovered_upto = 0;
         self.combined_upto = cp.map_or(0, |c| c.id);
         let Some(cp) = cp else { return Ok(()) };
-        let stored: Vec<(CheckpointId, Global<Snk>)> = bincode::deserialize(&cp.global)
+        let stored: Vec<(CheckpointId, Global<Snk>)> = crate::bytes::decode(&cp.global)
             .map_err(|e| ConnectorError::fail_job(format!("global committables did not deserialize: {e}")))?;
         let kept = self.committer.filter_recovered(stored).await?;
         self.pending = kept.into_iter().map(|(c, g)| (c, g, 0)).collect();

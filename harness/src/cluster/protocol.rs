@@ -11,10 +11,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SubtaskState {
     /// The reader's splits (`Vec<Source::Split>`).
+    #[serde(with = "crate::bytes")]
     pub splits: Vec<u8>,
     /// The writer's state (`Vec<Sink::WriterState>`).
+    #[serde(with = "crate::bytes")]
     pub writer: Vec<u8>,
     /// Committables not yet committed (`Vec<(CheckpointId, Sink::Committable)>`).
+    #[serde(with = "crate::bytes")]
     pub committables: Vec<u8>,
     /// The subtask had reached the end of its input before this barrier.
     pub finished: bool,
@@ -52,11 +55,19 @@ pub enum ToTask {
     /// `Option<attempt>`; renews the attempt's lease when it is the one asked about.
     Ping { attempt: u64 },
     /// New splits (`Vec<Source::Split>`, serialized).
-    AddSplits { attempt: u64, splits: Vec<u8> },
+    AddSplits {
+        attempt: u64,
+        #[serde(with = "crate::bytes")]
+        splits: Vec<u8>,
+    },
     /// No more splits will come.
     NoMoreSplits { attempt: u64 },
     /// A connector-defined event for the reader.
-    SourceEvent { attempt: u64, event: Vec<u8> },
+    SourceEvent {
+        attempt: u64,
+        #[serde(with = "crate::bytes")]
+        event: Vec<u8>,
+    },
     /// Inject barrier `checkpoint` (one-way); with `stop`, the source stops after it (stop-with-savepoint).
     Trigger { attempt: u64, checkpoint: CheckpointId, stop: bool },
     /// Checkpoint completed (one-way, best effort).

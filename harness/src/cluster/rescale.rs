@@ -19,7 +19,7 @@ fn deal<T: Serialize + DeserializeOwned>(parts: &[&[u8]], p: usize, what: &str) 
         let items: Vec<T> = if bytes.is_empty() {
             Vec::new()
         } else {
-            bincode::deserialize(bytes)
+            crate::bytes::decode(bytes)
                 .map_err(|e| format!("rescale: {what} of old subtask {subtask} did not deserialize: {e}"))?
         };
         for item in items {

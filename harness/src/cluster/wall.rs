@@ -20,7 +20,7 @@ pub(crate) fn round_trip<T: Serialize + DeserializeOwned + Debug>(
     what: &str,
 ) -> Result<(Vec<u8>, T), String> {
     let bytes = bincode::serialize(value).map_err(|e| format!("{what} did not serialize: {e}"))?;
-    let back: T = bincode::deserialize(&bytes).map_err(|e| format!("{what} did not deserialize: {e}"))?;
+    let back: T = crate::bytes::decode(&bytes).map_err(|e| format!("{what} did not deserialize: {e}"))?;
     let (before, after) = (format!("{value:?}"), format!("{back:?}"));
     if before != after && !same_characters(&before, &after) {
         let (was, now) = around_first_difference(&before, &after);

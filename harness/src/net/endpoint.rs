@@ -115,7 +115,7 @@ impl Endpoint {
                     }
                     Tag::Refused(id) => {
                         let waiter = dispatcher.pending.lock().unwrap().remove(&id);
-                        if let (Some(waiter), Ok(refusal)) = (waiter, bincode::deserialize::<Refusal>(&env.bytes)) {
+                        if let (Some(waiter), Ok(refusal)) = (waiter, crate::bytes::decode::<Refusal>(&env.bytes)) {
                             let _ = waiter.send(Err(refusal));
                         }
                     }
@@ -187,7 +187,7 @@ impl Endpoint {
         match madsim::time::timeout(timeout, rx).await {
             Ok(Ok(Ok(bytes))) => {
                 unanswered.answered = true;
-                bincode::deserialize(&bytes).map_err(|e| RpcError::Decode(e.to_string()))
+                crate::bytes::decode(&bytes).map_err(|e| RpcError::Decode(e.to_string()))
             }
             Ok(Ok(Err(refusal))) => {
                 unanswered.answered = true;
@@ -257,7 +257,7 @@ impl Inbox {
 impl Incoming {
     /// Decodes the message body.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
-        bincode::deserialize(&self.bytes).map_err(|e| RpcError::Decode(format!("{}: {e}", self.kind)))
+        crate::bytes::decode(&self.bytes).map_err(|e| RpcError::Decode(format!("{}: {e}", self.kind)))
     }
 }
 

@@ -15,9 +15,9 @@
 //! final read finds was never seen appearing, and `no-unobserved-visibility` fails on it.
 
 use crate::history::{Cause, EventKind, History};
-use crate::record::RecordId;
+use crate::record::{IdMap, RecordId};
 use crate::systems::{Entry, OutputReader, Part};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
@@ -37,7 +37,7 @@ struct State {
     observations: u64,
     parts: BTreeMap<String, Cached>,
     /// How many copies of each record are visible now (only asked, never iterated).
-    counts: HashMap<RecordId, u32>,
+    counts: IdMap<u32>,
     /// Grows with every observed change.
     changes: u64,
     /// The reader panicked once; the output is not read any more.
@@ -115,7 +115,7 @@ impl Observer {
             version: None,
             observations: 0,
             parts: BTreeMap::new(),
-            counts: HashMap::new(),
+            counts: IdMap::default(),
             changes: 0,
             broken: false,
         };

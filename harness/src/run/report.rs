@@ -38,7 +38,8 @@ impl RunStats {
     pub(crate) fn of(f: &RunFacts, virtual_ms: u64) -> Self {
         let mut s = RunStats { virtual_ms, events: f.events.len(), produced: f.produced.len(), ..Default::default() };
         // Only asked "contains?", never iterated.
-        let mut emitted = std::collections::HashSet::new();
+        let mut emitted = crate::record::IdSet::default();
+        emitted.reserve(s.produced);
         let mut completed_so_far = 0;
         let mut settled = false;
         for e in &f.events {

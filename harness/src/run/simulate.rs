@@ -142,9 +142,9 @@ impl Shipped {
 
     /// A fresh copy of both, for one node incarnation.
     fn unpack(&self) -> (ErasedSource, ErasedSink) {
-        let source = bincode::deserialize(&self.source)
+        let source = crate::bytes::decode(&self.source)
             .unwrap_or_else(|e| panic!("the source does not deserialize ({e}); every node gets its own copy of it"));
-        let sink = bincode::deserialize(&self.sink)
+        let sink = crate::bytes::decode(&self.sink)
             .unwrap_or_else(|e| panic!("the sink does not deserialize ({e}); every node gets its own copy of it"));
         (source, sink)
     }

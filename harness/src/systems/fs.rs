@@ -25,7 +25,12 @@ pub enum FsRequest {
     Create { path: String },
     /// Appends bytes (unsynced until `Sync`) at offset `at`, which must be the file's length.
     /// Retrying an append that already took effect succeeds without writing twice.
-    Append { path: String, at: u64, bytes: Vec<u8> },
+    Append {
+        path: String,
+        at: u64,
+        #[serde(with = "crate::bytes")]
+        bytes: Vec<u8>,
+    },
     /// Makes the file's bytes durable, if it holds `len` bytes; otherwise fails with
     /// `WrongOffset` (bytes the writer appended were lost in a crash, as a failed fsync
     /// reports).
@@ -62,7 +67,7 @@ pub enum FsResponse {
     /// Paths.
     Listing(Vec<String>),
     /// File contents.
-    Data(Vec<u8>),
+    Data(#[serde(with = "crate::bytes")] Vec<u8>),
     /// Refused.
     Error(FsError),
 }

@@ -114,6 +114,8 @@ struct Partition {
     entries: Vec<Entry>,
     open: BTreeSet<u64>,
     start: u64,
+    /// Its split id, `<topic>-<partition>`, named once instead of per record.
+    split: String,
 }
 
 impl Partition {
@@ -227,7 +229,8 @@ impl PartitionedLog {
         let mut s = self.state.lock().unwrap();
         let parts = s.topics.entry(topic.to_string()).or_default();
         while parts.len() < partitions as usize {
-            parts.push(Partition::default());
+            let split = format!("{topic}-{}", parts.len());
+            parts.push(Partition { split, ..Partition::default() });
         }
         s.changes += 1;
     }
@@ -238,10 +241,9 @@ impl PartitionedLog {
         let mut s = self.state.lock().unwrap();
         s.changes += 1;
         let part = &mut s.topics.get_mut(topic).expect("topic exists")[partition as usize];
-        let split = format!("{topic}-{partition}");
         let appended_ms = madsim::time::TimeHandle::try_current().map_or(0, |t| t.elapsed().as_millis() as u64);
         for record in records {
-            self.history.record_produced(&self.name, &record, &split, part.entries.len() as u64);
+            self.history.record_produced(&self.name, &record, &part.split, part.entries.len() as u64);
             part.entries.push(Entry { record, status: Status::Committed, appended_ms });
         }
     }

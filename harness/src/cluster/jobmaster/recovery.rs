@@ -163,7 +163,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.stop_calls();
         self.enumerator.close().await;
         self.enumerator = match latest {
-            Some(cp) => match bincode::deserialize(&cp.enumerator) {
+            Some(cp) => match crate::bytes::decode(&cp.enumerator) {
                 Ok(state) => self.source.restore_enumerator(&self.ctx, state),
                 Err(e) => return self.fail_job(format!("enumerator state did not deserialize: {e}")),
             },

@@ -138,6 +138,9 @@ struct Subtask<Src: Source, Snk: Sink> {
     watermarks: Option<WatermarkTracker>,
     /// The split the reader last said its records belong to ([`ReaderOutput::for_split`]).
     current_split: Option<crate::api::SplitId>,
+    /// The records vector of the last poll, emptied: the next poll collects into it, so a
+    /// poll of one record allocates nothing.
+    spare_records: Vec<crate::record::Record>,
     /// Watermark alignment, when the strategy asks for it.
     alignment: Option<ReaderAlignment>,
     /// The reader tells which fetch its records came from ([`ReaderOutput`]'s `tells_fetches`).
@@ -151,7 +154,7 @@ fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, ConnectorError> {
-    bincode::deserialize(bytes).map_err(|e| ConnectorError::fail_job(format!("{what} did not deserialize: {e}")))
+    crate::bytes::decode(bytes).map_err(|e| ConnectorError::fail_job(format!("{what} did not deserialize: {e}")))
 }
 
 /// Virtual milliseconds since the simulation started.
@@ -284,6 +287,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             requests_open: true,
             watermarks: setup.source.watermark_strategy().map(|w| WatermarkTracker::new(w, now_ms())),
             current_split: None,
+            spare_records: Vec::new(),
             // Only readers report to watermark alignment.
             alignment: setup
                 .source
@@ -348,7 +352,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             }
             self.exchange_poll(now_ms());
             if !self.ended && !self.stopped && !self.backpressured() {
-                let mut out = ReaderOutput { event_time: self.watermarks.is_some(), ..ReaderOutput::default() };
+                let mut out = ReaderOutput {
+                    event_time: self.watermarks.is_some(),
+                    records: std::mem::take(&mut self.spare_records),
+                    ..ReaderOutput::default()
+                };
                 if let Some(split) = self.current_split.take() {
                     out.split_runs.push((0, split)); // a split said in an earlier poll stays current
                 }
@@ -470,17 +478,19 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// Records that `records` were emitted and hands them to the writer (or the exchange).
     async fn write_records(&mut self, records: Vec<crate::record::Record>) -> Result<(), ConnectorError> {
         if records.is_empty() {
+            self.spare_records = records;
             return Ok(());
         }
-        let ids = records.iter().map(|r| r.id).collect();
-        self.record(EventKind::Emitted { subtask: self.id, attempt: self.attempt, ids });
+        self.history.record_emitted(&self.node, self.id, self.attempt, records.iter().map(|r| r.id));
         if let Some(x) = self.exchange.as_mut() {
             x.out.push(records);
             return Ok(());
         }
-        for record in records {
+        let mut records = records;
+        for record in records.drain(..) {
             self.write(record).await?;
         }
+        self.spare_records = records;
         Ok(())
     }
 
