@@ -209,14 +209,7 @@ pub fn sweep(args: SweepArgs) -> Result<bool, String> {
         rows.push(row);
     }
     bar.finish_and_clear();
-    let summary = Summary {
-        catalogue: "random",
-        first_seed: first,
-        last_seed: first + count - 1,
-        ok: rows.iter().all(|r| r.status.good()),
-        targets: rows,
-        wall_secs: started.elapsed().as_secs_f64(),
-    };
+    let summary = Summary::new("random", first, count, rows, started);
     sweep::finish(&args, &summary)?;
     Ok(summary.ok)
 }

@@ -4,6 +4,7 @@
 use connsim::RunReport;
 use connsim_scenarios::suites::{CaseResult, SuiteOutcome};
 use serde::Serialize;
+use std::time::Instant;
 
 /// A whole sweep.
 #[derive(Debug, Serialize)]
@@ -17,6 +18,21 @@ pub struct Summary {
     pub wall_secs: f64,
     /// Every reference connector passed and every mutant was caught.
     pub ok: bool,
+}
+
+impl Summary {
+    /// The summary of `targets`, each run over seeds `first..first + count`, started at
+    /// `started`; `ok` when every reference passed and every mutant was caught.
+    pub fn new(catalogue: &'static str, first: u64, count: u64, targets: Vec<TargetRow>, started: Instant) -> Self {
+        Summary {
+            catalogue,
+            first_seed: first,
+            last_seed: first + count - 1,
+            ok: targets.iter().all(|r| r.status.good()),
+            targets,
+            wall_secs: started.elapsed().as_secs_f64(),
+        }
+    }
 }
 
 /// How a target ended.

@@ -169,14 +169,7 @@ pub fn run(args: SweepArgs) -> Result<bool, String> {
         rows.push(target_row);
     }
     bar.finish_and_clear();
-    let summary = Summary {
-        catalogue: "suites",
-        first_seed: first,
-        last_seed: first + seeds - 1,
-        ok: rows.iter().all(|r| r.status.good()),
-        targets: rows,
-        wall_secs: started.elapsed().as_secs_f64(),
-    };
+    let summary = Summary::new("suites", first, seeds, rows, started);
     finish(&args, &summary)?;
     Ok(summary.ok)
 }

@@ -3,6 +3,7 @@
 //! runs 200 seeds per case (see the README).
 
 mod alignment;
+mod determinism;
 mod event_time;
 mod exchange;
 mod mutants;

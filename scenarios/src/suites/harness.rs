@@ -97,9 +97,8 @@ fn failure(suite: &Suite, result: &CaseResult, command: &str) -> Option<Failed> 
             suite.name, result.case
         )));
     }
-    let text = match result.failures().first() {
-        Some(r) => {
-            let minimal = result.minimal.as_ref().map(|s| s.to_rust()).unwrap_or_default();
+    let text = match (result.failures().first(), result.failure_headline(&suite.name)) {
+        (Some(r), Some(headline)) => {
             let saved: Vec<String> = result
                 .saved
                 .iter()
@@ -113,18 +112,10 @@ fn failure(suite: &Suite, result: &CaseResult, command: &str) -> Option<Failed> 
                     format!("{path}\nrerun the saved case: {}={path} {command}{page}", crate::replay::REPLAY_VAR)
                 })
                 .collect();
-            format!(
-                "{}: case {:?} failed on {} of {} seeds; the first:\n{r}\nminimal scenario at seed {}:\n{minimal}\nsaved: {}\nrerun: {}",
-                suite.name,
-                result.case,
-                result.failures().len(),
-                result.reports.len(),
-                r.seed,
-                if saved.is_empty() { "-".to_string() } else { saved.join("\nsaved: ") },
-                r.replay
-            )
+            let saved = if saved.is_empty() { "-".to_string() } else { saved.join("\nsaved: ") };
+            format!("{headline}\nsaved: {saved}\nrerun: {}", r.replay)
         }
-        None => format!(
+        _ => format!(
             "{}: case {:?} never reached {} in {} seeds: the fault path it aims at was not exercised (run more seeds, \
              or check the systems and phases the case names)",
             suite.name,

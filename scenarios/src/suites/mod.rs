@@ -24,16 +24,17 @@
 pub mod cases;
 mod context;
 pub mod harness;
+mod outcome;
+mod run;
 
 pub use cases::{Body, CaseSpec, Systems};
 pub use context::{
     sink_from_setup, source_from_setup, SinkContext, SinkFromSetup, SourceContext, SourceFromSetup, TestData,
 };
+pub use outcome::{CaseResult, SuiteOutcome};
 
 use crate::block::Block;
-use crate::generate::{self, Generator};
 use crate::replay::CaseFile;
-use crate::scenario::Scenario;
 use connsim::api::DeliveryGuarantee;
 use connsim::cluster::Exchange;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
@@ -42,10 +43,9 @@ use connsim::run::{
     Runner, SinkSetup, SourceSetup,
 };
 use context::{SinkOf, SourceOf};
-use std::fmt;
+use run::run_case;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The environment variable that selects suite cases by name.
 pub const CASE_VAR: &str = "CONNSIM_CASE";
@@ -83,6 +83,8 @@ struct Settings {
     /// Exactly `seeds` seeds from `first_seed`, whatever `CONNSIM_SEEDS` says (one test
     /// of a case whose seeds are split over several).
     exact_range: bool,
+    /// Every seed runs twice and the histories must match (also `CONNSIM_CHECK_DETERMINISM=1`).
+    check_determinism: bool,
 }
 
 /// A named list of cases for one connector (or pair).
@@ -98,74 +100,6 @@ pub struct Suite {
     seeds_per_test: Option<u64>,
     /// [`harness`] marks its tests ignored (run with `--ignored`).
     ignored: bool,
-}
-
-/// What one case gave.
-pub struct CaseResult {
-    /// The case's name.
-    pub case: String,
-    /// Why the context skipped it.
-    pub skipped: Option<String>,
-    /// One report per seed (a passing seed's without its timeline).
-    pub reports: Vec<RunReport>,
-    /// Marks the case requires that no seed reached.
-    pub missed_marks: Vec<String>,
-    /// The smallest scenario that still fails the first failure's check, with that seed.
-    pub minimal: Option<Scenario>,
-    /// Case files written for failures.
-    pub saved: Vec<PathBuf>,
-    /// Wall time.
-    pub wall_secs: f64,
-    /// Seeds whose two runs gave different histories (`CONNSIM_CHECK_DETERMINISM=1`).
-    pub nondeterministic: Vec<u64>,
-}
-
-impl CaseResult {
-    fn new(case: &str) -> Self {
-        Self {
-            case: case.to_string(),
-            skipped: None,
-            reports: Vec::new(),
-            missed_marks: Vec::new(),
-            minimal: None,
-            saved: Vec::new(),
-            wall_secs: 0.0,
-            nondeterministic: Vec::new(),
-        }
-    }
-
-    fn skipped(case: &str, why: &str) -> Self {
-        Self { skipped: Some(why.to_string()), ..Self::new(case) }
-    }
-
-    /// Failed seeds.
-    pub fn failures(&self) -> Vec<&RunReport> {
-        self.reports.iter().filter(|r| !r.passed()).collect()
-    }
-
-    /// Whether the case passed: every seed passed, deterministically, and every required
-    /// mark was reached.
-    pub fn passed(&self) -> bool {
-        self.skipped.is_some()
-            || (self.failures().is_empty() && self.missed_marks.is_empty() && self.nondeterministic.is_empty())
-    }
-}
-
-/// What a suite gave.
-pub struct SuiteOutcome {
-    /// The suite's name.
-    pub suite: String,
-    /// One result per case, in order.
-    pub cases: Vec<CaseResult>,
-}
-
-/// The swarm case's generator: it draws the job's shape per seed unless the suite fixes it.
-fn swarm(systems: &[String], settings: &Settings) -> Generator {
-    let fixed = settings.exchange.is_some()
-        || settings.sink_parallelism.is_some()
-        || settings.concurrent_checkpoints.is_some()
-        || settings.unaligned;
-    Generator { systems: systems.to_vec(), swarm: true, job: !fixed, ..Generator::default() }
 }
 
 /// The case list, as runnable cases over the given testbed maker.
@@ -196,146 +130,6 @@ where
             }
         })
         .collect()
-}
-
-fn run_case<A: SourceSetup, B: SinkSetup>(
-    name: &str,
-    spec: &CaseSpec,
-    systems: &[String],
-    settings: &Settings,
-    testbed: Pipeline<A, B>,
-) -> CaseResult {
-    let t0 = Instant::now();
-    let mut runner = Runner::new(testbed);
-    runner.configure(|c| {
-        c.job.parallelism = spec.parallelism;
-        c.job.failover = spec.failover;
-        c.job.max_concurrent_checkpoints = settings.concurrent_checkpoints.unwrap_or(spec.concurrent_checkpoints);
-        if let Some(exchange) = settings.exchange {
-            c.job.exchange = exchange;
-        }
-        c.job.aligned_barriers = !settings.unaligned;
-        c.job.sink_parallelism = settings.sink_parallelism;
-    });
-    runner.first_seed(settings.first_seed).seeds(settings.seeds);
-    if settings.exact_range {
-        runner.ignore_env_seeds();
-    }
-    let mut result = CaseResult::new(name);
-    // `CONNSIM_REPLAY=<file>` reruns the saved case in the case that saved it.
-    if let Some(path) = crate::replay::env_file() {
-        let file = CaseFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
-        if file.scenario.name != name || file.testbed != runner.testbed_name() {
-            let why = format!("{}={} replays case {:?}", crate::replay::REPLAY_VAR, path.display(), file.scenario.name);
-            return CaseResult::skipped(name, &why);
-        }
-        result.reports = vec![file.replay(&runner)];
-        result.wall_secs = t0.elapsed().as_secs_f64();
-        return result;
-    }
-    let pinned = runner.env().seed.is_some();
-    match &spec.body {
-        Body::Scenario(scenario)
-            if settings.exchange == Some(Exchange::Forward)
-                && (scenario.job.exchange.is_some_and(Exchange::all_to_all)
-                    || scenario.job.sink_parallelism.is_some()) =>
-        {
-            let why = "the case needs an exchange between readers and writers; the suite fixes Exchange::Forward";
-            return CaseResult::skipped(name, why);
-        }
-        Body::Scenario(scenario) => {
-            let edited = settings.without.as_ref().map(|b| scenario.without(b));
-            let scenario = edited.as_ref().unwrap_or(scenario);
-            let prefixed = settings.first.as_ref().map(|b| scenario.before(b.clone()));
-            let scenario = prefixed.as_ref().unwrap_or(scenario);
-            // What the suite fixes wins over a case's own job settings; the case's name is the
-            // scenario's (saved cases and replays find their case by it).
-            let mut fitted = scenario.clone();
-            fitted.name = name.to_string();
-            if settings.exchange.is_some() {
-                fitted.job.exchange = None;
-            }
-            if settings.sink_parallelism.is_some() {
-                fitted.job.sink_parallelism = None;
-            }
-            if settings.concurrent_checkpoints.is_some() {
-                fitted.job.concurrent_checkpoints = None;
-            }
-            let scenario = &fitted;
-            let out = match &settings.save_dir {
-                Some(dir) => scenario.run_after_saved(&mut runner, dir),
-                None => scenario.run(&mut runner),
-            };
-            let cov = out.outcome.coverage();
-            result.missed_marks = scenario.requires.iter().filter(|m| !cov.contains_key(*m)).cloned().collect();
-            result.nondeterministic = out.outcome.nondeterministic.iter().map(|(seed, ..)| *seed).collect();
-            result.reports = out.outcome.reports;
-            // Per failed check, the first seed (of those this scenario ran, not the saved cases
-            // replayed before them) failing it shrinks to a minimal scenario; only that is saved.
-            let mut checks_done: Vec<String> = Vec::new();
-            let ran = result.reports.iter().skip(out.rerun).filter(|r| !r.passed());
-            let todo: Vec<(&RunReport, String)> = ran
-                .flat_map(|r| r.failed_checks().into_iter().map(move |c| (r, c.to_string())))
-                .filter(|(_, c)| {
-                    let new = !checks_done.contains(c);
-                    if new {
-                        checks_done.push(c.clone());
-                    }
-                    new
-                })
-                .collect();
-            for (r, check) in todo {
-                let minimal = generate::minimize(&runner, r.seed, scenario.clone(), &check);
-                if let Some(dir) = &settings.save_dir {
-                    let report = runner.run_with(r.seed, runner.run_config(), Arc::new(minimal.clone()));
-                    // The minimal scenario must fail the check; else the seed's own run is saved.
-                    let shrunk = report.failed_checks().contains(&check.as_str());
-                    let (scenario, report) = if shrunk { (&minimal, &report) } else { (scenario, r) };
-                    match CaseFile::from_report(scenario, report).save(dir) {
-                        Ok(path) => {
-                            crate::replay::save_timeline(&path, report);
-                            result.saved.push(path);
-                        }
-                        Err(e) => eprintln!("{e}"),
-                    }
-                }
-                result.minimal.get_or_insert(minimal);
-            }
-        }
-        Body::Swarm => {
-            let seeds = runner.seed_list();
-            let search = generate::search(&runner, &swarm(systems, settings), seeds);
-            let reached: std::collections::BTreeSet<&String> = search.reports.iter().flat_map(|r| &r.marks).collect();
-            result.missed_marks =
-                spec.requires.iter().filter(|m| !reached.iter().any(|r| r == *m)).map(|m| m.to_string()).collect();
-            let mut minimal = search.found.as_ref().map(|f| f.minimal.clone());
-            if let (Some(found), Some(m)) = (&search.found, &mut minimal) {
-                m.name = name.to_string();
-                if let Some(dir) = &settings.save_dir {
-                    match CaseFile::from_report(m, &found.report).save(dir) {
-                        Ok(path) => {
-                            crate::replay::save_timeline(&path, &found.report);
-                            result.saved.push(path);
-                        }
-                        Err(e) => eprintln!("{e}"),
-                    }
-                }
-            }
-            result.minimal = minimal;
-            result.reports = search.reports;
-        }
-    }
-    if pinned {
-        // One replayed seed is not expected to reach every fault path the case aims at.
-        result.missed_marks.clear();
-    }
-    // A passing seed's report keeps its verdicts, marks and stats; its timeline, printed
-    // only for failures, goes, so a suite of thousands of seeds holds little memory.
-    for r in result.reports.iter_mut().filter(|r| r.passed()) {
-        r.timeline = Vec::new();
-    }
-    result.wall_secs = t0.elapsed().as_secs_f64();
-    result
 }
 
 /// The source suite: `ctx`'s source feeding the trusted collecting sink.
@@ -464,6 +258,7 @@ impl Suite {
             unaligned: false,
             sink_parallelism: None,
             exact_range: false,
+            check_determinism: false,
         };
         Self { name, id, cases, settings, filter, fail_fast: false, seeds_per_test: None, ignored: false }
     }
@@ -593,6 +388,15 @@ impl Suite {
         self
     }
 
+    /// Runs every seed twice and fails a case whose two runs of a seed differ: state that
+    /// outlives a run (a `static`, a thread-local cache) makes a seed stop describing its
+    /// run, so a printed rerun line would not reproduce it. Doubles the cost; the same as
+    /// `CONNSIM_CHECK_DETERMINISM=1` for every suite in the process.
+    pub fn check_determinism(mut self) -> Self {
+        self.settings.check_determinism = true;
+        self
+    }
+
     /// Stops at the first case that fails (for finding a bug fast, e.g. in a mutant).
     pub fn fail_fast(mut self) -> Self {
         self.fail_fast = true;
@@ -666,86 +470,5 @@ impl Suite {
     /// of this suite has that testbed.
     pub fn replay(&self, file: &CaseFile) -> Option<RunReport> {
         self.cases.iter().find(|c| c.testbed == file.testbed).map(|c| (c.replay)(file))
-    }
-}
-
-impl SuiteOutcome {
-    /// Cases that failed (a seed failed, or a required mark was never reached).
-    pub fn failed_cases(&self) -> Vec<&CaseResult> {
-        self.cases.iter().filter(|c| !c.passed()).collect()
-    }
-
-    /// Cases skipped by the context, with the reason.
-    pub fn skipped(&self) -> Vec<(&str, &str)> {
-        self.cases.iter().filter_map(|c| c.skipped.as_deref().map(|w| (c.case.as_str(), w))).collect()
-    }
-
-    /// The first case and seed that failed `check`.
-    pub fn caught_by(&self, check: &str) -> Option<(&str, &RunReport)> {
-        self.cases
-            .iter()
-            .find_map(|c| c.reports.iter().find(|r| r.failed_checks().contains(&check)).map(|r| (c.case.as_str(), r)))
-    }
-
-    /// Seeds run in all cases.
-    pub fn seeds(&self) -> usize {
-        self.cases.iter().map(|c| c.reports.len()).sum()
-    }
-
-    /// Panics with the first failing case's report, its minimal scenario and how to replay
-    /// it, unless every case passed.
-    pub fn assert_ok(&self) {
-        let Some(case) = self.failed_cases().into_iter().next() else { return };
-        if let Some(r) = case.failures().first() {
-            let minimal = case.minimal.as_ref().map(|s| s.to_rust()).unwrap_or_default();
-            panic!(
-                "{}: case {:?} failed on {} of {} seeds; the first:\n{r}\nminimal scenario at seed {}:\n{minimal}\n\n{self}",
-                self.suite,
-                case.case,
-                case.failures().len(),
-                case.reports.len(),
-                r.seed,
-            );
-        }
-        panic!(
-            "{}: case {:?} never reached the fault path it aims at: {:?} in {} seeds\n\n{self}",
-            self.suite,
-            case.case,
-            case.missed_marks,
-            case.reports.len()
-        );
-    }
-}
-
-impl fmt::Display for SuiteOutcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{}", self.suite)?;
-        writeln!(
-            f,
-            "  {:<46} {:>6} {:>8} {:>10} {:>8} {:>7}  verdict",
-            "case", "seeds", "failures", "first fail", "minimal", "wall s"
-        )?;
-        for c in &self.cases {
-            let failures = c.failures();
-            let first = failures.first().map_or("-".into(), |r| r.seed.to_string());
-            let minimal = c.minimal.as_ref().map_or("-".into(), |s| format!("{} blocks", s.size()));
-            let verdict = match (&c.skipped, failures.first()) {
-                (Some(why), _) => format!("skipped: {why}"),
-                (None, Some(r)) => format!("FAILED: {}", r.failed_checks().join(", ")),
-                (None, None) if !c.missed_marks.is_empty() => format!("MISSED marks {:?}", c.missed_marks),
-                (None, None) => "ok".into(),
-            };
-            writeln!(
-                f,
-                "  {:<46} {:>6} {:>8} {:>10} {:>8} {:>7.1}  {verdict}",
-                c.case,
-                c.reports.len(),
-                failures.len(),
-                first,
-                minimal,
-                c.wall_secs
-            )?;
-        }
-        Ok(())
     }
 }

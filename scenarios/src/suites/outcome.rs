@@ -1,0 +1,163 @@
+//! What running a suite gives: a result per case, and the outcome of the whole suite.
+
+use crate::scenario::Scenario;
+use connsim::run::RunReport;
+use std::fmt;
+use std::path::PathBuf;
+
+/// What one case gave.
+pub struct CaseResult {
+    /// The case's name.
+    pub case: String,
+    /// Why the context skipped it.
+    pub skipped: Option<String>,
+    /// One report per seed (a passing seed's without its timeline).
+    pub reports: Vec<RunReport>,
+    /// Marks the case requires that no seed reached.
+    pub missed_marks: Vec<String>,
+    /// The smallest scenario that still fails the first failure's check, with that seed.
+    pub minimal: Option<Scenario>,
+    /// Case files written for failures.
+    pub saved: Vec<PathBuf>,
+    /// Wall time.
+    pub wall_secs: f64,
+    /// Seeds whose two runs gave different histories (`CONNSIM_CHECK_DETERMINISM=1`).
+    pub nondeterministic: Vec<u64>,
+}
+
+impl CaseResult {
+    pub(super) fn new(case: &str) -> Self {
+        Self {
+            case: case.to_string(),
+            skipped: None,
+            reports: Vec::new(),
+            missed_marks: Vec::new(),
+            minimal: None,
+            saved: Vec::new(),
+            wall_secs: 0.0,
+            nondeterministic: Vec::new(),
+        }
+    }
+
+    pub(super) fn skipped(case: &str, why: &str) -> Self {
+        Self { skipped: Some(why.to_string()), ..Self::new(case) }
+    }
+
+    /// Failed seeds.
+    pub fn failures(&self) -> Vec<&RunReport> {
+        self.reports.iter().filter(|r| !r.passed()).collect()
+    }
+
+    /// The first failure's story: how many seeds failed, the first one's report and the
+    /// minimal scenario (`None` if no seed failed).
+    pub fn failure_headline(&self, suite: &str) -> Option<String> {
+        let failures = self.failures();
+        let first = failures.first()?;
+        let minimal = self.minimal.as_ref().map(|s| s.to_rust()).unwrap_or_default();
+        Some(format!(
+            "{suite}: case {:?} failed on {} of {} seeds; the first:\n{first}\nminimal scenario at seed {}:\n{minimal}",
+            self.case,
+            failures.len(),
+            self.reports.len(),
+            first.seed
+        ))
+    }
+
+    /// Whether the case passed: every seed passed, deterministically, and every required
+    /// mark was reached.
+    pub fn passed(&self) -> bool {
+        self.skipped.is_some()
+            || (self.failures().is_empty() && self.missed_marks.is_empty() && self.nondeterministic.is_empty())
+    }
+}
+
+/// What a suite gave.
+pub struct SuiteOutcome {
+    /// The suite's name.
+    pub suite: String,
+    /// One result per case, in order.
+    pub cases: Vec<CaseResult>,
+}
+
+impl SuiteOutcome {
+    /// Cases that failed (a seed failed, or a required mark was never reached).
+    pub fn failed_cases(&self) -> Vec<&CaseResult> {
+        self.cases.iter().filter(|c| !c.passed()).collect()
+    }
+
+    /// Cases skipped by the context, with the reason.
+    pub fn skipped(&self) -> Vec<(&str, &str)> {
+        self.cases.iter().filter_map(|c| c.skipped.as_deref().map(|w| (c.case.as_str(), w))).collect()
+    }
+
+    /// The first case and seed that failed `check`.
+    pub fn caught_by(&self, check: &str) -> Option<(&str, &RunReport)> {
+        self.cases
+            .iter()
+            .find_map(|c| c.reports.iter().find(|r| r.failed_checks().contains(&check)).map(|r| (c.case.as_str(), r)))
+    }
+
+    /// Seeds run in all cases.
+    pub fn seeds(&self) -> usize {
+        self.cases.iter().map(|c| c.reports.len()).sum()
+    }
+
+    /// Panics with the first failing case's report, its minimal scenario and how to replay
+    /// it, unless every case passed.
+    pub fn assert_ok(&self) {
+        let Some(case) = self.failed_cases().into_iter().next() else { return };
+        if let Some(headline) = case.failure_headline(&self.suite) {
+            panic!("{headline}\n\n{self}");
+        }
+        if let Some(seed) = case.nondeterministic.first() {
+            panic!(
+                "{}: case {:?}: seed {seed} is not deterministic (two runs gave different histories: state \
+                 outlives a run, e.g. a static or a cache); rerun: CONNSIM_CHECK_DETERMINISM=1 CONNSIM_SEED={seed}\n\n{self}",
+                self.suite, case.case
+            );
+        }
+        panic!(
+            "{}: case {:?} never reached the fault path it aims at: {:?} in {} seeds\n\n{self}",
+            self.suite,
+            case.case,
+            case.missed_marks,
+            case.reports.len()
+        );
+    }
+}
+
+impl fmt::Display for SuiteOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.suite)?;
+        writeln!(
+            f,
+            "  {:<46} {:>6} {:>8} {:>10} {:>8} {:>7}  verdict",
+            "case", "seeds", "failures", "first fail", "minimal", "wall s"
+        )?;
+        for c in &self.cases {
+            let failures = c.failures();
+            let first = failures.first().map_or("-".into(), |r| r.seed.to_string());
+            let minimal = c.minimal.as_ref().map_or("-".into(), |s| format!("{} blocks", s.size()));
+            let verdict = match (&c.skipped, failures.first()) {
+                (Some(why), _) => format!("skipped: {why}"),
+                (None, Some(r)) => format!("FAILED: {}", r.failed_checks().join(", ")),
+                (None, None) if !c.nondeterministic.is_empty() => {
+                    format!("NOT DETERMINISTIC: seeds {:?}", c.nondeterministic)
+                }
+                (None, None) if !c.missed_marks.is_empty() => format!("MISSED marks {:?}", c.missed_marks),
+                (None, None) => "ok".into(),
+            };
+            writeln!(
+                f,
+                "  {:<46} {:>6} {:>8} {:>10} {:>8} {:>7.1}  {verdict}",
+                c.case,
+                c.reports.len(),
+                failures.len(),
+                first,
+                minimal,
+                c.wall_secs
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,164 @@
+//! Running one case: the scenario or swarm search over the seeds, then per failed check the
+//! minimal scenario, saved with its timeline when the suite saves failures.
+
+use super::{Body, CaseResult, CaseSpec, Settings};
+use crate::generate::{self, Generator};
+use crate::replay::CaseFile;
+use connsim::cluster::Exchange;
+use connsim::run::{Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The swarm case's generator: it draws the job's shape per seed unless the suite fixes it.
+pub(super) fn swarm(systems: &[String], settings: &Settings) -> Generator {
+    let fixed = settings.exchange.is_some()
+        || settings.sink_parallelism.is_some()
+        || settings.concurrent_checkpoints.is_some()
+        || settings.unaligned;
+    Generator { systems: systems.to_vec(), swarm: true, job: !fixed, ..Generator::default() }
+}
+
+/// Runs one case under the suite's settings: its scenario (or swarm search) over the seeds,
+/// a minimal scenario per failed check, case files and timelines for failures.
+pub(super) fn run_case<A: SourceSetup, B: SinkSetup>(
+    name: &str,
+    spec: &CaseSpec,
+    systems: &[String],
+    settings: &Settings,
+    testbed: Pipeline<A, B>,
+) -> CaseResult {
+    let t0 = Instant::now();
+    let mut runner = Runner::new(testbed);
+    runner.configure(|c| {
+        c.job.parallelism = spec.parallelism;
+        c.job.failover = spec.failover;
+        c.job.max_concurrent_checkpoints = settings.concurrent_checkpoints.unwrap_or(spec.concurrent_checkpoints);
+        if let Some(exchange) = settings.exchange {
+            c.job.exchange = exchange;
+        }
+        c.job.aligned_barriers = !settings.unaligned;
+        c.job.sink_parallelism = settings.sink_parallelism;
+    });
+    runner.first_seed(settings.first_seed).seeds(settings.seeds);
+    if settings.exact_range {
+        runner.ignore_env_seeds();
+    }
+    if settings.check_determinism {
+        runner.check_determinism(true);
+    }
+    let mut result = CaseResult::new(name);
+    // `CONNSIM_REPLAY=<file>` reruns the saved case in the case that saved it.
+    if let Some(path) = crate::replay::env_file() {
+        let file = CaseFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        if file.scenario.name != name || file.testbed != runner.testbed_name() {
+            let why = format!("{}={} replays case {:?}", crate::replay::REPLAY_VAR, path.display(), file.scenario.name);
+            return CaseResult::skipped(name, &why);
+        }
+        result.reports = vec![file.replay(&runner)];
+        result.wall_secs = t0.elapsed().as_secs_f64();
+        return result;
+    }
+    let pinned = runner.env().seed.is_some();
+    match &spec.body {
+        Body::Scenario(scenario)
+            if settings.exchange == Some(Exchange::Forward)
+                && (scenario.job.exchange.is_some_and(Exchange::all_to_all)
+                    || scenario.job.sink_parallelism.is_some()) =>
+        {
+            let why = "the case needs an exchange between readers and writers; the suite fixes Exchange::Forward";
+            return CaseResult::skipped(name, why);
+        }
+        Body::Scenario(scenario) => {
+            let edited = settings.without.as_ref().map(|b| scenario.without(b));
+            let scenario = edited.as_ref().unwrap_or(scenario);
+            let prefixed = settings.first.as_ref().map(|b| scenario.before(b.clone()));
+            let scenario = prefixed.as_ref().unwrap_or(scenario);
+            // What the suite fixes wins over a case's own job settings; the case's name is the
+            // scenario's (saved cases and replays find their case by it).
+            let mut fitted = scenario.clone();
+            fitted.name = name.to_string();
+            if settings.exchange.is_some() {
+                fitted.job.exchange = None;
+            }
+            if settings.sink_parallelism.is_some() {
+                fitted.job.sink_parallelism = None;
+            }
+            if settings.concurrent_checkpoints.is_some() {
+                fitted.job.concurrent_checkpoints = None;
+            }
+            let scenario = &fitted;
+            let out = match &settings.save_dir {
+                Some(dir) => scenario.run_after_saved(&mut runner, dir),
+                None => scenario.run(&mut runner),
+            };
+            let cov = out.outcome.coverage();
+            result.missed_marks = scenario.requires.iter().filter(|m| !cov.contains_key(*m)).cloned().collect();
+            result.nondeterministic = out.outcome.nondeterministic.iter().map(|(seed, ..)| *seed).collect();
+            result.reports = out.outcome.reports;
+            // Per failed check, the first seed (of those this scenario ran, not the saved cases
+            // replayed before them) failing it shrinks to a minimal scenario; only that is saved.
+            let mut checks_done: Vec<String> = Vec::new();
+            let ran = result.reports.iter().skip(out.rerun).filter(|r| !r.passed());
+            let todo: Vec<(&RunReport, String)> = ran
+                .flat_map(|r| r.failed_checks().into_iter().map(move |c| (r, c.to_string())))
+                .filter(|(_, c)| {
+                    let new = !checks_done.contains(c);
+                    if new {
+                        checks_done.push(c.clone());
+                    }
+                    new
+                })
+                .collect();
+            for (r, check) in todo {
+                let minimal = generate::minimize(&runner, r.seed, scenario.clone(), &check);
+                if let Some(dir) = &settings.save_dir {
+                    let report = runner.run_with(r.seed, runner.run_config(), Arc::new(minimal.clone()));
+                    // The minimal scenario must fail the check; else the seed's own run is saved.
+                    let shrunk = report.failed_checks().contains(&check.as_str());
+                    let (scenario, report) = if shrunk { (&minimal, &report) } else { (scenario, r) };
+                    match CaseFile::from_report(scenario, report).save(dir) {
+                        Ok(path) => {
+                            crate::replay::save_timeline(&path, report);
+                            result.saved.push(path);
+                        }
+                        Err(e) => eprintln!("{e}"),
+                    }
+                }
+                result.minimal.get_or_insert(minimal);
+            }
+        }
+        Body::Swarm => {
+            let seeds = runner.seed_list();
+            let search = generate::search(&runner, &swarm(systems, settings), seeds);
+            let reached: std::collections::BTreeSet<&String> = search.reports.iter().flat_map(|r| &r.marks).collect();
+            result.missed_marks =
+                spec.requires.iter().filter(|m| !reached.iter().any(|r| r == *m)).map(|m| m.to_string()).collect();
+            let mut minimal = search.found.as_ref().map(|f| f.minimal.clone());
+            if let (Some(found), Some(m)) = (&search.found, &mut minimal) {
+                m.name = name.to_string();
+                if let Some(dir) = &settings.save_dir {
+                    match CaseFile::from_report(m, &found.report).save(dir) {
+                        Ok(path) => {
+                            crate::replay::save_timeline(&path, &found.report);
+                            result.saved.push(path);
+                        }
+                        Err(e) => eprintln!("{e}"),
+                    }
+                }
+            }
+            result.minimal = minimal;
+            result.reports = search.reports;
+        }
+    }
+    if pinned {
+        // One replayed seed is not expected to reach every fault path the case aims at.
+        result.missed_marks.clear();
+    }
+    // A passing seed's report keeps its verdicts, marks and stats; its timeline, printed
+    // only for failures, goes, so a suite of thousands of seeds holds little memory.
+    for r in result.reports.iter_mut().filter(|r| r.passed()) {
+        r.timeline = Vec::new();
+    }
+    result.wall_secs = t0.elapsed().as_secs_f64();
+    result
+}
