@@ -1,7 +1,7 @@
 //! JUnit XML of a sweep (`connsim sweep --junit FILE`), the format CI systems show as test
 //! results: a `<testsuite>` per target. A reference connector has a `<testcase>` per case,
-//! failed when a seed failed or a required mark was never reached; a mutant has one
-//! `<testcase>`, "caught by CHECK", failed when it survived.
+//! failed when a seed failed, a seed's two runs differed or a required mark was never
+//! reached; a mutant has one `<testcase>`, "caught by CHECK", failed when it survived.
 
 use crate::summary::{Status, Summary, TargetRow};
 use std::fmt::Write;
@@ -205,6 +205,28 @@ mod tests {
         assert_eq!(
             doc.descendants().find(|n| n.has_tag_name("testsuite")).unwrap().attribute("name"),
             Some("file-sink <ref>")
+        );
+    }
+    #[test]
+    fn a_case_failing_only_on_determinism_says_which_seed_and_how_to_rerun_it() {
+        let mut row = case("leaky", 0, &[], None);
+        row.nondeterministic(&[2, 4]);
+        let summary = Summary {
+            catalogue: "suites",
+            first_seed: 1,
+            last_seed: 4,
+            wall_secs: 1.0,
+            ok: false,
+            targets: vec![target("leaky source", None, Status::Failed, vec![row])],
+        };
+        let xml = render(&summary);
+        let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
+        let failure = doc.descendants().find(|n| n.has_tag_name("failure")).expect("the case failed");
+        assert_eq!(failure.attribute("type"), Some("determinism"), "{xml}");
+        let body = failure.text().unwrap_or_default();
+        assert!(
+            body.contains("seed 2 is not deterministic") && body.contains("CONNSIM_CHECK_DETERMINISM=1 CONNSIM_SEED=2"),
+            "{body}"
         );
     }
 }

@@ -121,6 +121,13 @@ impl CaseRow {
         self.failures = self.failures.max(seeds.len());
         self.failed_checks.push("determinism".into());
         self.first_failing_seed = self.first_failing_seed.into_iter().chain(seeds.iter().copied()).min();
+        if self.first_failure.is_none() {
+            let seed = seeds[0];
+            self.first_failure = Some(format!(
+                "seed {seed} is not deterministic: two runs gave different histories (state outlives a run, e.g. \
+                 a static or a cache); rerun with CONNSIM_CHECK_DETERMINISM=1 CONNSIM_SEED={seed}"
+            ));
+        }
     }
 
     /// A row from the reports of one run of seeds.

@@ -388,10 +388,11 @@ impl Suite {
         self
     }
 
-    /// Runs every seed twice and fails a case whose two runs of a seed differ: state that
-    /// outlives a run (a `static`, a thread-local cache) makes a seed stop describing its
-    /// run, so a printed rerun line would not reproduce it. Doubles the cost; the same as
-    /// `CONNSIM_CHECK_DETERMINISM=1` for every suite in the process.
+    /// Runs every seed of a scenario case twice and fails the case when the two runs of a
+    /// seed differ: state that outlives a run (a `static`, a thread-local cache) makes a seed
+    /// stop describing its run, so a printed rerun line would not reproduce it. Doubles the
+    /// cost; the same as `CONNSIM_CHECK_DETERMINISM=1` for every suite in the process. The
+    /// swarm case's search, and replays of saved cases, run each seed once.
     pub fn check_determinism(mut self) -> Self {
         self.settings.check_determinism = true;
         self

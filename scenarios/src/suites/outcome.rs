@@ -80,7 +80,8 @@ pub struct SuiteOutcome {
 }
 
 impl SuiteOutcome {
-    /// Cases that failed (a seed failed, or a required mark was never reached).
+    /// Cases that failed (a seed failed, a seed's two runs differed, or a required mark was
+    /// never reached).
     pub fn failed_cases(&self) -> Vec<&CaseResult> {
         self.cases.iter().filter(|c| !c.passed()).collect()
     }
