@@ -38,7 +38,7 @@ pub fn run(args: BenchArgs) -> Result<bool, String> {
         }
         false => (LogSourceSetup::bounded(8, records), RunConfig::default(), "default faults"),
     };
-    let mut r = Runner::new(Pipeline(source, FileSinkSetup));
+    let mut r = Runner::erased(Pipeline(source, FileSinkSetup));
     r.config(config).seeds(seeds).jobs(jobs);
     let t0 = Instant::now();
     let outcome = r.run();

@@ -17,7 +17,7 @@ fn generator() -> Generator {
 }
 
 fn sweep<A: SourceSetup, B: SinkSetup>(name: &str, source: A, sink: B, failover: FailoverStrategy, seeds: u64) -> bool {
-    let mut runner = Runner::new(Pipeline(source, sink));
+    let mut runner = Runner::erased(Pipeline(source, sink));
     runner.configure(|c| c.job.failover = failover);
     let t0 = Instant::now();
     let search = generate::search(&runner, &generator(), 1..=seeds);
@@ -56,7 +56,7 @@ pub fn run(args: GenerateArgs) -> Result<bool, String> {
             seeds,
         );
     }
-    let runner = Runner::new(Pipeline(LogSourceSetup::bounded(8, 2000), PrematureCommitSetup));
+    let runner = Runner::erased(Pipeline(LogSourceSetup::bounded(8, 2000), PrematureCommitSetup));
     let plain = Generator { swarm: false, ..generator() };
     let t0 = Instant::now();
     let search = generate::search(&runner, &plain, 1..=50);

@@ -59,11 +59,11 @@ fn target_over<T: Testbed>(
     Target {
         name: format!("{name}{over} [{failover:?}, {} at once]", checkpoints_at_once(failover)),
         testbed: make().name(),
-        replay: Box::new(move |case| case.replay(&Runner::new(again()))),
+        replay: Box::new(move |case| case.replay(&Runner::erased(again()))),
         expect_failed_check: expect,
         run: Box::new(move |seeds, jobs| {
             let mut outcome = Outcome { reports: Vec::new(), nondeterministic: Vec::new() };
-            let mut r = Runner::new(make());
+            let mut r = Runner::erased(make());
             r.jobs(jobs).configure(|c| {
                 c.job.failover = failover;
                 c.job.max_concurrent_checkpoints = checkpoints_at_once(failover);

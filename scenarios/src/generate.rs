@@ -11,7 +11,7 @@ use crate::scenario::Scenario;
 use connsim::cluster::Exchange;
 use connsim::cluster::Phase;
 use connsim::net::Refusal;
-use connsim::run::{RunConfig, RunReport, Runner, Spread, Testbed};
+use connsim::run::{AnyTestbed, RunConfig, RunReport, Runner, Spread};
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, Union, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
@@ -256,7 +256,11 @@ pub struct Search {
 
 /// Runs the generated scenario of each seed; at the first failure, shrinks it with the
 /// seed held fixed and stops. Runs seeds one after another, each on a fresh thread.
-pub fn search<T: Testbed>(runner: &Runner<T>, g: &Generator, seeds: impl IntoIterator<Item = u64>) -> Search {
+pub fn search<T: AnyTestbed + ?Sized>(
+    runner: &Runner<T>,
+    g: &Generator,
+    seeds: impl IntoIterator<Item = u64>,
+) -> Search {
     let config = runner.run_config().clone();
     let mut reports = Vec::new();
     for seed in seeds {
@@ -275,7 +279,7 @@ pub fn search<T: Testbed>(runner: &Runner<T>, g: &Generator, seeds: impl IntoIte
 
 /// Shrinks a failing generated scenario, seed fixed: proptest removes and simplifies blocks
 /// and the job settings and keeps a candidate only if `check` still fails.
-pub fn shrink<T: Testbed>(
+pub fn shrink<T: AnyTestbed + ?Sized>(
     runner: &Runner<T>,
     config: &RunConfig,
     g: &Generator,
@@ -343,7 +347,7 @@ fn simplifications(b: &Block) -> Vec<Vec<Block>> {
 /// runner's one at a time, then removes one top-level block at a time, or replaces a
 /// combinator by what it wraps, while `check` still fails, until no such step keeps the
 /// failure. A candidate whose job the job master would refuse is never taken.
-pub fn minimize<T: Testbed>(runner: &Runner<T>, seed: u64, scenario: Scenario, check: &str) -> Scenario {
+pub fn minimize<T: AnyTestbed + ?Sized>(runner: &Runner<T>, seed: u64, scenario: Scenario, check: &str) -> Scenario {
     let config = runner.run_config().clone();
     let fails = |s: &Scenario| {
         !refused(s, &config) && runner.run_with(seed, &config, Arc::new(s.clone())).failed_checks().contains(&check)

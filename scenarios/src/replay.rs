@@ -4,7 +4,7 @@
 //! `CONNSIM_REPLAY=<file>` replays one. A checksum guards against edits and corruption.
 
 use crate::scenario::Scenario;
-use connsim::run::{RunConfig, RunReport, Runner, Testbed};
+use connsim::run::{AnyTestbed, RunConfig, RunReport, Runner};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -208,7 +208,7 @@ impl CaseFile {
 
     /// Runs the case with the runner's testbed (which must be the one it was recorded
     /// with), its own seed, configuration and scenario.
-    pub fn replay<T: Testbed>(&self, runner: &Runner<T>) -> RunReport {
+    pub fn replay<T: AnyTestbed + ?Sized>(&self, runner: &Runner<T>) -> RunReport {
         let testbed = runner.testbed_name();
         if testbed != self.testbed {
             let at = self.path.as_ref().map_or("<memory>".into(), |p| p.display().to_string());

@@ -4,7 +4,7 @@
 use crate::block::Block;
 use crate::job::JobSettings;
 use crate::replay::{self, CaseFile};
-use connsim::run::{marks::MARKS, Outcome, RunReport, Runner, Script, ScriptFuture, Testbed};
+use connsim::run::{marks::MARKS, AnyTestbed, Outcome, RunReport, Runner, Script, ScriptFuture};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -160,24 +160,37 @@ impl Scenario {
     /// Runs the scenario over the runner's seeds (its testbed and configuration). Cases saved
     /// under [`Scenario::run_saving`]'s directory rerun first; `CONNSIM_REPLAY=<file>` runs
     /// only that saved case.
-    pub fn run<T: Testbed>(&self, runner: &mut Runner<T>) -> ScenarioOutcome {
+    pub fn run<T: AnyTestbed + ?Sized>(&self, runner: &mut Runner<T>) -> ScenarioOutcome {
         self.run_inner(runner, None, false)
     }
 
     /// As [`Scenario::run`], and every failing seed is saved as a case file in `dir` (commit
     /// it, like proptest-regressions); saved cases of this scenario and testbed in `dir` rerun
     /// before the seeds.
-    pub fn run_saving<T: Testbed>(&self, runner: &mut Runner<T>, dir: impl Into<PathBuf>) -> ScenarioOutcome {
+    pub fn run_saving<T: AnyTestbed + ?Sized>(
+        &self,
+        runner: &mut Runner<T>,
+        dir: impl Into<PathBuf>,
+    ) -> ScenarioOutcome {
         self.run_inner(runner, Some(dir.into()), true)
     }
 
     /// As [`Scenario::run`], after the cases of this scenario and testbed saved in `dir`
     /// (whoever saves them: a suite saves only each check's minimal case).
-    pub fn run_after_saved<T: Testbed>(&self, runner: &mut Runner<T>, dir: impl Into<PathBuf>) -> ScenarioOutcome {
+    pub fn run_after_saved<T: AnyTestbed + ?Sized>(
+        &self,
+        runner: &mut Runner<T>,
+        dir: impl Into<PathBuf>,
+    ) -> ScenarioOutcome {
         self.run_inner(runner, Some(dir.into()), false)
     }
 
-    fn run_inner<T: Testbed>(&self, runner: &mut Runner<T>, dir: Option<PathBuf>, save: bool) -> ScenarioOutcome {
+    fn run_inner<T: AnyTestbed + ?Sized>(
+        &self,
+        runner: &mut Runner<T>,
+        dir: Option<PathBuf>,
+        save: bool,
+    ) -> ScenarioOutcome {
         if let Err(e) = self.validate() {
             panic!("{e}");
         }

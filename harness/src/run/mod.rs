@@ -10,6 +10,7 @@
 //!                                       checks ──▶ RunReport (verdicts, timeline, replay line)
 //! ```
 
+mod any_testbed;
 mod build_profile;
 mod config;
 mod control;
@@ -26,6 +27,7 @@ mod shorten;
 mod simulate;
 mod testbed;
 
+pub use any_testbed::AnyTestbed;
 pub use config::{FaultConfig, RunConfig};
 pub use control::{Control, Spread, SETTLE_BOUNDED_MS};
 pub use env::Env;

@@ -1,17 +1,21 @@
 //! The seed runner: one fresh thread per seed, several seeds in parallel, panics caught
 //! per seed, optional determinism self-check.
 
+use super::any_testbed::AnyTestbed;
 use super::config::RunConfig;
 use super::env::Env;
 use super::report::RunReport;
 use super::script::{RandomFaults, Script};
-use super::simulate::simulate_script;
 use super::testbed::Testbed;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Runs a testbed over many seeds.
-pub struct Runner<T> {
+///
+/// `Runner<T>` knows the testbed's type; [`Runner::erased`] makes a `Runner<dyn AnyTestbed>`,
+/// the same runner whose code (and the scenarios and suites that take it) is compiled once
+/// for every testbed.
+pub struct Runner<T: ?Sized> {
     testbed: Arc<T>,
     script: Arc<dyn Script>,
     config: RunConfig,
@@ -32,8 +36,23 @@ impl<T: Testbed> Runner<T> {
     /// A runner with the default configuration and 20 seeds; the environment (see
     /// [`Env`]) can override seeds, parallelism and determinism checking.
     pub fn new(testbed: T) -> Self {
+        Runner::with(Arc::new(testbed))
+    }
+}
+
+impl Runner<dyn AnyTestbed> {
+    /// [`Runner::new`], with the testbed behind a trait object: every testbed's runner is
+    /// then the same type, and what takes it is compiled once. Runs exactly as `new`'s.
+    pub fn erased(testbed: impl Testbed) -> Self {
+        let testbed: Arc<dyn AnyTestbed> = Arc::new(testbed);
+        Runner::with(testbed)
+    }
+}
+
+impl<T: AnyTestbed + ?Sized> Runner<T> {
+    fn with(testbed: Arc<T>) -> Self {
         Self {
-            testbed: Arc::new(testbed),
+            testbed,
             script: Arc::new(RandomFaults),
             config: RunConfig::default(),
             seeds: 20,
@@ -112,7 +131,7 @@ impl<T: Testbed> Runner<T> {
 
     /// The testbed's name.
     pub fn testbed_name(&self) -> String {
-        self.testbed.name()
+        self.testbed.testbed_name()
     }
 
     /// Runs one seed on a fresh thread.
@@ -133,7 +152,7 @@ impl<T: Testbed> Runner<T> {
             .stack_size(64 << 20)
             .spawn(move || {
                 super::rerun::set_rerun_command(rerun);
-                simulate_script(&*testbed, &config, seed, &*script)
+                testbed.simulate_seed(&config, seed, &*script)
             })
             .expect("spawn a seed thread")
             .join()

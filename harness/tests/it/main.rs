@@ -10,6 +10,7 @@ mod close;
 mod common;
 mod determinism_check;
 mod enumerator_contract;
+mod erased_runner;
 mod event_time;
 mod exchange;
 mod gateway;

@@ -124,8 +124,11 @@ where
             Case {
                 skip: skip(spec.name),
                 testbed,
-                replay: Arc::new(move |file| file.replay(&Runner::new(m2(data)))),
-                run: Arc::new(move |settings| run_case(&case_name, &spec, &systems, settings, m(spec.data))),
+                // The runners are erased: what runs a case is compiled once for every suite.
+                replay: Arc::new(move |file| file.replay(&Runner::erased(m2(data)))),
+                run: Arc::new(move |settings| {
+                    run_case(&case_name, &spec, &systems, settings, Runner::erased(m(spec.data)))
+                }),
                 name,
             }
         })

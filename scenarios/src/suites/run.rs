@@ -5,7 +5,7 @@ use super::{Body, CaseResult, CaseSpec, Settings};
 use crate::generate::{self, Generator};
 use crate::replay::CaseFile;
 use connsim::cluster::Exchange;
-use connsim::run::{Pipeline, RunReport, Runner, SinkSetup, SourceSetup};
+use connsim::run::{AnyTestbed, RunReport, Runner};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -20,15 +20,14 @@ pub(super) fn swarm(systems: &[String], settings: &Settings) -> Generator {
 
 /// Runs one case under the suite's settings: its scenario (or swarm search) over the seeds,
 /// a minimal scenario per failed check, case files and timelines for failures.
-pub(super) fn run_case<A: SourceSetup, B: SinkSetup>(
+pub(super) fn run_case(
     name: &str,
     spec: &CaseSpec,
     systems: &[String],
     settings: &Settings,
-    testbed: Pipeline<A, B>,
+    mut runner: Runner<dyn AnyTestbed>,
 ) -> CaseResult {
     let t0 = Instant::now();
-    let mut runner = Runner::new(testbed);
     runner.configure(|c| {
         c.job.parallelism = spec.parallelism;
         c.job.failover = spec.failover;

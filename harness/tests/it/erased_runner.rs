@@ -1,0 +1,73 @@
+//! `Runner::erased` runs a testbed exactly as `Runner::new` does: same seeds, same histories,
+//! same verdicts, failures included.
+
+use crate::common::{FromData, WithReaderSetup};
+use connsim::api::{FetchedBatch, SplitReader, SplitsChange};
+use connsim::probes::{CollectorSetup, GenSplit, GeneratorReader, GeneratorSetup};
+use connsim::run::{AnyTestbed, Outcome};
+use connsim::{ConnectorError, Pipeline, Record, Runner};
+
+fn testbed() -> Pipeline<GeneratorSetup, CollectorSetup> {
+    Pipeline(GeneratorSetup { splits: 4, records_per_split: 200, ..Default::default() }, CollectorSetup)
+}
+
+/// The generator's split reader, dropping its third fetched batch: whether a restore reads
+/// the lost records again depends on the seed's faults.
+struct DropsThird(GeneratorReader, u32);
+
+impl SplitReader for DropsThird {
+    type Split = GenSplit;
+    type Element = (u64, Record);
+    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
+        let batch = self.0.fetch().await?;
+        self.1 += 1;
+        Ok(if self.1 == 3 { FetchedBatch::empty() } else { batch })
+    }
+    fn handle_splits_changes(&mut self, change: SplitsChange<GenSplit>) {
+        self.0.handle_splits_changes(change)
+    }
+}
+
+impl FromData for DropsThird {
+    fn from_data(data: std::sync::Arc<Vec<Vec<Record>>>) -> Self {
+        DropsThird(GeneratorReader::new(data), 0)
+    }
+}
+
+fn lossy() -> Pipeline<WithReaderSetup<DropsThird>, CollectorSetup> {
+    Pipeline(
+        WithReaderSetup {
+            name: "drops-third",
+            generator: GeneratorSetup { splits: 4, records_per_split: 200, ..Default::default() },
+            reader: std::marker::PhantomData::<fn() -> DropsThird>,
+        },
+        CollectorSetup,
+    )
+}
+
+fn fingerprint(out: &Outcome) -> Vec<(u64, u64, Vec<String>)> {
+    let failed = |r: &connsim::RunReport| r.failed_checks().iter().map(|c| c.to_string()).collect();
+    out.reports.iter().map(|r| (r.seed, r.history_hash, failed(r))).collect()
+}
+
+fn configured<T: AnyTestbed + ?Sized>(mut r: Runner<T>) -> Outcome {
+    r.seeds(6).jobs(2);
+    r.run()
+}
+
+#[test]
+fn an_erased_runner_runs_every_seed_as_the_typed_runner_does() {
+    let typed = configured(Runner::new(testbed()));
+    let erased = configured(Runner::erased(testbed()));
+    assert_eq!(fingerprint(&typed), fingerprint(&erased));
+    assert!(typed.failures().is_empty(), "{}", typed.summary());
+    assert_eq!(Runner::new(testbed()).testbed_name(), Runner::erased(testbed()).testbed_name());
+}
+
+#[test]
+fn an_erased_runner_fails_the_seeds_the_typed_runner_fails() {
+    let typed = configured(Runner::new(lossy()));
+    let erased = configured(Runner::erased(lossy()));
+    assert!(!typed.failures().is_empty(), "{}", typed.summary());
+    assert_eq!(fingerprint(&typed), fingerprint(&erased));
+}
