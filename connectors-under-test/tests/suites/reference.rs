@@ -118,18 +118,38 @@ fn a_case_the_context_cannot_support_is_skipped_visibly() {
 }
 
 /// The pipeline suite with records crossing the network: every reader sends to every
-/// writer, and writers align barriers.
+/// writer, and writers align barriers. One test per exchange and sink, so the test harness
+/// spreads them over its threads.
+fn over(exchange: connsim::cluster::Exchange, sink: impl connsim_scenarios::suites::SinkContext) {
+    check(suites::pipeline(contexts::log_source(), sink).exchange(exchange));
+}
+
 #[test]
-fn log_source_to_txn_log_sink_passes_the_pipeline_suite_over_each_exchange() {
-    use connsim::cluster::Exchange;
-    for exchange in [Exchange::Rebalance, Exchange::KeyBy] {
-        check(suites::pipeline(contexts::log_source(), contexts::txn_log_sink()).exchange(exchange));
-        check(suites::pipeline(contexts::log_source(), contexts::file_sink()).exchange(exchange));
-    }
-    // Writers independent of readers: 3 of them while cases run 1 to 4 readers (and rescale).
+fn log_source_to_txn_log_sink_passes_the_pipeline_suite_over_a_rebalance() {
+    over(connsim::cluster::Exchange::Rebalance, contexts::txn_log_sink());
+}
+
+#[test]
+fn log_source_to_file_sink_passes_the_pipeline_suite_over_a_rebalance() {
+    over(connsim::cluster::Exchange::Rebalance, contexts::file_sink());
+}
+
+#[test]
+fn log_source_to_txn_log_sink_passes_the_pipeline_suite_keyed_by_record_key() {
+    over(connsim::cluster::Exchange::KeyBy, contexts::txn_log_sink());
+}
+
+#[test]
+fn log_source_to_file_sink_passes_the_pipeline_suite_keyed_by_record_key() {
+    over(connsim::cluster::Exchange::KeyBy, contexts::file_sink());
+}
+
+/// Writers independent of readers: 3 of them while cases run 1 to 4 readers (and rescale).
+#[test]
+fn log_source_to_txn_log_sink_passes_the_pipeline_suite_over_a_rebalance_to_three_writers() {
     check(
         suites::pipeline(contexts::log_source(), contexts::txn_log_sink())
-            .exchange(Exchange::Rebalance)
+            .exchange(connsim::cluster::Exchange::Rebalance)
             .sink_parallelism(3),
     );
 }

@@ -152,22 +152,18 @@ pub fn declared_guarantee<S: SinkSetup>(setup: &S) -> crate::api::DeliveryGuaran
 /// The external systems `setup`'s sink builds that have `setting` (for instance the logs
 /// with a transaction timeout), by node name.
 pub fn sink_systems_with<S: SinkSetup>(setup: &S, setting: &crate::systems::Setting) -> Vec<String> {
-    with_built_sink(setup, |world, _| {
-        let env = crate::systems::SettingEnv { seed: 0, history: world.history.clone() };
-        world.systems.iter().filter(|s| s.configure(setting, &env).is_ok()).map(|s| s.name()).collect()
-    })
+    with_built_sink(setup, |world, _| systems_with(world, setting))
 }
 
 /// The external systems `setup`'s source builds that have `setting` (for instance the logs
 /// with retention), by node name. The setup is built into a throwaway world, outside any run.
 pub fn source_systems_with<S: SourceSetup>(setup: &S, setting: &crate::systems::Setting) -> Vec<String> {
-    let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());
-    rt.block_on(async {
-        let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
-        let _source = setup.build(&mut world);
-        let env = crate::systems::SettingEnv { seed: 0, history: world.history.clone() };
-        world.systems.iter().filter(|s| s.configure(setting, &env).is_ok()).map(|s| s.name()).collect()
-    })
+    let mut names = Vec::new();
+    in_throwaway_world(&mut |world| {
+        let _source = setup.build(world);
+        names = systems_with(world, setting);
+    });
+    names
 }
 
 /// Every external system `setup`'s sink builds, by node name (a throwaway world, outside any
@@ -179,21 +175,37 @@ pub fn sink_systems<S: SinkSetup>(setup: &S) -> Vec<String> {
 /// Every external system `setup`'s source builds, by node name (a throwaway world, outside
 /// any run).
 pub fn source_systems<S: SourceSetup>(setup: &S) -> Vec<String> {
-    let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());
-    rt.block_on(async {
-        let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
-        let _source = setup.build(&mut world);
-        world.systems.iter().map(|s| s.name()).collect()
-    })
+    let mut names = Vec::new();
+    in_throwaway_world(&mut |world| {
+        let _source = setup.build(world);
+        names = world.systems.iter().map(|s| s.name()).collect();
+    });
+    names
+}
+
+/// The systems built into `world` that have `setting`, by node name.
+fn systems_with(world: &World, setting: &crate::systems::Setting) -> Vec<String> {
+    let env = crate::systems::SettingEnv { seed: 0, history: world.history.clone() };
+    world.systems.iter().filter(|s| s.configure(setting, &env).is_ok()).map(|s| s.name()).collect()
 }
 
 /// Builds `setup`'s sink into a throwaway world, outside any run, and asks `f` about it.
 fn with_built_sink<S: SinkSetup, T>(setup: &S, f: impl FnOnce(&World, S::Sink) -> T) -> T {
+    let (mut f, mut answer) = (Some(f), None);
+    in_throwaway_world(&mut |world| {
+        let sink = setup.build(world);
+        answer = f.take().map(|f| f(world, sink));
+    });
+    answer.expect("the throwaway world ran its build")
+}
+
+/// Runs `build` on a fresh world inside a simulation of its own (systems are madsim nodes),
+/// outside any run. Not generic: one copy of the simulator's `block_on` serves every setup.
+fn in_throwaway_world(build: &mut dyn FnMut(&mut World)) {
     let rt = madsim::runtime::Runtime::with_seed_and_config(0, madsim::Config::default());
     rt.block_on(async {
         let mut world = World::new(crate::history::History::new(), rand::SeedableRng::seed_from_u64(0));
-        let sink = setup.build(&mut world);
-        f(&world, sink)
+        build(&mut world);
     })
 }
 
