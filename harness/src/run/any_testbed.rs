@@ -15,12 +15,19 @@ use super::testbed::Testbed;
 use super::Runner;
 
 /// What the [`Runner`](super::Runner) needs of a testbed: its name and a way to run one seed.
-/// Every [`Testbed`] is one; `dyn AnyTestbed` holds any of them.
-pub trait AnyTestbed: Send + Sync + 'static {
+/// Every [`Testbed`] is one, and only they are (the trait is sealed: a seed always runs
+/// through [`simulate_script`]); `dyn AnyTestbed` holds any of them.
+pub trait AnyTestbed: sealed::Sealed + Send + Sync + 'static {
     /// The testbed's name for reports ([`Testbed::name`]).
     fn testbed_name(&self) -> String;
     /// Runs one seed on the current thread and checks it ([`simulate_script`]).
     fn simulate_seed(&self, config: &RunConfig, seed: u64, script: &dyn Script) -> RunReport;
+}
+
+mod sealed {
+    /// Implemented for every [`Testbed`](super::Testbed) and nothing else.
+    pub trait Sealed {}
+    impl<T: super::Testbed> Sealed for T {}
 }
 
 impl<T: Testbed> AnyTestbed for T {

@@ -45,14 +45,20 @@ fn lossy() -> Pipeline<WithReaderSetup<DropsThird>, CollectorSetup> {
     )
 }
 
-fn fingerprint(out: &Outcome) -> Vec<(u64, u64, Vec<String>)> {
+/// Per seed: the history hash, the failed checks and the coverage marks reached.
+type Fingerprint = Vec<(u64, u64, Vec<String>, Vec<String>)>;
+
+fn fingerprint(out: &Outcome) -> Fingerprint {
     let failed = |r: &connsim::RunReport| r.failed_checks().iter().map(|c| c.to_string()).collect();
-    out.reports.iter().map(|r| (r.seed, r.history_hash, failed(r))).collect()
+    out.reports.iter().map(|r| (r.seed, r.history_hash, failed(r), r.marks.clone())).collect()
 }
 
+/// Six seeds whatever `CONNSIM_SEEDS` says (`CONNSIM_SEED` pins one, for a replay).
 fn configured<T: AnyTestbed + ?Sized>(mut r: Runner<T>) -> Outcome {
-    r.seeds(6).jobs(2);
-    r.run()
+    r.seeds(6).jobs(2).ignore_env_seeds();
+    let out = r.run();
+    assert_eq!(out.reports.len(), if r.env().seed.is_some() { 1 } else { 6 });
+    out
 }
 
 #[test]
