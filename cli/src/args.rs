@@ -187,6 +187,13 @@ mod tests {
     }
 
     #[test]
+    fn a_rerun_line_printed_by_these_unit_tests_selects_the_binary() {
+        // They run from the `connsim` binary's test build, whose name is not the package's.
+        let cmd = connsim::run::cargo_test("args::tests::x");
+        assert!(cmd.ends_with(" -p connsim-cli --bin connsim -- --exact args::tests::x"), "{cmd}");
+    }
+
+    #[test]
     fn the_command_line_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();

@@ -12,6 +12,7 @@
 
 mod any_testbed;
 mod build_profile;
+mod cargo_targets;
 mod config;
 mod control;
 mod env;

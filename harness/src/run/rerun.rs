@@ -1,8 +1,9 @@
 //! The command a report prints to rerun its seed: `CONNSIM_SEED=<seed> <command>`, a line
 //! that runs as printed from the workspace root.
 //!
-//! Inside `cargo test` the command is built from the test running: the package, the test
-//! target (`--lib` or `--test NAME`, from the test binary's name) and `--exact TEST`.
+//! Inside `cargo test` the command is built from the test running: the package, the target
+//! that built the test binary (`--lib`, `--bin NAME` or `--test NAME`, from the binary's name
+//! and the package's manifest: [`cargo_targets`](super::cargo_targets)) and `--exact TEST`.
 //! Front ends that know better (a suite harness naming its per-case tests, the `connsim`
 //! command line) set it with [`set_rerun_command`].
 
@@ -67,32 +68,20 @@ pub fn cargo_test(test: &str) -> String {
         Some((t, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => t,
         _ => stem,
     };
-    match package.as_deref().map(|p| p.replace('-', "_")) {
-        Some(crate_name) if crate_name == target => cmd.push_str(" --lib"),
-        _ if !target.is_empty() => cmd.push_str(&format!(" --test {}", shell_quote(&test_target(target)))),
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
+    match (package.as_deref(), dir) {
+        // Under cargo: the manifest and the layout say which target built this binary.
+        (Some(p), Some(dir)) => {
+            if let Some(flag) = super::cargo_targets::target_flag(&dir, p, target) {
+                cmd.push(' ');
+                cmd.push_str(&flag);
+            }
+        }
+        (Some(p), None) if p.replace('-', "_") == target => cmd.push_str(" --lib"),
+        _ if !target.is_empty() => cmd.push_str(&format!(" --test {}", shell_quote(target))),
         _ => {}
     }
     format!("{cmd} -- --exact {}", shell_quote(test))
-}
-
-/// The test target whose binary is named `stem`: binaries turn a target's `-` into `_`, so
-/// the package's test files and `[[test]]` names are searched for the one that reads `stem`.
-fn test_target(stem: &str) -> String {
-    let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from) else {
-        return stem.to_string();
-    };
-    let mut names: Vec<String> = std::fs::read_dir(dir.join("tests"))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.path().file_stem().and_then(|s| s.to_str()).map(String::from))
-        .collect();
-    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
-    names.extend(manifest.lines().filter_map(|l| {
-        let value = l.trim().strip_prefix("name")?.trim_start().strip_prefix('=')?.trim();
-        Some(value.trim_matches('"').to_string())
-    }));
-    names.into_iter().find(|n| n.replace('-', "_") == stem).unwrap_or_else(|| stem.to_string())
 }
 
 /// The line a report prints for `seed`.
