@@ -71,12 +71,15 @@ pub fn cargo_test(test: &str) -> String {
     let dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
     match (package.as_deref(), dir) {
         // Under cargo: the manifest and the layout say which target built this binary.
-        (Some(p), Some(dir)) => {
-            if let Some(flag) = super::cargo_targets::target_flag(&dir, p, target) {
+        (Some(p), Some(dir)) => match super::cargo_targets::target_flag(&dir, p, target) {
+            Some(flag) => {
                 cmd.push(' ');
                 cmd.push_str(&flag);
             }
-        }
+            // No target reads so: name one as the binary reads, and cargo says if none is.
+            None if !target.is_empty() => cmd.push_str(&format!(" --test {}", shell_quote(target))),
+            None => {}
+        },
         (Some(p), None) if p.replace('-', "_") == target => cmd.push_str(" --lib"),
         _ if !target.is_empty() => cmd.push_str(&format!(" --test {}", shell_quote(target))),
         _ => {}
