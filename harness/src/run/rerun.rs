@@ -2,8 +2,9 @@
 //! that runs as printed from the workspace root.
 //!
 //! Inside `cargo test` the command is built from the test running: the package, the target
-//! that built the test binary (`--lib`, `--bin NAME` or `--test NAME`, from the binary's name
-//! and the package's manifest: [`cargo_targets`](super::cargo_targets)) and `--exact TEST`.
+//! that built the test binary (`--lib`, `--bin NAME`, `--test NAME`, `--bench NAME` or
+//! `--example NAME`, from the binary's name and the package's manifest:
+//! [`cargo_targets`](super::cargo_targets)) and `--exact TEST`.
 //! Front ends that know better (a suite harness naming its per-case tests, the `connsim`
 //! command line) set it with [`set_rerun_command`].
 
@@ -69,20 +70,16 @@ pub fn cargo_test(test: &str) -> String {
         _ => stem,
     };
     let dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
-    match (package.as_deref(), dir) {
+    let flag = match (package.as_deref(), dir) {
         // Under cargo: the manifest and the layout say which target built this binary.
-        (Some(p), Some(dir)) => match super::cargo_targets::target_flag(&dir, p, target) {
-            Some(flag) => {
-                cmd.push(' ');
-                cmd.push_str(&flag);
-            }
-            // No target reads so: name one as the binary reads, and cargo says if none is.
-            None if !target.is_empty() => cmd.push_str(&format!(" --test {}", shell_quote(target))),
-            None => {}
-        },
-        (Some(p), None) if p.replace('-', "_") == target => cmd.push_str(" --lib"),
-        _ if !target.is_empty() => cmd.push_str(&format!(" --test {}", shell_quote(target))),
-        _ => {}
+        (Some(p), Some(dir)) => super::cargo_targets::target_flag(&dir, p, target),
+        (Some(p), None) if p.replace('-', "_") == target => Some("--lib".to_string()),
+        _ => None,
+    };
+    // Else a test target named as the binary reads: cargo says if there is none.
+    if let Some(flag) = flag.or_else(|| (!target.is_empty()).then(|| format!("--test {}", shell_quote(target)))) {
+        cmd.push(' ');
+        cmd.push_str(&flag);
     }
     format!("{cmd} -- --exact {}", shell_quote(test))
 }

@@ -158,12 +158,7 @@ pub fn sink_systems_with<S: SinkSetup>(setup: &S, setting: &crate::systems::Sett
 /// The external systems `setup`'s source builds that have `setting` (for instance the logs
 /// with retention), by node name. The setup is built into a throwaway world, outside any run.
 pub fn source_systems_with<S: SourceSetup>(setup: &S, setting: &crate::systems::Setting) -> Vec<String> {
-    let mut names = Vec::new();
-    in_throwaway_world(&mut |world| {
-        let _source = setup.build(world);
-        names = systems_with(world, setting);
-    });
-    names
+    with_built_source(setup, |world| systems_with(world, setting))
 }
 
 /// Every external system `setup`'s sink builds, by node name (a throwaway world, outside any
@@ -175,18 +170,24 @@ pub fn sink_systems<S: SinkSetup>(setup: &S) -> Vec<String> {
 /// Every external system `setup`'s source builds, by node name (a throwaway world, outside
 /// any run).
 pub fn source_systems<S: SourceSetup>(setup: &S) -> Vec<String> {
-    let mut names = Vec::new();
-    in_throwaway_world(&mut |world| {
-        let _source = setup.build(world);
-        names = world.systems.iter().map(|s| s.name()).collect();
-    });
-    names
+    with_built_source(setup, |world| world.systems.iter().map(|s| s.name()).collect())
 }
 
 /// The systems built into `world` that have `setting`, by node name.
 fn systems_with(world: &World, setting: &crate::systems::Setting) -> Vec<String> {
     let env = crate::systems::SettingEnv { seed: 0, history: world.history.clone() };
     world.systems.iter().filter(|s| s.configure(setting, &env).is_ok()).map(|s| s.name()).collect()
+}
+
+/// Builds `setup`'s source into a throwaway world, outside any run, and asks `f` about the
+/// world (the source is dropped after).
+fn with_built_source<S: SourceSetup>(setup: &S, f: impl FnOnce(&World) -> Vec<String>) -> Vec<String> {
+    let (mut f, mut answer) = (Some(f), None);
+    in_throwaway_world(&mut |world| {
+        let _source = setup.build(world);
+        answer = f.take().map(|f| f(world));
+    });
+    answer.expect("the throwaway world ran its build")
 }
 
 /// Builds `setup`'s sink into a throwaway world, outside any run, and asks `f` about it.
