@@ -75,7 +75,9 @@ impl FileWriter {
             self.file = Some((tmp, 0));
         }
         let (path, len) = self.file.clone().expect("opened above");
-        let bytes = std::mem::take(&mut self.buffer);
+        // The next buffer starts as large as this one grew, rather than growing again.
+        let room = self.buffer.capacity();
+        let bytes = std::mem::replace(&mut self.buffer, Vec::with_capacity(room));
         let n = bytes.len() as u64;
         call(&self.client, FsRequest::Append { path, at: len, bytes }).await?.map_err(refused)?;
         self.file.as_mut().expect("opened above").1 += n;
@@ -104,7 +106,7 @@ impl SinkWriter for FileWriter {
     type State = ();
 
     async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        self.buffer.extend(record.encode_line());
+        record.encode_line_into(&mut self.buffer);
         self.buffered += 1;
         if self.buffered >= BUFFER_RECORDS {
             self.write_buffer().await?;

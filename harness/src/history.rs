@@ -311,13 +311,29 @@ pub enum Cause {
 }
 
 /// Shared, append-only history of one run.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct History {
     events: Arc<Mutex<Vec<Event>>>,
     produced: Arc<std::sync::atomic::AtomicUsize>,
     completed: Arc<std::sync::atomic::AtomicUsize>,
     out_of_range: Arc<std::sync::atomic::AtomicUsize>,
     last_completed: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Events a history has room for before it first grows: a run of a few thousand records
+/// records about as many events, and growing the list copies every event recorded so far.
+const INITIAL_EVENTS: usize = 8192;
+
+impl Default for History {
+    fn default() -> Self {
+        Self {
+            events: Arc::new(Mutex::new(Vec::with_capacity(INITIAL_EVENTS))),
+            produced: Arc::default(),
+            completed: Arc::default(),
+            out_of_range: Arc::default(),
+            last_completed: Arc::default(),
+        }
+    }
 }
 
 impl History {

@@ -52,22 +52,40 @@ impl Record {
     /// Encodes the record as one line of the harness's file format:
     /// `id<TAB>key<TAB>event_time_ms<TAB>hex(payload)<LF>` (see [`Record::decode_lines`]).
     pub fn encode_line(&self) -> Vec<u8> {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut bytes = Vec::with_capacity(48 + 2 * self.payload.len());
-        push_decimal(&mut bytes, self.id.0);
-        bytes.push(b'\t');
-        push_decimal(&mut bytes, self.key);
-        bytes.push(b'\t');
-        if self.event_time_ms < 0 {
-            bytes.push(b'-');
-        }
-        push_decimal(&mut bytes, self.event_time_ms.unsigned_abs());
-        bytes.push(b'\t');
-        for b in &self.payload {
-            bytes.extend_from_slice(&[HEX[(b >> 4) as usize], HEX[(b & 0xf) as usize]]);
-        }
-        bytes.push(b'\n');
+        self.encode_line_into(&mut bytes);
         bytes
+    }
+
+    /// Appends [`Record::encode_line`]'s line to `bytes` (a writer's buffer), without a
+    /// vector of its own.
+    pub fn encode_line_into(&self, bytes: &mut Vec<u8>) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        // Room for the longest line (three 20-digit numbers, a sign, three tabs, the hex, a
+        // newline), written by index and cut to length: no capacity check per byte.
+        let start = bytes.len();
+        bytes.resize(start + 66 + 2 * self.payload.len(), 0);
+        let buf = &mut bytes[start..];
+        let mut at = put_decimal(buf, self.id.0);
+        buf[at] = b'\t';
+        at += 1;
+        at += put_decimal(&mut buf[at..], self.key);
+        buf[at] = b'\t';
+        at += 1;
+        if self.event_time_ms < 0 {
+            buf[at] = b'-';
+            at += 1;
+        }
+        at += put_decimal(&mut buf[at..], self.event_time_ms.unsigned_abs());
+        buf[at] = b'\t';
+        at += 1;
+        for (pair, b) in buf[at..].chunks_exact_mut(2).zip(&self.payload) {
+            pair[0] = HEX[(b >> 4) as usize];
+            pair[1] = HEX[(b & 0xf) as usize];
+        }
+        at += 2 * self.payload.len();
+        buf[at] = b'\n';
+        bytes.truncate(start + at + 1);
     }
 
     /// Decodes lines written by [`Record::encode_line`]; a line that does not decode is
@@ -82,8 +100,8 @@ impl Record {
     }
 }
 
-/// Appends `n` in decimal, as `Display` writes it.
-fn push_decimal(bytes: &mut Vec<u8>, mut n: u64) {
+/// Writes `n` in decimal, as `Display` writes it, at the start of `buf`; returns its length.
+fn put_decimal(buf: &mut [u8], mut n: u64) -> usize {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -94,8 +112,37 @@ fn push_decimal(bytes: &mut Vec<u8>, mut n: u64) {
             break;
         }
     }
-    bytes.extend_from_slice(&digits[at..]);
+    let len = digits.len() - at;
+    buf[..len].copy_from_slice(&digits[at..]);
+    len
 }
+
+/// A decimal field of a line (1 to 20 digits, no sign) up to its tab, and what follows the tab.
+fn decimal_field(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let mut n: u64 = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\t' {
+            return (1..=20).contains(&i).then(|| (n, &bytes[i + 1..]));
+        }
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(digit))?;
+    }
+    None
+}
+
+/// The value of each lower-case hex digit; 0xff for every other byte.
+const NIBBLES: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 16 {
+        t[b"0123456789abcdef"[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
 
 /// A digest of a record's content (key, event time, payload): equal content, equal digest.
 /// The history carries it for every produced record; output readers return it for every
@@ -140,36 +187,30 @@ impl Record {
     /// record's id and content digest, without building the record; `None` if the line is
     /// not a record.
     pub fn digest_line(line: &[u8]) -> Option<(RecordId, Digest)> {
-        let mut fields = line.split(|b| *b == b'\t');
-        let (id, key, time, hex) = (fields.next()?, fields.next()?, fields.next()?, fields.next()?);
-        if fields.next().is_some() || hex.len() % 2 != 0 {
+        let (id, rest) = decimal_field(line)?;
+        let (key, rest) = decimal_field(rest)?;
+        let (time, hex) = match rest.split_first() {
+            Some((b'-', digits)) => {
+                let (n, hex) = decimal_field(digits)?;
+                (-i64::try_from(n).ok()?, hex)
+            }
+            _ => {
+                let (n, hex) = decimal_field(rest)?;
+                (i64::try_from(n).ok()?, hex)
+            }
+        };
+        if hex.len() % 2 != 0 {
             return None;
         }
-        let number = |f: &[u8]| -> Option<u64> {
-            if f.is_empty() || f.len() > 20 {
+        let mut d = DigestBuilder::new(key, time);
+        for pair in hex.chunks_exact(2) {
+            let (hi, lo) = (NIBBLES[pair[0] as usize], NIBBLES[pair[1] as usize]);
+            if (hi | lo) > 0xf {
                 return None;
             }
-            f.iter().try_fold(0u64, |n, &b| {
-                let digit = b.checked_sub(b'0').filter(|d| *d <= 9)?;
-                n.checked_mul(10)?.checked_add(digit as u64)
-            })
-        };
-        let id = RecordId(number(id)?);
-        let key = number(key)?;
-        let time = match time.strip_prefix(b"-") {
-            Some(digits) => -i64::try_from(number(digits)?).ok()?,
-            None => i64::try_from(number(time)?).ok()?,
-        };
-        let nibble = |b: u8| match b {
-            b'0'..=b'9' => Some(b - b'0'),
-            b'a'..=b'f' => Some(b - b'a' + 10),
-            _ => None,
-        };
-        let mut d = DigestBuilder::new(key, time);
-        for pair in hex.chunks(2) {
-            d.bytes(&[nibble(pair[0])? << 4 | nibble(pair[1])?]);
+            d.bytes(&[hi << 4 | lo]);
         }
-        Some((id, d.finish()))
+        Some((RecordId(id), d.finish()))
     }
 
     /// Like [`Record::decode_lines`] but returns only the ids; every line is still fully
@@ -231,6 +272,10 @@ mod tests {
         ];
         let bytes: Vec<u8> = records.iter().flat_map(Record::encode_line).collect();
         assert_eq!(bytes, b"7\t3\t-5\t6109620a63\n8\t0\t0\t\n", "the file format, byte for byte");
+        let mut appended = b"kept".to_vec();
+        records.iter().for_each(|r| r.encode_line_into(&mut appended));
+        assert_eq!(appended[4..], bytes[..], "encode_line_into appends the same lines");
+        assert_eq!(&appended[..4], b"kept");
         let extremes = Record { id: RecordId(u64::MAX), key: 10, event_time_ms: i64::MIN, payload: vec![0, 255] };
         let expected = format!("{}\t10\t{}\t00ff\n", u64::MAX, i64::MIN);
         assert_eq!(String::from_utf8(extremes.encode_line()).unwrap(), expected);
@@ -264,5 +309,63 @@ mod tests {
         assert_eq!(other(&|o| o.id = RecordId(8)), r.digest(), "the id is identity, not content");
         assert_eq!(Record::digest_line(b"7\t3\t-5\t6"), None, "odd hex");
         assert_eq!(Record::digest_line(b"7\t3\tx\t"), None);
+    }
+
+    /// The field-by-field reading of a line the fast parser must agree with.
+    fn digest_line_by_fields(line: &[u8]) -> Option<(RecordId, Digest)> {
+        let line = std::str::from_utf8(line).ok()?;
+        let f: Vec<&str> = line.split('\t').collect();
+        let [id, key, time, hex] = f[..] else { return None };
+        let number = |s: &str| {
+            (!s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse::<u64>().ok())
+                .flatten()
+        };
+        let time = match time.strip_prefix('-') {
+            Some(t) => -i64::try_from(number(t)?).ok()?,
+            None => i64::try_from(number(time)?).ok()?,
+        };
+        let lower_hex = hex.len() % 2 == 0 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        let payload: Vec<u8> = lower_hex
+            .then(|| (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok()).collect())
+            .flatten()?;
+        let r = Record { id: RecordId(number(id)?), key: number(key)?, event_time_ms: time, payload };
+        Some((r.id, r.digest()))
+    }
+
+    /// Lines and near-lines (one byte changed, dropped or doubled) read the same by the fast
+    /// parser and by splitting into fields; lines encode as `Display` writes the numbers.
+    #[test]
+    fn the_line_codec_agrees_with_a_field_by_field_reading() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let alphabet = b"0123456789abcdefABF-+\t\n x";
+        for _ in 0..20_000 {
+            let pick = |rng: &mut rand_chacha::ChaCha8Rng| match rng.gen_range(0..4) {
+                0 => rng.gen_range(0..10),
+                1 => rng.gen(),
+                2 => u64::MAX - rng.gen_range(0..3),
+                _ => rng.gen_range(0..100_000),
+            };
+            let time = match rng.gen_range(0..4) {
+                0 => i64::MIN + rng.gen_range(0..2),
+                1 => i64::MAX,
+                _ => rng.gen_range(-100_000..100_000),
+            };
+            let payload: Vec<u8> = (0..rng.gen_range(0..12)).map(|_| rng.gen()).collect();
+            let r = Record { id: RecordId(pick(&mut rng)), key: pick(&mut rng), event_time_ms: time, payload };
+            let hex: String = r.payload.iter().map(|b| format!("{b:02x}")).collect();
+            let line = r.encode_line();
+            assert_eq!(line, format!("{}\t{}\t{}\t{hex}\n", r.id.0, r.key, r.event_time_ms).into_bytes());
+            let mut line = line[..line.len() - 1].to_vec();
+            assert_eq!(Record::digest_line(&line), digest_line_by_fields(&line));
+            let at = rng.gen_range(0..line.len());
+            match rng.gen_range(0..3) {
+                0 => line[at] = alphabet[rng.gen_range(0..alphabet.len())],
+                1 => drop(line.remove(at)),
+                _ => line.insert(at, line[at]),
+            }
+            assert_eq!(Record::digest_line(&line), digest_line_by_fields(&line), "{}", String::from_utf8_lossy(&line));
+        }
     }
 }

@@ -49,7 +49,7 @@ impl TrustsServerLength {
 impl FileBug for TrustsServerLength {
     const NAME: &'static str = "trusts-server-length";
     async fn write(&self, w: &mut FileWriter, record: Record) -> Result<(), ConnectorError> {
-        w.buffer.extend(record.encode_line());
+        record.encode_line_into(&mut w.buffer);
         w.buffered += 1;
         if w.buffered >= BUFFER_RECORDS {
             Self::write_buffer(w).await?;

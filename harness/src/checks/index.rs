@@ -123,7 +123,10 @@ pub struct Change<'a> {
 impl RunFacts {
     /// Indexes the history.
     pub fn new(events: Vec<Event>, end: RunEnd) -> Self {
-        let mut produced = BTreeMap::new();
+        // In history order; built into the map at once below (ids come sorted, so that is a
+        // bulk build rather than an insert per record; a repeated id keeps its last origin,
+        // as inserting would).
+        let mut produced_in_order: Vec<(RecordId, Origin)> = Vec::new();
         let mut completed = BTreeMap::new();
         let mut converged = None;
         // One shared name per split, not one copy per record.
@@ -132,7 +135,7 @@ impl RunFacts {
             match &e.kind {
                 EventKind::Produced { id, split, pos, digest, .. } => {
                     let split = splits.entry(split).or_insert_with(|| split.as_str().into()).clone();
-                    produced.insert(*id, Origin { split, pos: *pos, digest: *digest });
+                    produced_in_order.push((*id, Origin { split, pos: *pos, digest: *digest }));
                 }
                 EventKind::CheckpointCompleted { checkpoint } => {
                     completed.insert(*checkpoint, i);
@@ -145,16 +148,17 @@ impl RunFacts {
             }
         }
         let expected = end.starts.expected(&events);
-        let max_id = produced.keys().next_back().map_or(0, |id| id.0 as usize);
-        let dense = if max_id <= 4 * produced.len() + 1024 {
+        let max_id = produced_in_order.iter().map(|(id, _)| id.0 as usize).max().unwrap_or(0);
+        let dense = if max_id <= 4 * produced_in_order.len() + 1024 {
             let mut dense = vec![None; max_id + 1];
-            for (id, o) in &produced {
+            for (id, o) in &produced_in_order {
                 dense[id.0 as usize] = Some(o.clone());
             }
             dense
         } else {
             Vec::new()
         };
+        let produced: BTreeMap<RecordId, Origin> = produced_in_order.into_iter().collect();
         let (mut visible_final, mut garbage_final, mut unreadable) = (Vec::new(), Vec::new(), None);
         match end.visible {
             Ok(entries) => {

@@ -5,8 +5,7 @@
 use super::{RunFacts, Verdict};
 use crate::cluster::JobStatus;
 use crate::history::EventKind;
-use crate::record::RecordId;
-use std::collections::BTreeSet;
+use crate::record::IdSet;
 
 /// Checkpoints an unbounded job must complete after its output converged.
 pub const SETTLE_CHECKPOINTS: usize = 3;
@@ -35,7 +34,7 @@ pub fn check(f: &RunFacts) -> Verdict {
             None,
         );
     }
-    let visible: BTreeSet<RecordId> = f.visible_final.iter().map(|s| s.id).collect();
+    let visible: IdSet = f.visible_final.iter().map(|s| s.id).collect();
     let missing = f.expected.required.iter().filter(|id| !visible.contains(id)).count();
     if missing > 0 {
         return Verdict::fail(

@@ -4,12 +4,12 @@
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::attempt::Shown;
 use crate::history::EventKind;
-use crate::record::RecordId;
+use crate::record::{IdSet, RecordId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
-    let visible: BTreeSet<RecordId> = f.visible_final.iter().map(|s| s.id).collect();
+    let visible: IdSet = f.visible_final.iter().map(|s| s.id).collect();
     let lost: Vec<RecordId> = f.expected.required.iter().filter(|id| !visible.contains(id)).copied().collect();
     let expected = f.expected.required.len();
     if lost.is_empty() {

@@ -12,8 +12,9 @@ use std::time::Duration;
 
 struct State {
     mailboxes: BTreeMap<String, Arc<Mailbox>>,
-    /// Delivery time of the last message per (from, to): later messages never overtake it.
-    link_last: BTreeMap<(String, String), Duration>,
+    /// Delivery time of the last message per link, by sender then receiver: later messages
+    /// never overtake it. (Two levels, so a message looks its link up without building a key.)
+    link_last: BTreeMap<String, BTreeMap<String, Duration>>,
     rules: BTreeMap<RuleId, FaultRule>,
     next_rule: u64,
     rng: ChaCha8Rng,
@@ -55,7 +56,10 @@ impl Gateway {
         s.mailboxes.insert(addr.to_string(), mailbox.clone());
         // A new incarnation opens new connections: its messages do not queue behind what its
         // previous incarnation sent (still on its way), nor behind what was sent to it.
-        s.link_last.retain(|(from, to), _| from != addr && to != addr);
+        s.link_last.remove(addr);
+        for to in s.link_last.values_mut() {
+            to.remove(addr);
+        }
         drop(s);
         Endpoint::start(addr.to_string(), self.clone(), mailbox)
     }
@@ -186,10 +190,17 @@ impl Gateway {
         };
         let (lo, hi) = s.latency_ms;
         let latency = Duration::from_millis(s.rng.gen_range(lo..=hi)) + extra;
-        let link = (env.from.clone(), env.to.clone());
-        let last = s.link_last.get(&link).copied().unwrap_or_default();
-        let at = (now + latency).max(last);
-        s.link_last.insert(link, at);
+        let at = match s.link_last.get_mut(&env.from).and_then(|to| to.get_mut(&env.to)) {
+            Some(last) => {
+                *last = (now + latency).max(*last);
+                *last
+            }
+            None => {
+                let at = now + latency;
+                s.link_last.entry(env.from.clone()).or_default().insert(env.to.clone(), at);
+                at
+            }
+        };
         s.seq += 1;
         let seq = s.seq;
         drop(s);
