@@ -23,7 +23,6 @@ mod random;
 mod replay;
 mod summary;
 mod sweep;
-mod targets;
 
 use args::{Cli, Command};
 use clap::Parser;

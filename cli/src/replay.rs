@@ -3,7 +3,8 @@
 //! timeline.
 
 use crate::args::{ReplayArgs, TimelineArgs};
-use crate::{random, targets};
+use crate::random;
+use connectors_under_test::catalogue as targets;
 use connsim::RunReport;
 use connsim_scenarios::CaseFile;
 use std::path::Path;

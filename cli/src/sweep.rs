@@ -4,7 +4,8 @@
 
 use crate::args::{Format, Shard, SweepArgs};
 use crate::summary::{case_rows, Status, Summary, TargetRow};
-use crate::{junit, progress, random, targets};
+use crate::{junit, progress, random};
+use connectors_under_test::catalogue as targets;
 use connsim::run::{shell_quote, with_rerun_command};
 use std::time::Instant;
 

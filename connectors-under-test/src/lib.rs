@@ -3,6 +3,7 @@
 
 #![deny(missing_docs)]
 
+pub mod catalogue;
 pub mod contexts;
 pub mod file_sink;
 pub mod log_sink;

@@ -3,6 +3,7 @@
 //! runs 200 seeds per case; 20 here keep `cargo test` short, and ask more of each mutant's
 //! catching case, not less.)
 
+use connectors_under_test::catalogue;
 use connectors_under_test::contexts;
 use connectors_under_test::mutants::*;
 use connsim::cluster::Phase;
@@ -25,12 +26,12 @@ fn caught(suite: Suite, check: &str) {
 }
 
 fn source_mutant<B: LogBug + Default>(check: &str) {
-    caught(suites::source(contexts::log_source_with(B::NAME, |s| BuggySetup(s, B::default()))), check);
+    caught(catalogue::suite(&format!("mutant: {}", B::NAME.replace('-', " "))), check);
 }
 
 #[test]
 fn ignores_add_splits_back_loses_splits() {
-    caught(suites::source(contexts::log_source_with("ignores-splits-back", IgnoresSplitsBackSetup)), "no-loss");
+    caught(catalogue::suite("mutant: ignores add_splits_back"), "no-loss");
 }
 
 #[test]
@@ -55,32 +56,32 @@ fn a_stale_reader_snapshot_duplicates_records() {
 
 #[test]
 fn premature_commit_is_visible_too_early() {
-    caught(suites::sink(contexts::sink(PrematureCommitSetup, &["fs"])), "no-premature-visibility");
+    caught(catalogue::suite("mutant: premature commit"), "no-premature-visibility");
 }
 
 #[test]
 fn a_non_idempotent_commit_duplicates_records() {
-    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(NonIdempotentCommit), &["fs"])), "no-duplicates");
+    caught(catalogue::suite("mutant: non-idempotent commit"), "no-duplicates");
 }
 
 #[test]
 fn dropped_recovered_committables_lose_records() {
-    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsRecoveredCommittables), &["fs"])), "no-loss");
+    caught(catalogue::suite("mutant: drops recovered committables"), "no-loss");
 }
 
 #[test]
 fn dropped_end_of_input_committables_lose_the_last_records() {
-    caught(suites::sink(contexts::sink(BuggyFileSinkSetup(DropsFinalCommittables), &["fs"])), "no-loss");
+    caught(catalogue::suite("mutant: drops end-of-input committables"), "no-loss");
 }
 
 #[test]
 fn an_at_least_once_writer_without_flush_loses_records() {
-    caught(suites::sink(contexts::sink(NoFlushSetup, &["sink-log"])), "no-loss");
+    caught(catalogue::suite("mutant: at-least-once writer without flush"), "no-loss");
 }
 
 #[test]
 fn ignoring_restored_writer_state_loses_records() {
-    caught(suites::sink(contexts::sink(IgnoresStateSetup, &["sink-log"])), "no-loss");
+    caught(catalogue::suite("mutant: writer state not restored"), "no-loss");
 }
 
 /// Seeds a fixed case gets to catch one of the sharper oracle's mutants.
@@ -107,8 +108,8 @@ fn caught_by_a_fixed_case(suite: Suite, reference: Suite, check: &str) {
 #[test]
 fn in_progress_files_in_the_visible_directory_are_visible_too_early() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(BuggyFileSinkSetup(InProgressVisible), &["fs"])),
-        suites::sink(contexts::file_sink()),
+        catalogue::suite("mutant: in-progress files visible"),
+        catalogue::suite("file-sink"),
         "no-premature-visibility",
     );
 }
@@ -116,8 +117,8 @@ fn in_progress_files_in_the_visible_directory_are_visible_too_early() {
 #[test]
 fn a_lossy_writer_state_serializer_corrupts_resent_records() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(LossyStateSetup, &["sink-log"])),
-        suites::sink(contexts::log_sink(connectors_under_test::BarrierMode::BufferInState)),
+        catalogue::suite("mutant: lossy writer state"),
+        catalogue::suite("log-sink (at-least-once, state)"),
         "no-corruption",
     );
 }
@@ -125,8 +126,8 @@ fn a_lossy_writer_state_serializer_corrupts_resent_records() {
 #[test]
 fn an_at_least_once_writer_sending_its_barrier_batch_twice_is_an_unexplained_duplicate() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(WritesTwiceSetup, &["sink-log"])),
-        suites::sink(contexts::log_sink(connectors_under_test::BarrierMode::Flush)),
+        catalogue::suite("mutant: writes barrier batch twice"),
+        catalogue::suite("log-sink (at-least-once, flush)"),
         "no-duplicates",
     );
 }
@@ -134,8 +135,8 @@ fn an_at_least_once_writer_sending_its_barrier_batch_twice_is_an_unexplained_dup
 #[test]
 fn a_stale_file_committed_again_after_the_input_went_quiet_changes_a_converged_output() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(RelistsStaleFileSetup, &["table"])),
-        suites::sink(contexts::table_sink()),
+        catalogue::suite("mutant: stale file relisted when idle"),
+        catalogue::suite("table-sink (global committer)"),
         "stable-after-convergence",
     );
 }
@@ -143,26 +144,26 @@ fn a_stale_file_committed_again_after_the_input_went_quiet_changes_a_converged_o
 #[test]
 fn a_final_file_committed_without_sync_does_not_survive_a_restart_of_the_file_system() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(BuggyFileSinkSetup(UnsyncedFinalFile), &["fs"])),
-        suites::sink(contexts::file_sink()),
+        catalogue::suite("mutant: final file not synced"),
+        catalogue::suite("file-sink"),
         "stable-after-convergence",
     );
 }
 
 #[test]
 fn returned_splits_restarted_from_the_earliest_offset_read_before_the_declared_start() {
-    let start = connectors_under_test::LogStart::Offset(contexts::BEFORE_START);
-    let ctx = contexts::log_source_starting_with(RestartsReturnedSplits::NAME, start, |s| {
-        BuggySetup(s, RestartsReturnedSplits)
-    });
-    caught_by_a_fixed_case(suites::source(ctx), suites::source(contexts::log_source_specific()), "no-phantoms");
+    caught_by_a_fixed_case(
+        catalogue::suite("mutant: returned splits restart at 0"),
+        catalogue::suite("log-source (offset)"),
+        "no-phantoms",
+    );
 }
 
 #[test]
 fn a_partition_that_moves_with_the_attempt_breaks_per_split_order() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(PartitionByAttemptSetup, &["sink-log"])),
-        suites::sink(contexts::txn_log_sink()),
+        catalogue::suite("mutant: partition moves with the attempt"),
+        catalogue::suite("txn-log-sink"),
         "per-split-order",
     );
 }
@@ -170,8 +171,8 @@ fn a_partition_that_moves_with_the_attempt_breaks_per_split_order() {
 #[test]
 fn an_output_reader_whose_version_misses_appends_is_unobserved_visibility() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(StaleOutputVersionSetup, &["sink-log"])),
-        suites::sink(contexts::log_sink(connectors_under_test::BarrierMode::Flush)),
+        catalogue::suite("mutant: output version misses appends"),
+        catalogue::suite("log-sink (at-least-once, flush)"),
         "no-unobserved-visibility",
     );
 }
@@ -179,8 +180,8 @@ fn an_output_reader_whose_version_misses_appends_is_unobserved_visibility() {
 #[test]
 fn transactions_left_open_by_removed_subtasks_block_read_committed_readers() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(ForgetsRemovedTransactionsSetup, &["sink-log"])),
-        suites::sink(contexts::txn_log_sink()),
+        catalogue::suite("mutant: forgets removed transactions"),
+        catalogue::suite("txn-log-sink"),
         "no-loss",
     );
 }
@@ -226,8 +227,8 @@ fn block_mark(block: &Block) -> Option<&'static str> {
 #[test]
 fn a_global_committer_that_takes_the_restored_checkpoint_as_committed_loses_it() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(BuggyTableSinkSetup(SkipsRestoredCheckpoint), &["table"])),
-        suites::sink(contexts::table_sink()),
+        catalogue::suite("mutant: skips restored checkpoint"),
+        catalogue::suite("table-sink (global committer)"),
         "no-loss",
     );
 }
@@ -235,8 +236,8 @@ fn a_global_committer_that_takes_the_restored_checkpoint_as_committed_loses_it()
 #[test]
 fn recovered_snapshots_committed_without_their_checkpoint_id_are_committed_twice() {
     caught_by_a_fixed_case(
-        suites::sink(contexts::sink(BuggyTableSinkSetup(UnstampedRecoveredCommit), &["table"])),
-        suites::sink(contexts::table_sink()),
+        catalogue::suite("mutant: unstamped recovered commit"),
+        catalogue::suite("table-sink (global committer)"),
         "no-duplicates",
     );
 }
@@ -244,7 +245,7 @@ fn recovered_snapshots_committed_without_their_checkpoint_id_are_committed_twice
 #[test]
 fn writers_that_abort_their_peers_restored_transactions_lose_them_when_the_job_master_dies_before_notifying() {
     only_exposed_by(
-        || suites::sink(contexts::sink(AbortsPeersTransactionsSetup, &["sink-log"])),
+        || catalogue::suite("mutant: aborts peers' transactions"),
         "job-master failover",
         crash(job_master()).at(Phase::BeforeNotify).restart_after(40),
         "no-loss",
@@ -254,7 +255,7 @@ fn writers_that_abort_their_peers_restored_transactions_lose_them_when_the_job_m
 #[test]
 fn recovered_files_published_by_copy_are_published_twice_after_a_crash_inside_the_recovered_commit() {
     only_exposed_by(
-        || suites::sink(contexts::sink(BuggyFileSinkSetup(CopiesRecoveredFiles), &["fs"])),
+        || catalogue::suite("mutant: copies recovered files"),
         "crash at every",
         crash(Worker::Any).at(Phase::InsideRecoveredCommit).restart_after(30),
         "no-duplicates",
@@ -264,7 +265,7 @@ fn recovered_files_published_by_copy_are_published_twice_after_a_crash_inside_th
 #[test]
 fn pending_files_adopted_on_restore_are_lost_when_the_adopting_attempt_dies_before_committing() {
     only_exposed_by(
-        || suites::sink(contexts::sink(BuggyFileSinkSetup(AdoptsPendingFiles), &["fs"])),
+        || catalogue::suite("mutant: adopts pending files"),
         "crash at every",
         crash(Worker::Any).at(Phase::AfterRestore).restart_after(30),
         "no-loss",
@@ -274,7 +275,7 @@ fn pending_files_adopted_on_restore_are_lost_when_the_adopting_attempt_dies_befo
 #[test]
 fn writers_that_clean_up_on_stop_abort_the_savepoint_transaction_of_a_subtask_that_died_during_the_stop() {
     only_exposed_by(
-        || suites::sink(contexts::sink(CleansUpOnStopSetup, &["sink-log"])),
+        || catalogue::suite("mutant: cleans up on stop"),
         "stop-with-savepoint",
         crash(Worker::Any).at(Phase::DuringSavepoint).restart_after(30),
         "no-loss",
@@ -284,7 +285,7 @@ fn writers_that_clean_up_on_stop_abort_the_savepoint_transaction_of_a_subtask_th
 #[test]
 fn a_committer_that_takes_error_replies_for_permanent_failures_drops_files() {
     only_exposed_by(
-        || suites::sink(contexts::sink(BuggyFileSinkSetup(GivesUpOnErrorReplies), &["fs"])),
+        || catalogue::suite("mutant: gives up on error replies"),
         "refuse requests",
         refuse("fs", Refusal::Unavailable, 0.4, 300),
         "no-loss",
@@ -294,7 +295,7 @@ fn a_committer_that_takes_error_replies_for_permanent_failures_drops_files() {
 #[test]
 fn a_committer_that_holds_commits_back_loses_transactions_to_the_brokers_timeout() {
     only_exposed_by(
-        || suites::sink(contexts::sink(HoldsCommitsBackSetup, &["sink-log"])),
+        || catalogue::suite("mutant: holds commits back"),
         "transactions time out",
         transaction_timeout("sink-log", 250),
         "no-loss",
@@ -304,7 +305,7 @@ fn a_committer_that_holds_commits_back_loses_transactions_to_the_brokers_timeout
 #[test]
 fn a_writer_that_deduplicates_by_reading_its_output_back_writes_again_what_a_zombie_wrote_after_it_looked() {
     only_exposed_by(
-        || suites::sink(contexts::sink(DedupesByReadingBackSetup, &["sink-log"])),
+        || catalogue::suite("mutant: dedupes by reading back"),
         "zombie",
         zombie(Worker::Any, 800),
         "no-duplicates",
@@ -315,7 +316,7 @@ fn a_writer_that_deduplicates_by_reading_its_output_back_writes_again_what_a_zom
     let slow = Fault::Delay { ms: 400, kind: None, from, to };
     let crash_while_slow = during(slow, wait(250).then(crash(Worker::Nth(1)).restart_after(100)).then(wait(20)));
     only_exposed_by(
-        || suites::sink(contexts::sink(DedupesByReadingBackSetup, &["sink-log"])),
+        || catalogue::suite("mutant: dedupes by reading back"),
         "slow requests outlive a crashed writer",
         crash_while_slow,
         "no-duplicates",
@@ -324,7 +325,7 @@ fn a_writer_that_deduplicates_by_reading_its_output_back_writes_again_what_a_zom
     // whole suite that it fails had a zombie (message loss that fools the failure detector,
     // a frozen worker, a generated partition make zombies too) or a request that outlived
     // its crashed sender.
-    let all = suites::sink(contexts::sink(DedupesByReadingBackSetup, &["sink-log"])).seeds(FIXED_SEEDS).run();
+    let all = catalogue::suite("mutant: dedupes by reading back").seeds(FIXED_SEEDS).run();
     let mut failed = 0;
     for case in &all.cases {
         for report in case.reports.iter().filter(|r| !r.failed_checks().is_empty()) {
@@ -345,7 +346,7 @@ fn a_writer_that_deduplicates_by_reading_its_output_back_writes_again_what_a_zom
 
 #[test]
 fn a_reader_that_resets_to_the_end_when_retention_deleted_its_position_skips_what_is_left() {
-    let suite = || suites::source(contexts::log_source_with(ResetsToLatest::NAME, |s| BuggySetup(s, ResetsToLatest)));
+    let suite = || catalogue::suite("mutant: resets to latest");
     only_exposed_by(suite, "retention", retention("log", 150), "no-loss");
     // Nothing but retention exposes it: every seed of the whole suite that it fails was told
     // a position was out of range.
@@ -367,7 +368,7 @@ fn a_reader_that_resets_to_the_end_when_retention_deleted_its_position_skips_wha
 
 #[test]
 fn a_writer_that_retries_unanswered_sends_at_the_barrier_is_wedged_by_kafkas_five_batch_window() {
-    let suite = || suites::sink(contexts::sink(RetriesAtTheBarrierSetup, &["sink-log"]));
+    let suite = || catalogue::suite("mutant: retries at the barrier");
     let fails = |r: &suites::CaseResult| r.reports.iter().any(|x| x.failed_checks().contains(&"liveness"));
     let case = "occasional lost responses";
     let with = suite().only(case).seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fails);
@@ -401,8 +402,8 @@ fn a_writer_that_retries_unanswered_sends_at_the_barrier_is_wedged_by_kafkas_fiv
 #[test]
 fn a_split_state_that_takes_the_fetch_position_skips_what_a_barrier_inside_a_batch_left_unemitted() {
     caught_by_a_fixed_case(
-        suites::source(contexts::log_source_with("snapshots-fetch-position", SnapshotsFetchPositionSetup)),
-        suites::source(contexts::log_source()),
+        catalogue::suite("mutant: split state takes the fetch position"),
+        catalogue::suite("log-source"),
         "no-loss",
     );
 }
@@ -410,7 +411,7 @@ fn a_split_state_that_takes_the_fetch_position_skips_what_a_barrier_inside_a_bat
 #[test]
 fn a_writer_that_takes_a_longer_file_for_a_landed_append_builds_on_a_torn_one() {
     only_exposed_by(
-        || suites::sink(contexts::sink(BuggyFileSinkSetup(TrustsServerLength), &["fs"])),
+        || catalogue::suite("mutant: trusts the server's length"),
         "torn appends",
         torn_appends("fs", 0.05),
         "no-loss",
@@ -419,7 +420,7 @@ fn a_writer_that_takes_a_longer_file_for_a_landed_append_builds_on_a_torn_one() 
 
 #[test]
 fn a_writer_that_commits_everything_pending_on_any_notification_shows_a_later_checkpoint_early() {
-    let mutant = || suites::sink(contexts::sink(CommitsOnNotifySetup { covered_only: false }, &["sink-log"]));
+    let mutant = || catalogue::suite("mutant: commits all on notify");
     let check = "no-premature-visibility";
     let case = "overlapping checkpoints";
     let fails = |r: &suites::CaseResult| r.reports.iter().any(|x| x.failed_checks().contains(&check));
@@ -451,8 +452,7 @@ fn a_writer_that_commits_everything_pending_on_any_notification_shows_a_later_ch
 
 #[test]
 fn a_reader_that_restores_the_watermark_of_its_fetch_makes_the_replayed_rest_of_the_batch_late() {
-    let mutant =
-        || suites::source(contexts::log_source_with("restores-fetched-watermark", RestoresFetchedWatermarkSetup));
+    let mutant = || catalogue::suite("mutant: restores the watermark of its fetch");
     let check = "event-time";
     let fixed =
         |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
@@ -472,13 +472,13 @@ fn a_reader_that_restores_the_watermark_of_its_fetch_makes_the_replayed_rest_of_
     assert!(report.marks.iter().any(|m| m == "restore-from-checkpoint"), "late only after a restore\n{report}");
     // The reference log source, which keeps its split watermarks the same way from what it
     // emitted, passes the same case and seed.
-    let same = suites::source(contexts::log_source()).only(&case.case).first_seed(report.seed).seeds(1).run();
+    let same = catalogue::suite("log-source").only(&case.case).first_seed(report.seed).seeds(1).run();
     assert!(same.failed_cases().is_empty(), "the reference log source fails the same case and seed too:\n{same}");
 }
 
 #[test]
 fn a_source_dropping_stale_prefetches_loses_records_only_when_backpressured() {
-    let mutant = || suites::source(contexts::log_source_with("drops-stale-prefetch", DropsStalePrefetchSetup));
+    let mutant = || catalogue::suite("mutant: drops stale prefetches");
     let outcome = mutant().only(crate::exchange::BACKPRESSURE).seeds(20).run();
     print!("{outcome}");
     let (case, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));

@@ -1,43 +1,78 @@
-//! Every reference connector passes every suite.
+//! Every reference connector passes every suite: one test per reference target of the
+//! catalogue `connsim sweep` runs (`connectors_under_test::catalogue`), built by the same
+//! constructor, so `cargo test` proves every reference row of the sweep at ten seeds.
 
+use connectors_under_test::catalogue;
 use connectors_under_test::contexts;
-use connectors_under_test::BarrierMode;
-use connsim_scenarios::suites::{self, Suite};
+use connsim_scenarios::suites;
 
 /// Seeds per case in the default `cargo test` (`CONNSIM_SEEDS` raises it).
 const SEEDS: u64 = 10;
 
-fn check(suite: Suite) {
-    let outcome = suite.seeds(SEEDS).run();
+/// The cases a reference target skips, and only these: its context says why it cannot run them.
+const SKIPS: &[(&str, &str)] = &[
+    // Watermark alignment pauses the splits of a reader that hears no announcements.
+    ("log-source (aligned)", "a worker cut off from the job master (zombie)"),
+];
+
+fn check(target: &str) {
+    let outcome = catalogue::suite(target).seeds(SEEDS).run();
     println!("{outcome}");
     outcome.assert_ok();
-    assert!(outcome.skipped().is_empty(), "reference connectors skip nothing: {:?}", outcome.skipped());
+    let skipped: Vec<&str> = outcome.skipped().iter().map(|(case, _)| *case).collect();
+    let expected: Vec<&str> = SKIPS.iter().filter(|(t, _)| *t == target).map(|(_, case)| *case).collect();
+    assert_eq!(skipped, expected, "reference connectors skip only what SKIPS lists: {:?}", outcome.skipped());
 }
 
-#[test]
-fn log_source_passes_the_source_suite() {
-    check(suites::source(contexts::log_source()));
+/// One test per reference target (so the test harness spreads them over its threads), and
+/// the list of the targets they run.
+macro_rules! reference_targets {
+    ($($test:ident => $target:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check($target);
+            }
+        )*
+        const TESTED: &[&str] = &[$($target),*];
+    };
 }
 
-#[test]
-fn log_source_passes_the_source_suite_starting_at_the_latest_offsets() {
-    check(suites::source(contexts::log_source_latest()));
+reference_targets! {
+    log_source_passes_the_source_suite => "log-source",
+    log_source_passes_the_source_suite_starting_at_the_latest_offsets => "log-source (latest)",
+    log_source_passes_the_source_suite_starting_at_a_specific_offset => "log-source (offset)",
+    log_source_passes_the_source_suite_with_watermark_alignment => "log-source (aligned)",
+    file_sink_passes_the_sink_suite => "file-sink",
+    txn_log_sink_passes_the_sink_suite => "txn-log-sink",
+    table_sink_passes_the_sink_suite => "table-sink (global committer)",
+    at_least_once_log_sink_passes_the_sink_suite_flushing_at_barriers => "log-sink (at-least-once, flush)",
+    at_least_once_log_sink_passes_the_sink_suite_buffering_in_state => "log-sink (at-least-once, state)",
+    upsert_sink_passes_the_sink_suite_as_idempotent => "upsert-sink (idempotent)",
+    log_source_to_txn_log_sink_passes_the_pipeline_suite => "log-source -> txn-log-sink",
+    log_source_to_file_sink_passes_the_pipeline_suite => "log-source -> file-sink",
+    log_source_to_txn_log_sink_passes_the_pipeline_suite_over_a_rebalance => "log-source -> txn-log-sink (rebalance)",
+    log_source_to_file_sink_passes_the_pipeline_suite_over_a_rebalance => "log-source -> file-sink (rebalance)",
+    log_source_to_txn_log_sink_passes_the_pipeline_suite_keyed_by_record_key => "log-source -> txn-log-sink (key-by)",
+    log_source_to_file_sink_passes_the_pipeline_suite_keyed_by_record_key => "log-source -> file-sink (key-by)",
+    // Writers independent of readers: 3 of them while cases run 1 to 4 readers (and rescale).
+    log_source_to_txn_log_sink_passes_the_pipeline_suite_over_a_rebalance_to_three_writers =>
+        "log-source -> txn-log-sink (rebalance, 3 writers)",
 }
 
+/// Every reference row of the sweep has its test above (CI's sweep runs only the mutants).
 #[test]
-fn log_source_passes_the_source_suite_starting_at_a_specific_offset() {
-    check(suites::source(contexts::log_source_specific()));
-}
-
-#[test]
-fn upsert_sink_passes_the_sink_suite_as_idempotent() {
-    check(suites::sink(contexts::upsert_sink()));
+fn every_reference_target_of_the_catalogue_is_tested() {
+    let references: Vec<String> =
+        catalogue::all().into_iter().filter(|t| t.expect_failed_check.is_none()).map(|t| t.name).collect();
+    let untested: Vec<&String> = references.iter().filter(|n| !TESTED.contains(&n.as_str())).collect();
+    assert!(untested.is_empty(), "reference targets without a test in reference.rs: {untested:?}");
+    assert_eq!(references.len(), TESTED.len(), "a tested name twice, or one the catalogue does not hold");
 }
 
 #[test]
 fn upsert_sink_claiming_exactly_once_fails_premature_visibility() {
-    let ctx = contexts::sink(connectors_under_test::UpsertSinkSetup { claims_exactly_once: true }, &["kv"]);
-    let outcome = suites::sink(ctx).seeds(2).only("single split").run();
+    let outcome = catalogue::suite("mutant: upsert sink claims exactly-once").seeds(2).only("single split").run();
     let (case, report) =
         outcome.caught_by("no-premature-visibility").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
     assert_eq!((case, report.seed), ("single split", 1), "{report}");
@@ -47,41 +82,15 @@ fn upsert_sink_claiming_exactly_once_fails_premature_visibility() {
     }
 }
 
-#[test]
-fn file_sink_passes_the_sink_suite() {
-    check(suites::sink(contexts::file_sink()));
-}
-
-#[test]
-fn txn_log_sink_passes_the_sink_suite() {
-    check(suites::sink(contexts::txn_log_sink()));
-}
-
 /// The transactional log sink retries a produce whose answer was lost, and the log
 /// recognises the batch from its sequence (Kafka's idempotent produce), never writing it twice.
 #[test]
 fn txn_log_sink_retries_are_recognised_by_the_log() {
-    let outcome = suites::sink(contexts::txn_log_sink()).only("lost responses").seeds(SEEDS).run();
+    let outcome = catalogue::suite("txn-log-sink").only("lost responses").seeds(SEEDS).run();
     outcome.assert_ok();
     let reached =
         outcome.cases.iter().flat_map(|c| &c.reports).any(|r| r.marks.iter().any(|m| m == "produce-deduplicated"));
     assert!(reached, "no retried produce was deduplicated in {SEEDS} seeds:\n{outcome}");
-}
-
-#[test]
-fn table_sink_passes_the_sink_suite() {
-    check(suites::sink(contexts::table_sink()));
-}
-
-#[test]
-fn at_least_once_log_sink_passes_the_sink_suite_in_both_modes() {
-    check(suites::sink(contexts::log_sink(BarrierMode::Flush)));
-    check(suites::sink(contexts::log_sink(BarrierMode::BufferInState)));
-}
-
-#[test]
-fn log_source_to_txn_log_sink_passes_the_pipeline_suite() {
-    check(suites::pipeline(contexts::log_source(), contexts::txn_log_sink()));
 }
 
 /// A sink context that cannot rescale, to show a skip is visible in the outcome.
@@ -115,41 +124,4 @@ fn a_case_the_context_cannot_support_is_skipped_visibly() {
     assert!(outcome.to_string().contains("skipped: this sink's state cannot be redistributed"), "{outcome}");
     assert_eq!(outcome.seeds(), 0);
     outcome.assert_ok(); // a skip is not a failure
-}
-
-/// The pipeline suite with records crossing the network: every reader sends to every
-/// writer, and writers align barriers. One test per exchange and sink, so the test harness
-/// spreads them over its threads.
-fn over(exchange: connsim::cluster::Exchange, sink: impl connsim_scenarios::suites::SinkContext) {
-    check(suites::pipeline(contexts::log_source(), sink).exchange(exchange));
-}
-
-#[test]
-fn log_source_to_txn_log_sink_passes_the_pipeline_suite_over_a_rebalance() {
-    over(connsim::cluster::Exchange::Rebalance, contexts::txn_log_sink());
-}
-
-#[test]
-fn log_source_to_file_sink_passes_the_pipeline_suite_over_a_rebalance() {
-    over(connsim::cluster::Exchange::Rebalance, contexts::file_sink());
-}
-
-#[test]
-fn log_source_to_txn_log_sink_passes_the_pipeline_suite_keyed_by_record_key() {
-    over(connsim::cluster::Exchange::KeyBy, contexts::txn_log_sink());
-}
-
-#[test]
-fn log_source_to_file_sink_passes_the_pipeline_suite_keyed_by_record_key() {
-    over(connsim::cluster::Exchange::KeyBy, contexts::file_sink());
-}
-
-/// Writers independent of readers: 3 of them while cases run 1 to 4 readers (and rescale).
-#[test]
-fn log_source_to_txn_log_sink_passes_the_pipeline_suite_over_a_rebalance_to_three_writers() {
-    check(
-        suites::pipeline(contexts::log_source(), contexts::txn_log_sink())
-            .exchange(connsim::cluster::Exchange::Rebalance)
-            .sink_parallelism(3),
-    );
 }

@@ -1,19 +1,25 @@
-//! The catalogue the sweep runs through the suites: every reference connector (every case
-//! must pass) and every mutant (some case must fail the check its story predicts).
+//! The catalogue `connsim sweep` runs through the suites: every reference connector (every
+//! case must pass) and every mutant (some case must fail the check its story predicts).
+//!
+//! The sweep and the tests build their suites here, by name ([`suite`]), so what `cargo test`
+//! proves of a target is what the sweep runs, and the mutants' generic code is compiled once,
+//! in this library, rather than in every binary that runs them.
 
-use connectors_under_test::contexts;
-use connectors_under_test::mutants::*;
-use connectors_under_test::BarrierMode;
+use crate::contexts;
+use crate::mutants::*;
+use crate::BarrierMode;
 use connsim::cluster::Exchange;
 use connsim_scenarios::suites::{self, Suite};
 
 /// One entry: a suite over one connector (or pair).
 pub struct Target {
+    /// Its name in the sweep's table (`mutant: …` for a mutant).
     pub name: String,
-    /// source, sink or pipeline.
+    /// `source`, `sink` or `pipeline`.
     pub suite: &'static str,
     /// For a mutant: the check that must fail in some case. `None`: a reference connector.
     pub expect_failed_check: Option<&'static str>,
+    /// Builds the suite.
     pub make: Box<dyn Fn() -> Suite>,
 }
 
@@ -33,6 +39,24 @@ fn pause_mutant(name: &str, bug: PauseBug) -> Target {
     })
 }
 
+/// The target named `name`, exactly.
+///
+/// # Panics
+/// If there is none; the message lists every name.
+pub fn target_named(name: &str) -> Target {
+    let all = all();
+    let names: Vec<String> = all.iter().map(|t| t.name.clone()).collect();
+    all.into_iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("the catalogue has no target named {name:?}; its targets: {names:?}"))
+}
+
+/// The suite of the target named `name` ([`target_named`]).
+pub fn suite(name: &str) -> Suite {
+    (target_named(name).make)()
+}
+
+/// Every target, reference connectors first.
 pub fn all() -> Vec<Target> {
     use contexts::*;
     vec![
@@ -50,6 +74,12 @@ pub fn all() -> Vec<Target> {
         target("log-source -> file-sink", "pipeline", None, || suites::pipeline(log_source(), file_sink())),
         target("log-source -> txn-log-sink (rebalance)", "pipeline", None, || {
             suites::pipeline(log_source(), txn_log_sink()).exchange(Exchange::Rebalance)
+        }),
+        target("log-source -> file-sink (rebalance)", "pipeline", None, || {
+            suites::pipeline(log_source(), file_sink()).exchange(Exchange::Rebalance)
+        }),
+        target("log-source -> txn-log-sink (key-by)", "pipeline", None, || {
+            suites::pipeline(log_source(), txn_log_sink()).exchange(Exchange::KeyBy)
         }),
         target("log-source -> file-sink (key-by)", "pipeline", None, || {
             suites::pipeline(log_source(), file_sink()).exchange(Exchange::KeyBy)
@@ -101,7 +131,7 @@ pub fn all() -> Vec<Target> {
             suites::sink(sink(BuggyFileSinkSetup(UnsyncedFinalFile), &["fs"]))
         }),
         target("mutant: returned splits restart at 0", "source", Some("no-phantoms"), || {
-            let start = connectors_under_test::LogStart::Offset(BEFORE_START);
+            let start = crate::LogStart::Offset(BEFORE_START);
             suites::source(log_source_starting_with(RestartsReturnedSplits::NAME, start, |s| {
                 BuggySetup(s, RestartsReturnedSplits)
             }))
@@ -116,7 +146,7 @@ pub fn all() -> Vec<Target> {
             suites::sink(sink(StaleOutputVersionSetup, &["sink-log"]))
         }),
         target("mutant: upsert sink claims exactly-once", "sink", Some("no-premature-visibility"), || {
-            suites::sink(sink(connectors_under_test::UpsertSinkSetup { claims_exactly_once: true }, &["kv"]))
+            suites::sink(sink(crate::UpsertSinkSetup { claims_exactly_once: true }, &["kv"]))
         }),
         target("mutant: skips restored checkpoint", "sink", Some("no-loss"), || {
             suites::sink(sink(BuggyTableSinkSetup(SkipsRestoredCheckpoint), &["table"]))
