@@ -55,6 +55,21 @@ fn a_sweep_of_one_mutant_reports_it_caught() {
     assert!(!err.contains('\r') && !err.contains("\x1b"), "no progress drawn off a terminal: {err:?}");
 }
 
+/// CI sweeps only the mutants (the reference suites run as tests); the sweep's own handling of
+/// a reference row, passing and failing, is proven here.
+#[test]
+fn a_sweep_of_one_reference_target_reports_it_ok_and_a_coverage_shortfall_as_a_failure() {
+    let target = "upsert-sink (idempotent)";
+    let (code, out, err) = connsim(&["sweep", "--target", target, "--seeds", "10"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let row = out.lines().find(|l| l.starts_with(target)).unwrap_or_else(|| panic!("no row for {target}: {out}"));
+    assert!(row.trim_end().ends_with("ok"), "{row}");
+    // One seed per case is too few to reach every case's required marks: a reference row fails.
+    let (code, out, err) = connsim(&["sweep", "--target", target, "--seeds", "1"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("FAILED in") && out.contains("(run more seeds)"), "{out}");
+}
+
 #[test]
 fn a_sweep_writes_json_to_stdout_and_junit_to_a_file() {
     let junit = std::env::temp_dir().join(format!("connsim-cli-test-{}.xml", std::process::id()));

@@ -109,7 +109,9 @@ impl SinkWriter for FileWriter {
         record.encode_line_into(&mut self.buffer);
         self.buffered += 1;
         if self.buffered >= BUFFER_RECORDS {
-            self.write_buffer().await?;
+            // Boxed: the append's future is large, and without the box every record's write
+            // future would carry (and the erased writer copy) room for it.
+            Box::pin(self.write_buffer()).await?;
         }
         Ok(())
     }

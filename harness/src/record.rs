@@ -282,7 +282,17 @@ mod tests {
         let near = Record { event_time_ms: i64::MIN + 1, ..extremes };
         let line = near.encode_line();
         assert_eq!(Record::digest_line(&line[..line.len() - 1]), Some((RecordId(u64::MAX), near.digest())));
-        for bad in [&b"18446744073709551616\t1\t1\t"[..], b"1\t+1\t1\t", b"\t1\t1\t", b"1\t1\t--1\t"] {
+        let bad_lines = [
+            &b"18446744073709551616\t1\t1\t"[..],
+            b"1\t+1\t1\t",
+            b"\t1\t1\t",
+            b"1\t1\t--1\t",
+            // More than 20 digits is not a number, even when the value fits (leading zeros).
+            b"000000000000000000001\t1\t1\t",
+            b"1\t1\t000000000000000000001\t",
+            b"1\t1\t-000000000000000000001\t",
+        ];
+        for bad in bad_lines {
             assert_eq!(Record::digest_line(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
         assert_eq!(Record::decode_lines(&bytes).unwrap(), records);

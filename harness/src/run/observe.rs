@@ -74,6 +74,10 @@ struct Diff {
 
 /// Multiset difference between what was there and what is there now, in reading order.
 fn diff(old: &[Entry], new: &[Entry]) -> Diff {
+    // A part seen for the first time (or gone): no multiset to build.
+    if old.is_empty() || new.is_empty() {
+        return Diff { appeared: new.to_vec(), vanished: old.to_vec() };
+    }
     let mut left: BTreeMap<&Entry, usize> = BTreeMap::new();
     for e in old {
         *left.entry(e).or_default() += 1;
@@ -274,5 +278,9 @@ mod tests {
         assert!(same.appeared.is_empty() && same.vanished.is_empty(), "order alone is no change");
         let content = diff(&[Entry::record(RecordId(1), 5)], &[Entry::record(RecordId(1), 6)]);
         assert_eq!((content.appeared.len(), content.vanished.len()), (1, 1), "changed content is a change");
+        let first = diff(&[], &[r(2), r(1), r(2)]);
+        assert_eq!((first.appeared, first.vanished), (vec![r(2), r(1), r(2)], vec![]), "a new part, in reading order");
+        let gone = diff(&[r(3), r(3)], &[]);
+        assert_eq!((gone.appeared, gone.vanished), (vec![], vec![r(3), r(3)]), "an emptied part");
     }
 }
