@@ -100,6 +100,15 @@ impl Record {
     }
 }
 
+/// Appends `n` in decimal, as `Display` writes it, without the formatting machinery: for
+/// payloads and lines a testbed builds once per record.
+pub fn push_decimal(bytes: &mut Vec<u8>, n: u64) {
+    let start = bytes.len();
+    bytes.resize(start + 20, 0);
+    let len = put_decimal(&mut bytes[start..], n);
+    bytes.truncate(start + len);
+}
+
 /// Writes `n` in decimal, as `Display` writes it, at the start of `buf`; returns its length.
 fn put_decimal(buf: &mut [u8], mut n: u64) -> usize {
     let mut digits = [0u8; 20];
@@ -276,6 +285,11 @@ mod tests {
         records.iter().for_each(|r| r.encode_line_into(&mut appended));
         assert_eq!(appended[4..], bytes[..], "encode_line_into appends the same lines");
         assert_eq!(&appended[..4], b"kept");
+        for n in [0, 7, 10, 999, u64::MAX] {
+            let mut v = b"value-".to_vec();
+            push_decimal(&mut v, n);
+            assert_eq!(v, format!("value-{n}").into_bytes());
+        }
         let extremes = Record { id: RecordId(u64::MAX), key: 10, event_time_ms: i64::MIN, payload: vec![0, 255] };
         let expected = format!("{}\t10\t{}\t00ff\n", u64::MAX, i64::MIN);
         assert_eq!(String::from_utf8(extremes.encode_line()).unwrap(), expected);

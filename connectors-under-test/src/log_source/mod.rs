@@ -391,15 +391,6 @@ fn new_record(world: &mut World) -> connsim::Record {
     // `value-{key}`, written without the formatting machinery (this runs for every record).
     let mut value = Vec::with_capacity(16);
     value.extend_from_slice(b"value-");
-    let (mut digits, mut at, mut n) = ([0u8; 20], 20, key);
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    value.extend_from_slice(&digits[at..]);
+    connsim::record::push_decimal(&mut value, key);
     world.new_record(key, value)
 }
