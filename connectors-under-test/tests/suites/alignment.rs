@@ -3,8 +3,7 @@
 //! whose split reader ignores pauses, or resumes every paused split when one resumes, are
 //! caught by `watermark-alignment` alone.
 
-use connectors_under_test::contexts;
-use connectors_under_test::mutants::{MishandlesPauseSetup, PauseBug};
+use connectors_under_test::{catalogue, contexts};
 use connsim_scenarios::suites;
 
 const CASES: [&str; 3] =
@@ -28,18 +27,16 @@ fn the_reference_log_source_with_alignment_pauses_and_resumes_splits_and_reads_n
     }
 }
 
-/// Runs the suite on a mutant until a fixed case fails `watermark-alignment`; checks it is
-/// the only verdict that fails, names the pause, and that the reference passes the same
-/// case and seed. Returns the case and seed.
-fn caught(bug: PauseBug) -> (String, u64) {
-    let check = "watermark-alignment";
-    let mutant =
-        suites::source(contexts::log_source_aligned_with("mishandles-pause", move |s| MishandlesPauseSetup(s, bug)));
+/// Runs the suite on the catalogue's mutant `name` until a fixed case fails `check`
+/// (`watermark-alignment`); checks it is the only verdict that fails, names the pause, and
+/// that the reference passes the same case and seed. Returns the case and seed.
+fn caught(name: &str, check: &str) -> (String, u64) {
+    let mutant = catalogue::suite(name);
     let fixed =
         |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
     let outcome = mutant.seeds(20).run_until(|_, _, _| {}, fixed);
     let Some(case) = outcome.cases.iter().find(|c| fixed(c)) else {
-        panic!("the mutant {bug:?} survived: no fixed case failed {check} within 20 seeds\n{outcome}");
+        panic!("the mutant {name:?} survived: no fixed case failed {check} within 20 seeds\n{outcome}");
     };
     let report = case.reports.iter().find(|r| r.failed_checks().contains(&check)).expect("found above");
     assert_eq!(report.failed_checks(), vec![check], "nothing is lost, duplicated or late\n{report}");
@@ -52,22 +49,22 @@ fn caught(bug: PauseBug) -> (String, u64) {
     }
     let same = suites::source(contexts::log_source_aligned()).only(&case.case).first_seed(report.seed).seeds(1).run();
     assert!(same.failed_cases().is_empty(), "the reference fails the same case and seed too:\n{same}");
-    println!("{bug:?}: caught in {:?} seed {} by {check}: {}", case.case, report.seed, verdict.summary);
+    println!("{name:?}: caught in {:?} seed {} by {check}: {}", case.case, report.seed, verdict.summary);
     (case.case.clone(), report.seed)
 }
 
 #[test]
 fn a_split_reader_that_ignores_pauses_is_caught_by_the_alignment_check() {
-    caught(PauseBug::Ignores);
+    caught("mutant: split reader ignores pauses", "watermark-alignment");
 }
 
 #[test]
 fn a_split_reader_that_resumes_every_paused_split_when_one_resumes_is_caught_by_the_alignment_check() {
-    caught(PauseBug::ResumesAll);
+    caught("mutant: resuming one split resumes all", "watermark-alignment");
 }
 
 #[test]
 fn a_split_reader_that_forgets_its_pauses_when_given_a_split_is_caught_where_splits_appear() {
-    let (case, _) = caught(PauseBug::ForgetsPausesOnAssign);
+    let (case, _) = caught("mutant: forgets pauses when given a split", "watermark-alignment");
     assert!(case.contains("new splits"), "only a split added while another is paused shows it, yet {case:?} failed");
 }

@@ -25,10 +25,6 @@ fn caught(suite: Suite, check: &str) {
     println!("caught by {check} in case {case:?}, seed {}; minimal scenario:\n{minimal}", report.seed);
 }
 
-fn source_mutant<B: LogBug + Default>(check: &str) {
-    caught(catalogue::suite(&format!("mutant: {}", B::NAME.replace('-', " "))), check);
-}
-
 #[test]
 fn ignores_add_splits_back_loses_splits() {
     caught(catalogue::suite("mutant: ignores add_splits_back"), "no-loss");
@@ -36,22 +32,22 @@ fn ignores_add_splits_back_loses_splits() {
 
 #[test]
 fn snapshot_omitting_pending_splits_loses_track_of_them() {
-    source_mutant::<SnapshotOmitsPending>("split-accounting");
+    caught(catalogue::suite("mutant: snapshot omits pending"), "split-accounting");
 }
 
 #[test]
 fn assigning_to_an_unregistered_reader_fails_the_job() {
-    source_mutant::<AssignsUnregistered>("liveness");
+    caught(catalogue::suite("mutant: assigns unregistered"), "liveness");
 }
 
 #[test]
 fn no_more_splits_missing_after_restore_never_finishes() {
-    source_mutant::<NoMoreSplitsAfterRestore>("liveness");
+    caught(catalogue::suite("mutant: no more splits after restore"), "liveness");
 }
 
 #[test]
 fn a_stale_reader_snapshot_duplicates_records() {
-    source_mutant::<StaleReaderSnapshot>("no-duplicates");
+    caught(catalogue::suite("mutant: stale reader snapshot"), "no-duplicates");
 }
 
 #[test]
@@ -492,4 +488,33 @@ fn a_source_dropping_stale_prefetches_loses_records_only_when_backpressured() {
     // And without it no reader is held back long: the slow sink is what held them.
     let held = calm.cases[0].reports.iter().filter(|r| r.marks.iter().any(|m| m == "backpressure-held")).count();
     assert_eq!(held, 0, "readers held back without a slow sink");
+}
+
+/// `connsim sweep --target mutant` runs the catalogue's mutants; these tests prove each one,
+/// with more seeds and more questions. So no mutant of the catalogue goes without a test: each
+/// has a test (here, in `alignment.rs`, `exchange.rs` or `reference.rs`) that builds its suite
+/// from the catalogue by its exact name and names the check the catalogue predicts.
+#[test]
+fn every_mutant_of_the_catalogue_is_tested_by_name_with_the_check_it_predicts() {
+    let files = [
+        include_str!("mutants.rs"),
+        include_str!("alignment.rs"),
+        include_str!("exchange.rs"),
+        include_str!("reference.rs"),
+    ];
+    // A test's text runs from its `#[test]` to the next one (this test's own text names no
+    // mutant: it builds every literal it looks for).
+    let tests: Vec<&str> = files.iter().flat_map(|f| f.split("#[test]").skip(1)).collect();
+    let mut mutants = 0;
+    let mut untested = vec![];
+    for target in catalogue::all() {
+        let Some(check) = target.expect_failed_check else { continue };
+        mutants += 1;
+        let (name, check) = (format!("\"{}\"", target.name), format!("\"{check}\""));
+        if !tests.iter().any(|t| t.contains(&name) && t.contains(&check)) {
+            untested.push(format!("{name} (predicted {check})"));
+        }
+    }
+    assert!(mutants >= 41, "the catalogue lost mutants: {mutants}");
+    assert!(untested.is_empty(), "mutants of the catalogue without a test naming them and their check: {untested:#?}");
 }
