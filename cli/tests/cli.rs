@@ -55,8 +55,9 @@ fn a_sweep_of_one_mutant_reports_it_caught() {
     assert!(!err.contains('\r') && !err.contains("\x1b"), "no progress drawn off a terminal: {err:?}");
 }
 
-/// CI sweeps only the mutants (the reference suites run as tests); the sweep's own handling of
-/// a reference row, passing and failing, is proven here.
+/// CI runs the catalogue through the suites tests, not through the CLI; the sweep's own
+/// handling of a reference row, passing and failing, is proven here (and of a mutant's row
+/// in `a_sweep_of_one_mutant_reports_it_caught`).
 #[test]
 fn a_sweep_of_one_reference_target_reports_it_ok_and_a_coverage_shortfall_as_a_failure() {
     let target = "upsert-sink (idempotent)";

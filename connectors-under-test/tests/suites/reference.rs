@@ -60,7 +60,8 @@ reference_targets! {
         "log-source -> txn-log-sink (rebalance, 3 writers)",
 }
 
-/// Every reference row of the sweep has its test above (CI's sweep runs only the mutants).
+/// Every reference row of the sweep has its test above (CI runs the catalogue through these
+/// tests, not through the sweep).
 #[test]
 fn every_reference_target_of_the_catalogue_is_tested() {
     let references: Vec<String> =
