@@ -1,6 +1,5 @@
-//! The `connsim` binary as a user runs it: usage, bad arguments, one small sweep. Building
-//! this test builds the binary with the tests' features, so CI runs its sweep from
-//! `target/debug/connsim` without compiling the dependencies again.
+//! The `connsim` binary as a user runs it: usage, bad arguments, small sweeps of a mutant and
+//! of a reference target, JSON and JUnit output, the peer bench and timelines in a browser.
 
 use std::process::Command;
 

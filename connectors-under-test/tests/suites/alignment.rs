@@ -3,7 +3,8 @@
 //! whose split reader ignores pauses, or resumes every paused split when one resumes, are
 //! caught by `watermark-alignment` alone.
 
-use connectors_under_test::{catalogue, contexts};
+use crate::mutants::mutant;
+use connectors_under_test::contexts;
 use connsim_scenarios::suites;
 
 const CASES: [&str; 3] =
@@ -31,7 +32,7 @@ fn the_reference_log_source_with_alignment_pauses_and_resumes_splits_and_reads_n
 /// (`watermark-alignment`); checks it is the only verdict that fails, names the pause, and
 /// that the reference passes the same case and seed. Returns the case and seed.
 fn caught(name: &str, check: &str) -> (String, u64) {
-    let mutant = catalogue::suite(name);
+    let mutant = mutant(name, check);
     let fixed =
         |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
     let outcome = mutant.seeds(20).run_until(|_, _, _| {}, fixed);

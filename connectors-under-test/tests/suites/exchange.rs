@@ -6,13 +6,14 @@
 //! A slow sink backpressures the source through the exchange: a reference source loses
 //! nothing while held back (a mutant that does is in `mutants.rs`).
 
-use connectors_under_test::{catalogue, contexts};
+use crate::mutants::mutant;
+use connectors_under_test::contexts;
 use connsim_scenarios::suites;
 
 #[test]
 fn a_writer_snapshotting_at_the_first_barrier_loses_records() {
     // log-source -> txn-log-sink over a rebalance, with barriers taken unaligned.
-    let unaligned = || catalogue::suite("mutant (runtime): writer snapshots at the first barrier");
+    let unaligned = || mutant("mutant (runtime): writer snapshots at the first barrier", "no-loss");
     let outcome = unaligned().only("task failure mid-stream (region)").seeds(20).run();
     let (case, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
     assert_eq!(case, "task failure mid-stream (region)");

@@ -2,6 +2,7 @@
 //! catalogue `connsim sweep` runs (`connectors_under_test::catalogue`), built by the same
 //! constructor, so `cargo test` proves every reference row of the sweep at ten seeds.
 
+use crate::mutants::mutant;
 use connectors_under_test::catalogue;
 use connectors_under_test::contexts;
 use connsim_scenarios::suites;
@@ -73,7 +74,10 @@ fn every_reference_target_of_the_catalogue_is_tested() {
 
 #[test]
 fn upsert_sink_claiming_exactly_once_fails_premature_visibility() {
-    let outcome = catalogue::suite("mutant: upsert sink claims exactly-once").seeds(2).only("single split").run();
+    let outcome = mutant("mutant: upsert sink claims exactly-once", "no-premature-visibility")
+        .seeds(2)
+        .only("single split")
+        .run();
     let (case, report) =
         outcome.caught_by("no-premature-visibility").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
     assert_eq!((case, report.seed), ("single split", 1), "{report}");

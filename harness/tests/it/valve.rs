@@ -40,8 +40,8 @@ fn without_the_valve_split_accounting_catches_the_race() {
         .seed_list()
         .into_iter()
         .map(|seed| r.run_seed(seed))
-        .find(|r| r.verdict("split-accounting").is_some_and(|v| !v.passed))
-        .unwrap_or_else(|| panic!("no seed of {:?} caught the race", r.seed_list()));
+        .find(|report| report.verdict("split-accounting").is_some_and(|v| !v.passed))
+        .unwrap_or_else(|| panic!("none of the {} seeds caught the race", r.seed_list().len()));
     println!("seed {} caught the race", caught.seed);
     let v = caught.verdict("split-accounting").unwrap();
     assert!(v.evidence.iter().any(|e| e.contains("in 2 places") && e.contains("enumerator")), "{v:?}");
