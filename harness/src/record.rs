@@ -103,10 +103,11 @@ impl Record {
 /// Appends `n` in decimal, as `Display` writes it, without the formatting machinery: for
 /// payloads and lines a testbed builds once per record.
 pub fn push_decimal(bytes: &mut Vec<u8>, n: u64) {
-    let start = bytes.len();
-    bytes.resize(start + 20, 0);
-    let len = put_decimal(&mut bytes[start..], n);
-    bytes.truncate(start + len);
+    // Through a stack buffer: growing `bytes` by a 20-byte scratch tail would reallocate a
+    // payload built to its exact size.
+    let mut digits = [0u8; 20];
+    let len = put_decimal(&mut digits, n);
+    bytes.extend_from_slice(&digits[..len]);
 }
 
 /// Writes `n` in decimal, as `Display` writes it, at the start of `buf`; returns its length.
