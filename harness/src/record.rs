@@ -103,28 +103,28 @@ impl Record {
 /// Appends `n` in decimal, as `Display` writes it, without the formatting machinery: for
 /// payloads and lines a testbed builds once per record.
 pub fn push_decimal(bytes: &mut Vec<u8>, n: u64) {
-    // Through a stack buffer: growing `bytes` by a 20-byte scratch tail would reallocate a
-    // payload built to its exact size.
-    let mut digits = [0u8; 20];
-    let len = put_decimal(&mut digits, n);
-    bytes.extend_from_slice(&digits[..len]);
+    bytes.extend_from_slice(decimal(n, &mut [0; 20]));
 }
 
 /// Writes `n` in decimal, as `Display` writes it, at the start of `buf`; returns its length.
-fn put_decimal(buf: &mut [u8], mut n: u64) -> usize {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+fn put_decimal(buf: &mut [u8], n: u64) -> usize {
+    let mut scratch = [0; 20];
+    let digits = decimal(n, &mut scratch);
+    buf[..digits.len()].copy_from_slice(digits);
+    digits.len()
+}
+
+/// `n`'s decimal digits, written at the end of `scratch`.
+fn decimal(mut n: u64, scratch: &mut [u8; 20]) -> &[u8] {
+    let mut at = scratch.len();
     loop {
         at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
+        scratch[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
-            break;
+            return &scratch[at..];
         }
     }
-    let len = digits.len() - at;
-    buf[..len].copy_from_slice(&digits[at..]);
-    len
 }
 
 /// A decimal field of a line (1 to 20 digits, no sign) up to its tab, and what follows the tab.
