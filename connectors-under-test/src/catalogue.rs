@@ -9,6 +9,7 @@ use crate::contexts;
 use crate::mutants::*;
 use crate::BarrierMode;
 use connsim::cluster::Exchange;
+use connsim::run::SinkSetup;
 use connsim_scenarios::suites::{self, Suite};
 
 /// One entry: a suite over one connector (or pair).
@@ -31,6 +32,16 @@ fn source_mutant<B: LogBug + Default>(check: &'static str) -> Target {
     target(&format!("mutant: {}", B::NAME.replace('-', " ")), "source", Some(check), || {
         suites::source(contexts::log_source_with(B::NAME, |s| BuggySetup(s, B::default())))
     })
+}
+
+/// A sink mutant: the sink suite over the sink `setup` builds, on the one system it names.
+fn sink_mutant<S: SinkSetup>(
+    name: &str,
+    check: &'static str,
+    system: &'static str,
+    setup: impl Fn() -> S + 'static,
+) -> Target {
+    target(name, "sink", Some(check), move || suites::sink(contexts::sink(setup(), &[system])))
 }
 
 fn pause_mutant(name: &str, bug: PauseBug) -> Target {
@@ -97,38 +108,26 @@ pub fn all() -> Vec<Target> {
         source_mutant::<AssignsUnregistered>("liveness"),
         source_mutant::<NoMoreSplitsAfterRestore>("liveness"),
         source_mutant::<StaleReaderSnapshot>("no-duplicates"),
-        target("mutant: premature commit", "sink", Some("no-premature-visibility"), || {
-            suites::sink(sink(PrematureCommitSetup, &["fs"]))
+        sink_mutant("mutant: premature commit", "no-premature-visibility", "fs", || PrematureCommitSetup),
+        sink_mutant("mutant: non-idempotent commit", "no-duplicates", "fs", || BuggyFileSinkSetup(NonIdempotentCommit)),
+        sink_mutant("mutant: drops recovered committables", "no-loss", "fs", || {
+            BuggyFileSinkSetup(DropsRecoveredCommittables)
         }),
-        target("mutant: non-idempotent commit", "sink", Some("no-duplicates"), || {
-            suites::sink(sink(BuggyFileSinkSetup(NonIdempotentCommit), &["fs"]))
+        sink_mutant("mutant: drops end-of-input committables", "no-loss", "fs", || {
+            BuggyFileSinkSetup(DropsFinalCommittables)
         }),
-        target("mutant: drops recovered committables", "sink", Some("no-loss"), || {
-            suites::sink(sink(BuggyFileSinkSetup(DropsRecoveredCommittables), &["fs"]))
+        sink_mutant("mutant: at-least-once writer without flush", "no-loss", "sink-log", || NoFlushSetup),
+        sink_mutant("mutant: writer state not restored", "no-loss", "sink-log", || IgnoresStateSetup),
+        sink_mutant("mutant: in-progress files visible", "no-premature-visibility", "fs", || {
+            BuggyFileSinkSetup(InProgressVisible)
         }),
-        target("mutant: drops end-of-input committables", "sink", Some("no-loss"), || {
-            suites::sink(sink(BuggyFileSinkSetup(DropsFinalCommittables), &["fs"]))
+        sink_mutant("mutant: lossy writer state", "no-corruption", "sink-log", || LossyStateSetup),
+        sink_mutant("mutant: writes barrier batch twice", "no-duplicates", "sink-log", || WritesTwiceSetup),
+        sink_mutant("mutant: stale file relisted when idle", "stable-after-convergence", "table", || {
+            RelistsStaleFileSetup
         }),
-        target("mutant: at-least-once writer without flush", "sink", Some("no-loss"), || {
-            suites::sink(sink(NoFlushSetup, &["sink-log"]))
-        }),
-        target("mutant: writer state not restored", "sink", Some("no-loss"), || {
-            suites::sink(sink(IgnoresStateSetup, &["sink-log"]))
-        }),
-        target("mutant: in-progress files visible", "sink", Some("no-premature-visibility"), || {
-            suites::sink(sink(BuggyFileSinkSetup(InProgressVisible), &["fs"]))
-        }),
-        target("mutant: lossy writer state", "sink", Some("no-corruption"), || {
-            suites::sink(sink(LossyStateSetup, &["sink-log"]))
-        }),
-        target("mutant: writes barrier batch twice", "sink", Some("no-duplicates"), || {
-            suites::sink(sink(WritesTwiceSetup, &["sink-log"]))
-        }),
-        target("mutant: stale file relisted when idle", "sink", Some("stable-after-convergence"), || {
-            suites::sink(sink(RelistsStaleFileSetup, &["table"]))
-        }),
-        target("mutant: final file not synced", "sink", Some("stable-after-convergence"), || {
-            suites::sink(sink(BuggyFileSinkSetup(UnsyncedFinalFile), &["fs"]))
+        sink_mutant("mutant: final file not synced", "stable-after-convergence", "fs", || {
+            BuggyFileSinkSetup(UnsyncedFinalFile)
         }),
         target("mutant: returned splits restart at 0", "source", Some("no-phantoms"), || {
             let start = crate::LogStart::Offset(BEFORE_START);
@@ -136,54 +135,36 @@ pub fn all() -> Vec<Target> {
                 BuggySetup(s, RestartsReturnedSplits)
             }))
         }),
-        target("mutant: partition moves with the attempt", "sink", Some("per-split-order"), || {
-            suites::sink(sink(PartitionByAttemptSetup, &["sink-log"]))
+        sink_mutant("mutant: partition moves with the attempt", "per-split-order", "sink-log", || {
+            PartitionByAttemptSetup
         }),
-        target("mutant: forgets removed transactions", "sink", Some("no-loss"), || {
-            suites::sink(sink(ForgetsRemovedTransactionsSetup, &["sink-log"]))
+        sink_mutant("mutant: forgets removed transactions", "no-loss", "sink-log", || ForgetsRemovedTransactionsSetup),
+        sink_mutant("mutant: output version misses appends", "no-unobserved-visibility", "sink-log", || {
+            StaleOutputVersionSetup
         }),
-        target("mutant: output version misses appends", "sink", Some("no-unobserved-visibility"), || {
-            suites::sink(sink(StaleOutputVersionSetup, &["sink-log"]))
+        sink_mutant("mutant: upsert sink claims exactly-once", "no-premature-visibility", "kv", || {
+            crate::UpsertSinkSetup { claims_exactly_once: true }
         }),
-        target("mutant: upsert sink claims exactly-once", "sink", Some("no-premature-visibility"), || {
-            suites::sink(sink(crate::UpsertSinkSetup { claims_exactly_once: true }, &["kv"]))
+        sink_mutant("mutant: skips restored checkpoint", "no-loss", "table", || {
+            BuggyTableSinkSetup(SkipsRestoredCheckpoint)
         }),
-        target("mutant: skips restored checkpoint", "sink", Some("no-loss"), || {
-            suites::sink(sink(BuggyTableSinkSetup(SkipsRestoredCheckpoint), &["table"]))
+        sink_mutant("mutant: unstamped recovered commit", "no-duplicates", "table", || {
+            BuggyTableSinkSetup(UnstampedRecoveredCommit)
         }),
-        target("mutant: unstamped recovered commit", "sink", Some("no-duplicates"), || {
-            suites::sink(sink(BuggyTableSinkSetup(UnstampedRecoveredCommit), &["table"]))
+        sink_mutant("mutant: aborts peers' transactions", "no-loss", "sink-log", || AbortsPeersTransactionsSetup),
+        sink_mutant("mutant: commits all on notify", "no-premature-visibility", "sink-log", || CommitsOnNotifySetup {
+            covered_only: false,
         }),
-        target("mutant: aborts peers' transactions", "sink", Some("no-loss"), || {
-            suites::sink(sink(AbortsPeersTransactionsSetup, &["sink-log"]))
+        sink_mutant("mutant: copies recovered files", "no-duplicates", "fs", || {
+            BuggyFileSinkSetup(CopiesRecoveredFiles)
         }),
-        target("mutant: commits all on notify", "sink", Some("no-premature-visibility"), || {
-            suites::sink(sink(CommitsOnNotifySetup { covered_only: false }, &["sink-log"]))
-        }),
-        target("mutant: copies recovered files", "sink", Some("no-duplicates"), || {
-            suites::sink(sink(BuggyFileSinkSetup(CopiesRecoveredFiles), &["fs"]))
-        }),
-        target("mutant: adopts pending files", "sink", Some("no-loss"), || {
-            suites::sink(sink(BuggyFileSinkSetup(AdoptsPendingFiles), &["fs"]))
-        }),
-        target("mutant: cleans up on stop", "sink", Some("no-loss"), || {
-            suites::sink(sink(CleansUpOnStopSetup, &["sink-log"]))
-        }),
-        target("mutant: gives up on error replies", "sink", Some("no-loss"), || {
-            suites::sink(sink(BuggyFileSinkSetup(GivesUpOnErrorReplies), &["fs"]))
-        }),
-        target("mutant: holds commits back", "sink", Some("no-loss"), || {
-            suites::sink(sink(HoldsCommitsBackSetup, &["sink-log"]))
-        }),
-        target("mutant: trusts the server's length", "sink", Some("no-loss"), || {
-            suites::sink(sink(BuggyFileSinkSetup(TrustsServerLength), &["fs"]))
-        }),
-        target("mutant: dedupes by reading back", "sink", Some("no-duplicates"), || {
-            suites::sink(sink(DedupesByReadingBackSetup, &["sink-log"]))
-        }),
-        target("mutant: retries at the barrier", "sink", Some("liveness"), || {
-            suites::sink(sink(RetriesAtTheBarrierSetup, &["sink-log"]))
-        }),
+        sink_mutant("mutant: adopts pending files", "no-loss", "fs", || BuggyFileSinkSetup(AdoptsPendingFiles)),
+        sink_mutant("mutant: cleans up on stop", "no-loss", "sink-log", || CleansUpOnStopSetup),
+        sink_mutant("mutant: gives up on error replies", "no-loss", "fs", || BuggyFileSinkSetup(GivesUpOnErrorReplies)),
+        sink_mutant("mutant: holds commits back", "no-loss", "sink-log", || HoldsCommitsBackSetup),
+        sink_mutant("mutant: trusts the server's length", "no-loss", "fs", || BuggyFileSinkSetup(TrustsServerLength)),
+        sink_mutant("mutant: dedupes by reading back", "no-duplicates", "sink-log", || DedupesByReadingBackSetup),
+        sink_mutant("mutant: retries at the barrier", "liveness", "sink-log", || RetriesAtTheBarrierSetup),
         target("mutant: split state takes the fetch position", "source", Some("no-loss"), || {
             suites::source(log_source_with("snapshots-fetch-position", SnapshotsFetchPositionSetup))
         }),
