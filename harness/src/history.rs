@@ -462,15 +462,26 @@ pub fn to_json_lines(events: &[Event]) -> String {
 
 /// FNV-1a hash over the events' bincode form: equal hashes mean identical histories.
 pub fn hash(events: &[Event]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut buf = Vec::new();
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
     for e in events {
-        buf.clear();
-        bincode::serialize_into(&mut buf, e).expect("events serialize");
-        for &b in &buf {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
+        bincode::serialize_into(&mut h, e).expect("events serialize");
     }
-    h
+    h.0
+}
+
+/// FNV-1a over whatever is written into it: the hash is fed as the events serialize, with
+/// no copy of their bytes in between.
+struct Fnv(u64);
+
+impl std::io::Write for Fnv {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
