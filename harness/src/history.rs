@@ -404,6 +404,26 @@ impl History {
         );
     }
 
+    /// [`History::record_produced`] for each `(record, split, pos)` in order, as one step:
+    /// the same events, stamped with the same instant, for one lock and one clock read.
+    pub fn record_produced_all<'a>(&self, node: &str, produced: impl IntoIterator<Item = (&'a Record, &'a str, u64)>) {
+        let t_us = madsim::time::TimeHandle::try_current().map(|t| t.elapsed().as_micros() as u64).unwrap_or(0);
+        let produced = produced.into_iter();
+        let mut events = self.events.lock().unwrap();
+        events.reserve(produced.size_hint().0);
+        for (record, split, pos) in produced {
+            self.produced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let kind = EventKind::Produced {
+                id: record.id,
+                split: split.to_string(),
+                pos,
+                digest: record.digest(),
+                event_time_ms: record.event_time_ms,
+            };
+            events.push(Event { t_us, node: node.to_string(), kind });
+        }
+    }
+
     /// Runs `f` over the events so far, without copying them.
     pub fn with_events<R>(&self, f: impl FnOnce(&[Event]) -> R) -> R {
         f(&self.events.lock().unwrap())

@@ -284,20 +284,22 @@ impl SourceSetup for LogSourceSetup {
         for partition in 0..self.partitions {
             world.declare_split_start(&format!("input-{partition}"), self.declared_start());
         }
+        let mut before = Vec::new();
         for partition in 0..self.partitions {
             for _ in 0..self.before_start {
-                let record = skewed(new_record(world), partition, self.skew_ms);
-                log.append("input", partition, vec![record]);
+                before.push((partition, skewed(new_record(world), partition, self.skew_ms)));
             }
         }
+        log.append_each("input", before);
         let mut stop = None;
         match (self.boundedness, self.pace_ms) {
             (Boundedness::Bounded, 0) => {
+                let mut records = Vec::with_capacity(self.records as usize);
                 for _ in 0..self.records {
                     let partition = world.rng().gen_range(0..self.partitions);
-                    let record = skewed(new_record(world), partition, self.skew_ms);
-                    log.append("input", partition, vec![record]);
+                    records.push((partition, skewed(new_record(world), partition, self.skew_ms)));
                 }
+                log.append_each("input", records);
             }
             (Boundedness::Bounded, pace_ms) => {
                 // The records and their partitions are fixed now, so the source knows where to
@@ -333,11 +335,12 @@ impl SourceSetup for LogSourceSetup {
             }
             (Boundedness::Unbounded, pace_ms) => {
                 let upfront = self.records / 2;
+                let mut records = Vec::with_capacity(upfront as usize);
                 for _ in 0..upfront {
                     let partition = world.rng().gen_range(0..self.partitions);
-                    let record = skewed(new_record(world), partition, self.skew_ms);
-                    log.append("input", partition, vec![record]);
+                    records.push((partition, skewed(new_record(world), partition, self.skew_ms)));
                 }
+                log.append_each("input", records);
                 // An upstream producer: rounds every 50 ms; new partitions appear halfway.
                 let (upstream, maker, mut rng) = (log.clone(), world.record_maker(), world.rng().clone());
                 let (rest, first, added, skew) =

@@ -248,6 +248,26 @@ impl PartitionedLog {
         }
     }
 
+    /// Appends each `(partition, record)` in order, as one producer call per record would
+    /// ([`PartitionedLog::append`]): the same entries and `Produced` events, in one step.
+    pub fn append_each(&self, topic: &str, records: Vec<(u32, Record)>) {
+        let mut s = self.state.lock().unwrap();
+        s.changes += records.len() as u64;
+        let parts = s.topics.get_mut(topic).expect("topic exists");
+        let appended_ms = madsim::time::TimeHandle::try_current().map_or(0, |t| t.elapsed().as_millis() as u64);
+        let mut added = vec![0u64; parts.len()];
+        let produced = records.iter().map(|(partition, record)| {
+            let part = &parts[*partition as usize];
+            let pos = part.entries.len() as u64 + added[*partition as usize];
+            added[*partition as usize] += 1;
+            (record, part.split.as_str(), pos)
+        });
+        self.history.record_produced_all(&self.name, produced);
+        for (partition, record) in records {
+            parts[partition as usize].entries.push(Entry { record, status: Status::Committed, appended_ms });
+        }
+    }
+
     /// The end offset of a partition (0 if it does not exist).
     pub fn end_offset(&self, topic: &str, partition: u32) -> u64 {
         let s = self.state.lock().unwrap();
