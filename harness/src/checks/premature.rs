@@ -22,6 +22,9 @@ pub fn check(f: &RunFacts) -> Verdict {
     // Only asked "contains?", never iterated, so hash containers cannot affect the output's order.
     let mut safe = IdSet::default();
     let mut visible: IdMap<usize> = IdMap::default();
+    // Sized for every produced record once, rather than grown (and rehashed) on the way.
+    safe.reserve(f.produced.len());
+    visible.reserve(f.produced.len());
     let mut emitted: BTreeMap<Attempt, Vec<RecordId>> = BTreeMap::new();
     let mut barriers: BTreeMap<CheckpointId, Vec<(Attempt, usize)>> = BTreeMap::new();
     // How much of each attempt's emitted prefix is already marked safe.
