@@ -23,7 +23,9 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut safe = IdSet::default();
     let mut visible: IdMap<usize> = IdMap::default();
     // Sized for every produced record once, rather than grown (and rehashed) on the way.
-    safe.reserve(f.produced.len());
+    if exactly_once {
+        safe.reserve(f.produced.len()); // only exactly-once sinks mark records safe
+    }
     visible.reserve(f.produced.len());
     let mut emitted: BTreeMap<Attempt, Vec<RecordId>> = BTreeMap::new();
     let mut barriers: BTreeMap<CheckpointId, Vec<(Attempt, usize)>> = BTreeMap::new();

@@ -254,6 +254,13 @@ impl PartitionedLog {
         let mut s = self.state.lock().unwrap();
         s.changes += records.len() as u64;
         let parts = s.topics.get_mut(topic).expect("topic exists");
+        // Checked before anything changes, and the panic comes after the lock is released,
+        // so a bad partition leaves the log and the history as they were, and usable.
+        if let Some((p, _)) = records.iter().find(|(p, _)| *p as usize >= parts.len()) {
+            let (p, n) = (*p, parts.len());
+            drop(s);
+            panic!("append_each: topic {topic} has {n} partitions, no partition {p}");
+        }
         let appended_ms = madsim::time::TimeHandle::try_current().map_or(0, |t| t.elapsed().as_millis() as u64);
         let mut added = vec![0u64; parts.len()];
         let produced = records.iter().map(|(partition, record)| {

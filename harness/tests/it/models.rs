@@ -287,27 +287,48 @@ fn the_log_recognises_a_retry_of_its_last_five_batches_only() {
 
 #[test]
 fn appending_many_records_at_once_is_appending_them_one_by_one() {
-    // Partitions in an interleaved order, with records already there in one of them.
+    // Partitions in an interleaved order, with records already there in one of them; 7 ms
+    // into a run, so the events carry a time.
     let order = [2u32, 0, 2, 1, 2, 0, 1];
     let build = |at_once: bool| {
-        let history = History::new();
-        let log = PartitionedLog::new("log", history.clone());
-        log.create_topic("t", 3);
-        log.append("t", 1, vec![rec(100)]);
-        let records: Vec<(u32, Record)> = order.iter().enumerate().map(|(i, p)| (*p, rec(i as u64))).collect();
-        match at_once {
-            true => log.append_each("t", records),
-            false => records.into_iter().for_each(|(p, r)| log.append("t", p, vec![r])),
-        }
-        let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
-        let ends: Vec<u64> = (0..3).map(|p| log.end_offset("t", p)).collect();
-        (history.events(), (ids, ends), log.output("t").version())
+        let rt = madsim::runtime::Runtime::with_seed_and_config(1, madsim::Config::default());
+        rt.block_on(async move {
+            let history = History::new();
+            let log = PartitionedLog::new("log", history.clone());
+            log.create_topic("t", 3);
+            log.append("t", 1, vec![rec(100)]);
+            madsim::time::sleep(Duration::from_millis(7)).await;
+            let records: Vec<(u32, Record)> = order.iter().enumerate().map(|(i, p)| (*p, rec(i as u64))).collect();
+            match at_once {
+                true => log.append_each("t", records),
+                false => records.into_iter().for_each(|(p, r)| log.append("t", p, vec![r])),
+            }
+            let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
+            let ends: Vec<u64> = (0..3).map(|p| log.end_offset("t", p)).collect();
+            (history.events(), (ids, ends), log.output("t").version(), history.produced())
+        })
     };
     let (one_by_one, at_once) = (build(false), build(true));
     assert_eq!(connsim::history::hash(&at_once.0), connsim::history::hash(&one_by_one.0));
     assert_eq!(at_once.0.len(), 1 + order.len());
+    assert!(at_once.0[1..].iter().all(|e| e.t_us >= 7_000), "stamped with the run's time: {:?}", at_once.0);
     assert_eq!(at_once.1, one_by_one.1);
     assert_eq!(at_once.1 .0, vec![1, 5, 100, 3, 6, 0, 2, 4], "partition by partition, in order");
     assert_eq!(at_once.1 .1, vec![2, 3, 3]);
     assert_eq!(at_once.2, one_by_one.2, "the same number of changes");
+    assert_eq!((at_once.3, one_by_one.3), (1 + order.len(), 1 + order.len()), "every record counted as produced");
+}
+
+#[test]
+fn appending_to_a_partition_that_does_not_exist_says_so_and_leaves_the_history_usable() {
+    let history = History::new();
+    let log = PartitionedLog::new("log", history.clone());
+    log.create_topic("t", 2);
+    let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        log.append_each("t", vec![(0, rec(1)), (5, rec(2))]);
+    }));
+    let message = attempt.expect_err("partition 5 of 2").downcast::<String>().expect("a formatted message");
+    assert!(message.contains("topic t has 2 partitions, no partition 5"), "{message}");
+    assert_eq!(history.take().len(), 0, "nothing recorded, and the history is not poisoned");
+    assert_eq!(log.end_offset("t", 0), 0, "nothing appended");
 }
