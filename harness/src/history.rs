@@ -392,16 +392,7 @@ impl History {
     /// a declared start position ([`crate::run::StartPosition`]) means the same to the source
     /// and to the checks.
     pub fn record_produced(&self, node: &str, record: &Record, split: &str, pos: u64) {
-        self.record(
-            node,
-            EventKind::Produced {
-                id: record.id,
-                split: split.to_string(),
-                pos,
-                digest: record.digest(),
-                event_time_ms: record.event_time_ms,
-            },
-        );
+        self.record_produced_all(node, [(record, split, pos)]);
     }
 
     /// [`History::record_produced`] for each `(record, split, pos)` in order, as one step:
@@ -482,7 +473,7 @@ pub fn to_json_lines(events: &[Event]) -> String {
 
 /// FNV-1a hash over the events' bincode form: equal hashes mean identical histories.
 pub fn hash(events: &[Event]) -> u64 {
-    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    let mut h = Fnv(crate::record::FNV_OFFSET);
     for e in events {
         bincode::serialize_into(&mut h, e).expect("events serialize");
     }
@@ -495,10 +486,7 @@ struct Fnv(u64);
 
 impl std::io::Write for Fnv {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        for &b in bytes {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
+        self.0 = crate::record::fnv1a(self.0, bytes);
         Ok(bytes.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {

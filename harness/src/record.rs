@@ -164,20 +164,32 @@ pub type Digest = u64;
 #[derive(Clone, Copy, Debug)]
 pub struct DigestBuilder(u64);
 
+/// FNV-1a's starting state.
+pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a: `h` moved on by `bytes` (start from [`FNV_OFFSET`]; feeding bytes in pieces or at
+/// once gives the same hash). Record digests, the history hash and the key-value store's
+/// buckets use it.
+#[inline]
+pub(crate) fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
 impl DigestBuilder {
     /// Starts a digest of a record with this key and event time.
     pub fn new(key: u64, event_time_ms: i64) -> Self {
-        let mut d = Self(0xcbf2_9ce4_8422_2325);
+        let mut d = Self(FNV_OFFSET);
         d.bytes(&key.to_le_bytes());
         d.bytes(&event_time_ms.to_le_bytes());
         d
     }
     /// Adds payload bytes (call it for the whole payload, in pieces or at once).
     pub fn bytes(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
+        self.0 = fnv1a(self.0, bytes);
     }
     /// The digest.
     pub fn finish(self) -> Digest {

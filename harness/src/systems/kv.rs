@@ -40,12 +40,7 @@ pub enum KvResponse {
 const BUCKETS: u64 = 256;
 
 fn bucket(key: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in key.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h % BUCKETS
+    crate::record::fnv1a(crate::record::FNV_OFFSET, key.as_bytes()) % BUCKETS
 }
 
 #[derive(Default)]

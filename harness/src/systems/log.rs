@@ -252,7 +252,6 @@ impl PartitionedLog {
     /// ([`PartitionedLog::append`]): the same entries and `Produced` events, in one step.
     pub fn append_each(&self, topic: &str, records: Vec<(u32, Record)>) {
         let mut s = self.state.lock().unwrap();
-        s.changes += records.len() as u64;
         let parts = s.topics.get_mut(topic).expect("topic exists");
         // Checked before anything changes, and the panic comes after the lock is released,
         // so a bad partition leaves the log and the history as they were, and usable.
@@ -261,6 +260,8 @@ impl PartitionedLog {
             drop(s);
             panic!("append_each: topic {topic} has {n} partitions, no partition {p}");
         }
+        s.changes += records.len() as u64;
+        let parts = s.topics.get_mut(topic).expect("looked up above");
         let appended_ms = madsim::time::TimeHandle::try_current().map_or(0, |t| t.elapsed().as_millis() as u64);
         let mut added = vec![0u64; parts.len()];
         let produced = records.iter().map(|(partition, record)| {
