@@ -5,7 +5,8 @@
 //! Marks are derived from the history after the run, so they cost nothing while it runs.
 
 use crate::history::{Event, EventKind};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::record::RecordId;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Every mark connsim knows, with what it means.
 pub const MARKS: &[(&str, &str)] = &[
@@ -69,7 +70,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("exchange-resent", "behind an exchange, a reader sent messages again that a writer had not acknowledged in time (lost or delayed)"),
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
-    ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never assigned before was assigned afterwards"),
+    ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never handed to a reader before was handed over afterwards (assigned, sent in a source event, held or read by a reader)"),
     ("output-vanished", "records vanished from the output (a crash of its system, a delete)"),
     ("converged", "the output converged; from here on it must not change (a bounded job finished, an unbounded one showed everything)"),
 ];
@@ -90,7 +91,7 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut marks = BTreeSet::new();
     // Nodes with a commit in progress (between an attempt and its first outcome).
     let mut committing: BTreeSet<&str> = BTreeSet::new();
-    let mut assigned: BTreeSet<&str> = BTreeSet::new();
+    let mut handed = HandedOver::new(events);
     let mut discovery_dropped = false;
     let mut restored: BTreeSet<(usize, u64)> = BTreeSet::new();
     let mut read_since_restore: BTreeSet<(usize, u64)> = BTreeSet::new();
@@ -135,10 +136,8 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                 }
             }
             EventKind::SplitsAssigned { splits, .. } => {
-                for s in splits {
-                    if assigned.insert(s) && discovery_dropped {
-                        marks.insert("discovery-faulted");
-                    }
+                if handed.any_new(splits.iter().map(String::as_str)) && discovery_dropped {
+                    marks.insert("discovery-faulted");
                 }
             }
             EventKind::Vanished { .. } => {
@@ -257,7 +256,10 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                     marks.insert("notify-lost");
                 }
             }
-            EventKind::Barrier { subtask, attempt, checkpoint, .. } => {
+            EventKind::Barrier { subtask, attempt, checkpoint, splits, .. } => {
+                if handed.any_new(splits.iter().map(String::as_str)) && discovery_dropped {
+                    marks.insert("discovery-faulted");
+                }
                 read_since_restore.insert((*subtask, *attempt));
                 if !exchanged {
                     prepared.entry(*subtask).or_default().insert(*checkpoint);
@@ -266,7 +268,10 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::BarrierAligned { subtask, checkpoint, .. } if exchanged => {
                 prepared.entry(*subtask).or_default().insert(*checkpoint);
             }
-            EventKind::Emitted { subtask, attempt, .. } => {
+            EventKind::Emitted { subtask, attempt, ids } => {
+                if handed.any_new_emitted(ids) && discovery_dropped {
+                    marks.insert("discovery-faulted");
+                }
                 read_since_restore.insert((*subtask, *attempt));
                 if newest.get(subtask).is_some_and(|(a, node)| a > attempt && *node != e.node) {
                     marks.insert("zombie-wrote-after-replacement");
@@ -326,6 +331,60 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     marks
 }
 
+/// Splits handed to a reader so far, however the source hands them over: assigned by the
+/// coordinator, or sent in a connector-defined event (Flink's own sources do both), which the
+/// runtime sees only once the reader holds the split at a barrier or emits its records.
+struct HandedOver<'a> {
+    splits: BTreeSet<&'a str>,
+    /// The split each produced record belongs to, built only when some request of the job
+    /// master to a system was dropped (otherwise nothing asks whether a split is new).
+    split_of: Option<HashMap<RecordId, &'a str>>,
+}
+
+impl<'a> HandedOver<'a> {
+    fn new(events: &'a [Event]) -> Self {
+        let dropped = events.iter().any(|e| {
+            matches!(&e.kind, EventKind::Fault { fault, from, to, .. }
+                if fault == "drop" && from == crate::cluster::JOB_MASTER && is_system(to))
+        });
+        let split_of = dropped.then(|| {
+            let mut map = HashMap::new();
+            for e in events {
+                if let EventKind::Produced { id, split, .. } = &e.kind {
+                    map.insert(*id, split.as_str());
+                }
+            }
+            map
+        });
+        Self { splits: BTreeSet::new(), split_of }
+    }
+
+    /// Notes `splits` as handed over; whether one of them was not before.
+    fn any_new(&mut self, splits: impl Iterator<Item = &'a str>) -> bool {
+        let mut new = false;
+        for s in splits {
+            new |= self.splits.insert(s);
+        }
+        new
+    }
+
+    /// Notes the splits of emitted records as handed over (records of one split come in runs,
+    /// so a run costs one set look-up); whether one of them was not before.
+    fn any_new_emitted(&mut self, ids: &[RecordId]) -> bool {
+        let Some(split_of) = &self.split_of else { return false };
+        let mut new = false;
+        let mut last = None;
+        for id in ids {
+            let Some(&split) = split_of.get(id) else { continue };
+            if last != Some(split) {
+                last = Some(split);
+                new |= self.splits.insert(split);
+            }
+        }
+        new
+    }
+}
+
 fn outcome_marks(outcome: &str, marks: &mut BTreeSet<&'static str>) {
     match outcome {
         "RetryLater" => {
@@ -372,5 +431,51 @@ mod tests {
         assert!(!reached(&history("taskexecutor-1"), true).contains(mark), "a reader-only subtask prepares nothing");
         // Chained, the barrier is where the writer prepares.
         assert!(reached(&history("taskexecutor-1"), false).contains(mark));
+    }
+
+    fn produced(id: u64, split: &str) -> Event {
+        let digest = 0;
+        at("log", EventKind::Produced { id: RecordId(id), split: split.into(), pos: id, digest, event_time_ms: 0 })
+    }
+
+    fn emitted(ids: &[u64]) -> Event {
+        at(
+            "taskexecutor-0",
+            EventKind::Emitted { subtask: 0, attempt: 1, ids: ids.iter().map(|&i| RecordId(i)).collect() },
+        )
+    }
+
+    fn discovery_dropped() -> Event {
+        let fault = EventKind::Fault {
+            fault: "drop".into(),
+            from: crate::cluster::JOB_MASTER.into(),
+            to: "log".into(),
+            kind: "EndOffsets".into(),
+            call: Some(1),
+        };
+        at("gateway", fault)
+    }
+
+    #[test]
+    fn a_split_handed_over_by_event_reaches_discovery_faulted_when_first_read_after_a_dropped_discovery() {
+        let mark = "discovery-faulted";
+        // Split b reaches the reader in a source event: the runtime first sees it in an emission.
+        let by_event = vec![produced(1, "a"), produced(2, "b"), emitted(&[1]), discovery_dropped(), emitted(&[1, 2])];
+        assert!(reached(&by_event, false).contains(mark));
+        // A split the reader already read before the drop is not a new hand-over.
+        let old = vec![produced(1, "a"), produced(2, "b"), emitted(&[1, 2]), discovery_dropped(), emitted(&[2])];
+        assert!(!reached(&old, false).contains(mark));
+        // A split held at a barrier was handed over, whether or not it was read.
+        let barrier = EventKind::Barrier {
+            subtask: 0,
+            attempt: 1,
+            checkpoint: 1,
+            splits: vec!["b".into()],
+            positions: Vec::new(),
+        };
+        let held = vec![produced(2, "b"), discovery_dropped(), at("taskexecutor-0", barrier)];
+        assert!(reached(&held, false).contains(mark));
+        // Without a dropped request of the job master, nothing is discovery under faults.
+        assert!(!reached(&[produced(2, "b"), emitted(&[2])], false).contains(mark));
     }
 }
