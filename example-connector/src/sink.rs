@@ -19,6 +19,18 @@ pub struct StagingSink {
     pub store: String,
 }
 
+/// A committable: the name of a staged transaction. `records` is for logs and metrics only
+/// and is left out of the serialized form on purpose (`#[serde(skip)]`): a committer that
+/// gets the committable from a checkpoint or over the network sees 0 there.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Staged {
+    /// The transaction's name in the store.
+    pub txn: String,
+    /// Records staged under it (not serialized).
+    #[serde(skip)]
+    pub records: usize,
+}
+
 /// Its writer: buffers records until the barrier.
 pub struct StagingWriter {
     store: ModelClient<StoreRequest>,
@@ -31,7 +43,7 @@ async fn call(store: &ModelClient<StoreRequest>, req: &StoreRequest) -> Result<S
 }
 
 impl SinkWriter for StagingWriter {
-    type Committable = String;
+    type Committable = Staged;
     type State = ();
 
     async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
@@ -43,16 +55,17 @@ impl SinkWriter for StagingWriter {
         Ok(()) // everything is staged on the barrier
     }
 
-    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<String>, ConnectorError> {
+    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<Staged>, ConnectorError> {
         if self.buffer.is_empty() {
             return Ok(Vec::new());
         }
         let txn = format!("{}-{checkpoint}", self.prefix);
+        let records = self.buffer.len();
         let req = StoreRequest::Stage { txn: txn.clone(), records: std::mem::take(&mut self.buffer) };
         // Staging the same records twice under one name is harmless only if the store
         // deduplicates; it does not, so a failed stage fails the task (and it recovers).
         match call(&self.store, &req).await {
-            Ok(StoreResponse::Ok) => Ok(vec![txn]),
+            Ok(StoreResponse::Ok) => Ok(vec![Staged { txn, records }]),
             Ok(other) => Err(ConnectorError::fail_task(format!("stage {txn}: {other:?}"))),
             Err(e) => Err(ConnectorError::fail_task(format!("stage {txn}: {e}"))),
         }
@@ -65,15 +78,16 @@ pub struct StagingCommitter {
 }
 
 impl Committer for StagingCommitter {
-    type Committable = String;
-    async fn commit(&mut self, requests: Vec<CommitRequest<String>>) -> Vec<CommitOutcome> {
+    type Committable = Staged;
+    async fn commit(&mut self, requests: Vec<CommitRequest<Staged>>) -> Vec<CommitOutcome> {
         let mut out = Vec::new();
         for r in requests {
-            let req = StoreRequest::Commit { txn: r.committable.clone() };
+            let txn = &r.committable.txn;
+            let req = StoreRequest::Commit { txn: txn.clone() };
             out.push(match call(&self.store, &req).await {
                 Ok(StoreResponse::Ok) => CommitOutcome::Committed,
                 Ok(StoreResponse::AlreadyCommitted) => CommitOutcome::AlreadyCommitted,
-                Ok(StoreResponse::Unknown) => CommitOutcome::FailedKnown(format!("{} was never staged", r.committable)),
+                Ok(StoreResponse::Unknown) => CommitOutcome::FailedKnown(format!("{txn} was never staged")),
                 Err(_) => CommitOutcome::RetryLater,
             });
         }
@@ -82,11 +96,11 @@ impl Committer for StagingCommitter {
 }
 
 impl Sink for StagingSink {
-    type Committable = String;
+    type Committable = Staged;
     type WriterState = ();
     type Writer = StagingWriter;
     type Committer = StagingCommitter;
-    type GlobalCommitter = NoGlobalCommitter<String>;
+    type GlobalCommitter = NoGlobalCommitter<Staged>;
 
     async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<StagingWriter, ConnectorError> {
         let prefix = format!("txn-{}-{}", ctx.subtask(), ctx.attempt());

@@ -18,12 +18,27 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// One partition of the feed and the next position to read.
+///
+/// Only what a restore needs is serialized: `emitted` is a metric of the reader holding the
+/// split and is left out on purpose (`#[serde(skip)]`), so a restored or reassigned split
+/// counts from 0 again. connsim's runtime goes on with the decoded split after every
+/// checkpoint and hand-over, as a cluster does after a restore.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FeedSplit {
     /// The partition.
     pub partition: u32,
     /// The next position to read.
     pub next: u64,
+    /// Records emitted from this split since its reader got it (not checkpointed).
+    #[serde(skip)]
+    pub emitted: u64,
+}
+
+impl FeedSplit {
+    /// Partition `partition`, from its first record.
+    pub fn new(partition: u32) -> Self {
+        Self { partition, next: 0, emitted: 0 }
+    }
 }
 
 impl Split for FeedSplit {
@@ -40,6 +55,9 @@ impl Split for FeedSplit {
 pub struct FeedEnumState {
     /// Unassigned splits.
     pub pending: Vec<FeedSplit>,
+    /// Splits this enumerator handed over since it started: a metric, not checkpointed.
+    #[serde(skip)]
+    pub handed_over: u64,
 }
 
 impl EnumeratorState for FeedEnumState {
@@ -63,6 +81,7 @@ pub struct FeedSource {
 pub struct FeedEnumerator {
     pending: Vec<FeedSplit>,
     unbounded: bool,
+    handed_over: u64,
 }
 
 impl FeedEnumerator {
@@ -73,6 +92,7 @@ impl FeedEnumerator {
             let (mine, rest) =
                 std::mem::take(&mut self.pending).into_iter().partition(|s| (s.partition % p) as usize == reader);
             self.pending = rest;
+            self.handed_over += mine.len() as u64;
             ctx.assign_splits(reader, mine);
             if !self.unbounded {
                 ctx.signal_no_more_splits(reader);
@@ -93,7 +113,7 @@ impl SplitEnumerator for FeedEnumerator {
     }
     fn handle_split_request(&mut self, _subtask: usize, _ctx: &mut EnumeratorContext<FeedSplit>) {}
     fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> FeedEnumState {
-        FeedEnumState { pending: self.pending.clone() }
+        FeedEnumState { pending: self.pending.clone(), handed_over: self.handed_over }
     }
 }
 
@@ -158,6 +178,7 @@ impl RecordEmitter for FeedEmitter {
     fn emit(&mut self, (pos, record): (u64, Record), output: &mut ReaderOutput, state: &mut FeedSplit) {
         output.collect(record);
         state.next = pos + 1;
+        state.emitted += 1;
     }
 }
 
@@ -173,11 +194,11 @@ impl Source for FeedSource {
         }
     }
     fn create_enumerator(&self, _ctx: &EnumeratorContext<FeedSplit>) -> FeedEnumerator {
-        let pending = (0..self.partitions).map(|partition| FeedSplit { partition, next: 0 }).collect();
-        FeedEnumerator { pending, unbounded: self.unbounded }
+        let pending = (0..self.partitions).map(FeedSplit::new).collect();
+        FeedEnumerator { pending, unbounded: self.unbounded, handed_over: 0 }
     }
     fn restore_enumerator(&self, _ctx: &EnumeratorContext<FeedSplit>, state: FeedEnumState) -> FeedEnumerator {
-        FeedEnumerator { pending: state.pending, unbounded: self.unbounded }
+        FeedEnumerator { pending: state.pending, unbounded: self.unbounded, handed_over: 0 }
     }
     fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
         let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.feed), self.unbounded);
