@@ -116,6 +116,10 @@ pub enum EventKind {
     /// The coordinator's valve held `events` for a subtask between the enumerator's snapshot
     /// for `checkpoint` and the barrier, and sent them now (after the barrier).
     ValveReleased { subtask: usize, checkpoint: CheckpointId, events: usize },
+    /// A periodic call of the enumerator (split discovery, every `interval_ms`) started a new
+    /// round while `unhandled` results of earlier rounds had not yet reached the enumerator:
+    /// its rounds overlap (the round before took longer than the interval).
+    PeriodicCallOverlapped { interval_ms: u64, unhandled: u64 },
     /// A subtask's barrier passed; its reader held `splits`, standing at `positions` (one
     /// per split, where the split says: [`crate::api::Split::position`]).
     Barrier {

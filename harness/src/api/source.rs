@@ -146,9 +146,13 @@ impl<S: Split> EnumeratorContext<S> {
     pub fn call_async<R: Send + 'static>(&mut self, callable: impl Future<Output = R> + Send + 'static) {
         self.calls.push(AsyncCall::Once(Box::pin(async move { Box::new(callable.await) as AsyncResult })));
     }
-    /// Runs a callable made by `make` every `interval` (each after the previous one ended),
-    /// each result going to [`SplitEnumerator::handle_async`] (Flink's periodic `callAsync`,
-    /// e.g. split discovery).
+    /// Runs a callable made by `make` every `interval`, each result going to
+    /// [`SplitEnumerator::handle_async`] (Flink's periodic `callAsync`, e.g. split
+    /// discovery). The rate is fixed, as Flink's `scheduleAtFixedRate`: round `k` is due `k`
+    /// intervals after the call was started, and two rounds never run at once. A round that
+    /// takes longer than the interval delays the next, which then starts as soon as it
+    /// ends, before the enumerator has handled the previous result: state the enumerator
+    /// changes only when a result arrives is not yet changed when the next round begins.
     pub fn call_async_periodically<R, F>(&mut self, interval: Duration, make: impl Fn() -> F + Send + 'static)
     where
         R: Send + 'static,

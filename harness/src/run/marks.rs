@@ -71,6 +71,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("lease-expired", "a task executor cancelled an attempt the job master had stopped speaking about (its heartbeat timed out)"),
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
     ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never handed to a reader before was handed over afterwards (assigned, sent in a source event, held or read by a reader)"),
+    ("discovery-overlapped", "a periodic call of the enumerator (split discovery) started a round before the enumerator had handled the previous round's result: two discovery rounds overlapped"),
     ("output-vanished", "records vanished from the output (a crash of its system, a delete)"),
     ("converged", "the output converged; from here on it must not change (a bounded job finished, an unbounded one showed everything)"),
 ];
@@ -304,6 +305,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             }
             EventKind::ValveReleased { .. } => {
                 marks.insert("valve-held-events");
+            }
+            EventKind::PeriodicCallOverlapped { .. } => {
+                marks.insert("discovery-overlapped");
             }
             EventKind::GlobalCommitOutcome { outcome, checkpoint } => {
                 marks.insert("global-commit");

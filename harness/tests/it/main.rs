@@ -18,6 +18,7 @@ mod models;
 mod no_progress;
 mod no_shared_memory;
 mod output_readers;
+mod periodic_calls;
 mod serde_wall;
 mod source_events;
 mod valve;

@@ -111,7 +111,7 @@ struct JobMaster<Src: Source, Snk: Sink> {
     /// Callables the enumerator started, and where their results go (tagged with the
     /// enumerator generation that asked, so a replaced enumerator's results are dropped).
     calls: Vec<madsim::task::JoinHandle<()>>,
-    call_results: mpsc::UnboundedSender<(u64, AsyncResult)>,
+    call_results: mpsc::UnboundedSender<Called>,
     generation: u64,
     /// Watermark alignment, when the source is read with it.
     alignment: Option<AlignmentCoordinator>,
@@ -228,6 +228,15 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     jm.run(inbox, reports_rx, internal_rx, lost_rx, commands_rx, call_results_rx).await;
 }
 
+/// A callable's result on its way to the coordinator's loop: the enumerator generation that
+/// started it and, for a periodic call, how many of its results the loop has handled (bumped
+/// there, read by the call before its next round).
+pub(super) struct Called {
+    generation: u64,
+    result: AsyncResult,
+    handled: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+}
+
 impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     fn record(&self, kind: EventKind) {
         self.history.record(JOB_MASTER, kind);
@@ -251,7 +260,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         mut internal: mpsc::UnboundedReceiver<Internal>,
         mut lost: mpsc::UnboundedReceiver<Lost>,
         mut commands: mpsc::UnboundedReceiver<JmCommand>,
-        mut call_results: mpsc::UnboundedReceiver<(u64, AsyncResult)>,
+        mut call_results: mpsc::UnboundedReceiver<Called>,
     ) {
         enum Wake {
             Command(JmCommand),
@@ -260,7 +269,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             Lost(Lost),
             Msg(crate::net::Incoming),
             Tick,
-            Called(u64, AsyncResult),
+            Called(Called),
             Align,
         }
         let mut ticks = madsim::time::interval(Duration::from_millis(self.cfg.checkpoint_interval_ms));
@@ -278,7 +287,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 _ = align_ticks.tick(), if aligning => Wake::Align,
                 Some(m) = inbox.recv() => Wake::Msg(m),
                 _ = ticks.tick() => Wake::Tick,
-                Some((g, r)) = call_results.recv() => Wake::Called(g, r),
+                Some(called) = call_results.recv() => Wake::Called(called),
             };
             match wake {
                 Wake::Command(JmCommand::TriggerCheckpoint) => self.trigger(),
@@ -303,10 +312,13 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                     self.commit_global().await;
                 }
                 Wake::Align => self.announce_alignment(),
-                Wake::Called(generation, result) => {
+                Wake::Called(Called { generation, result, handled }) => {
                     if generation == self.generation {
                         self.enumerator.handle_async(result, &mut self.ctx);
                         self.apply_actions();
+                    }
+                    if let Some(handled) = handled {
+                        handled.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
                 }
             }
@@ -411,22 +423,42 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
     }
 
-    /// Starts the callables the enumerator asked for, each as a task of its own.
+    /// Starts the callables the enumerator asked for, each as a task of its own. A periodic
+    /// one runs at a fixed rate, as Flink's `scheduleAtFixedRate`: every `interval` from its
+    /// start, never two at once; a round that takes longer delays the next, which then starts
+    /// as soon as it ends, before the enumerator has handled the previous result (recorded
+    /// as [`EventKind::PeriodicCallOverlapped`]: two discovery rounds overlap).
     fn start_calls(&mut self) {
         for call in std::mem::take(&mut self.ctx.calls) {
             let (results, generation) = (self.call_results.clone(), self.generation);
             let task = match call {
                 AsyncCall::Once(callable) => madsim::task::spawn(async move {
-                    let _ = results.send((generation, callable.await));
+                    let _ = results.send(Called { generation, result: callable.await, handled: None });
                 }),
-                AsyncCall::Periodic(interval, make) => madsim::task::spawn(async move {
-                    loop {
-                        madsim::time::sleep(interval).await;
-                        if results.send((generation, make().await)).is_err() {
-                            return;
+                AsyncCall::Periodic(interval, make) => {
+                    let history = self.history.clone();
+                    madsim::task::spawn(async move {
+                        let handled = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+                        let (mut due, mut sent) = (madsim::time::Instant::now() + interval, 0);
+                        loop {
+                            // A late round starts at once (a sleep would take at least 1 ms).
+                            if madsim::time::Instant::now() < due {
+                                madsim::time::sleep_until(due).await;
+                            }
+                            let unhandled = sent - handled.load(std::sync::atomic::Ordering::Relaxed);
+                            if unhandled > 0 {
+                                let interval_ms = interval.as_millis() as u64;
+                                history.record(JOB_MASTER, EventKind::PeriodicCallOverlapped { interval_ms, unhandled });
+                            }
+                            let result = make().await;
+                            sent += 1;
+                            if results.send(Called { generation, result, handled: Some(handled.clone()) }).is_err() {
+                                return;
+                            }
+                            due += interval;
                         }
-                    }
-                }),
+                    })
+                }
             };
             self.calls.push(task);
         }
