@@ -2,6 +2,9 @@
 //! per checkpoint; the global committer on the job master combines all of a checkpoint's
 //! files into one snapshot and commits it with the checkpoint id as a property, so a
 //! recovered commit that already happened is recognised and skipped.
+//!
+//! For variants: [`TableCommitter::commit_stamped`] commits with a stamp of the variant's
+//! choosing, and [`TableWriter::buffered`] shows what a writer holds for its next file.
 
 use crate::retry::idempotent;
 use connsim::api::{
@@ -35,7 +38,15 @@ pub struct TableSink {
 pub struct TableWriter {
     ctx: WriterContext,
     client: TableClient,
-    pub(crate) buffer: Vec<Record>,
+    buffer: Vec<Record>,
+}
+
+impl TableWriter {
+    /// The records written since the last `prepare_commit`: the next data file's content,
+    /// written (and handed over as a committable) at the next barrier.
+    pub fn buffered(&self) -> &[Record] {
+        &self.buffer
+    }
 }
 
 impl SinkWriter for TableWriter {
@@ -106,9 +117,14 @@ impl GlobalCommitter for TableCommitter {
 }
 
 impl TableCommitter {
-    /// Commits in order, each snapshot stamped with `stamp(its checkpoint, the table's
-    /// current stamp)` (the reference stamps the checkpoint itself).
-    pub(crate) async fn commit_stamped(
+    /// Commits `requests` in order, one snapshot each, stamped with `stamp(its checkpoint,
+    /// the table's current stamp)` (the reference stamps the checkpoint itself, which is
+    /// what lets `filter_recovered` and this method skip what is already committed: a
+    /// request whose checkpoint is at or below the table's stamp is `AlreadyCommitted`).
+    /// Once one must wait (the table is unreachable, or a concurrent commit won), the later
+    /// ones wait too (`RetryLater`), so snapshots never commit out of order. For a
+    /// [`GlobalCommitter::commit`] that stamps differently.
+    pub async fn commit_stamped(
         &mut self,
         requests: Vec<CommitRequest<TableCommit>>,
         stamp: impl Fn(CheckpointId, CheckpointId) -> CheckpointId,

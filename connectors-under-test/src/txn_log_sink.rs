@@ -16,6 +16,11 @@
 //! committable (an attempt that initialised the same id later aborted it), and it fences
 //! the ids of checkpoints it skipped (a zombie may have opened one, which would pin the
 //! partition).
+//!
+//! For variants: [`TxnLogSink::open_writer`] opens a writer after aborting the lingering
+//! transactions a rule picks ([`TxnLogSink::lingering`] is the reference's rule), and
+//! [`TxnLogWriter::partitioned_by`] sends each record to a partition of its own choosing
+//! instead of the subtask's; [`TxnLogSinkSetup::variant`] sets a variant up for its tests.
 
 use crate::retry::idempotent;
 use connsim::api::{
@@ -26,6 +31,7 @@ use connsim::run::{SinkSetup, World};
 use connsim::systems::{LogClient, LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle};
 use connsim::{ConnectorError, Record};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A writer's checkpointed state: the parallelism of the job that wrote it.
@@ -49,12 +55,20 @@ pub struct TxnLogSink {
     pub prefix: String,
 }
 
+/// Picks a record's partition, given how many the topic has: `(record, partitions) ->
+/// partition` (a pick at or past `partitions` wraps around).
+pub type Partitioner = fn(&Record, u32) -> u32;
+
 /// Its writer.
 pub struct TxnLogWriter {
     client: LogClient,
     pub(crate) topic: String,
     id_prefix: String,
     pub(crate) partition: u32,
+    /// The topic's partitions when the writer opened.
+    partitions: u32,
+    /// Where each record goes, if not all to `partition`.
+    partitioner: Option<Partitioner>,
     pub(crate) txn: TxnHandle,
     /// The checkpoint number in the open transaction's id.
     number: CheckpointId,
@@ -70,14 +84,38 @@ async fn begin(client: &LogClient, id: String) -> Result<TxnHandle, ConnectorErr
 }
 
 impl TxnLogWriter {
-    /// Its log client.
-    pub(crate) fn client(&self) -> &LogClient {
+    /// Its log client, talking to the log from the task executor's endpoint.
+    pub fn client(&self) -> &LogClient {
         &self.client
     }
 
-    /// The transaction it writes into.
-    pub(crate) fn open_transaction(&self) -> &TxnHandle {
+    /// The transaction it writes into now; it becomes the committable at the next
+    /// `prepare_commit`, which opens the next one.
+    pub fn open_transaction(&self) -> &TxnHandle {
         &self.txn
+    }
+
+    /// The topic it writes.
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// The partition it writes every record into, unless [`TxnLogWriter::partitioned_by`]
+    /// says otherwise: its subtask modulo the topic's partitions (Flink's fixed
+    /// partitioner), so a split's records stay in one partition, in order.
+    pub fn partition(&self) -> u32 {
+        self.partition
+    }
+
+    /// Sends each record to the partition `partitioner` picks for it (given the partitions
+    /// the topic had when the writer opened) instead of [`TxnLogWriter::partition`]: one
+    /// batch per partition, all in the open transaction, which commits or aborts them
+    /// together. A split's records then spread over partitions, so a sink whose writer
+    /// does this must not claim [`Sink::keeps_split_order`]. Call it on a freshly opened
+    /// writer.
+    pub fn partitioned_by(mut self, partitioner: Partitioner) -> Self {
+        self.partitioner = Some(partitioner);
+        self
     }
 
     async fn send_buffer(&mut self) -> Result<(), ConnectorError> {
@@ -85,10 +123,22 @@ impl TxnLogWriter {
             return Ok(());
         }
         let records = std::mem::take(&mut self.buffer);
-        let (client, txn, seq) = (&self.client, &self.txn, self.sequence);
-        idempotent(TRIES, || client.produce(&self.topic, self.partition, records.clone(), Some(txn.clone()), seq))
-            .await?;
-        self.sequence += 1;
+        let batches = match self.partitioner {
+            None => vec![(self.partition, records)],
+            Some(pick) => {
+                let mut by_partition: BTreeMap<u32, Vec<Record>> = BTreeMap::new();
+                for record in records {
+                    by_partition.entry(pick(&record, self.partitions) % self.partitions).or_default().push(record);
+                }
+                by_partition.into_iter().collect()
+            }
+        };
+        for (partition, records) in batches {
+            let (client, txn, seq) = (&self.client, &self.txn, self.sequence);
+            idempotent(TRIES, || client.produce(&self.topic, partition, records.clone(), Some(txn.clone()), seq))
+                .await?;
+            self.sequence += 1;
+        }
         Ok(())
     }
 }
@@ -191,9 +241,28 @@ impl Committer for TxnLogCommitter {
 }
 
 impl TxnLogSink {
-    /// A writer for `ctx` that first aborts every open transaction of the sink's prefix for
-    /// which `lingering(owner subtask, checkpoint number)` says so.
-    pub(crate) async fn open_writer(
+    /// The reference's rule for which open transactions a writer for `ctx`, restored with
+    /// `restored`, aborts on start ([`TxnLogSink::open_writer`]'s `lingering`): those of the
+    /// subtasks it owns (`s, s + p, s + 2p, …`, so ids of subtasks a scale-down removed are
+    /// still owned) that are not committables of the restored checkpoint, i.e. newer than
+    /// it, or of a subtask that did not take part in it.
+    pub fn lingering(ctx: &WriterContext, restored: &[TxnWriterState]) -> impl Fn(usize, CheckpointId) -> bool {
+        // Subtasks below `took_part` wrote the restored checkpoint. A writer that got no
+        // state back while restoring was not among them (each writer checkpoints one state).
+        let r = ctx.restored_checkpoint();
+        let took_part = if r == 0 { 0 } else { restored.first().map_or(0, |st| st.parallelism) };
+        let (s, p) = (ctx.subtask(), ctx.parallelism());
+        // Owned ids: its own and those of subtasks a scale-down removed (FLINK-23854).
+        move |owner, n| owner % p == s && (owner >= took_part || n > r)
+    }
+
+    /// Opens a writer for `ctx`: first aborts (by fencing its id) every open transaction of
+    /// the sink's prefix for which `lingering(owner subtask, checkpoint number)` says so,
+    /// then begins the transaction `<prefix>-<subtask>-<restored checkpoint + 1>` and writes
+    /// into partition subtask modulo the topic's partitions. `lingering` must spare the
+    /// committables of the restored checkpoint (the runtime commits them on restore) and
+    /// every other writer's transactions; [`TxnLogSink::lingering`] is the reference's rule.
+    pub async fn open_writer(
         &self,
         ctx: WriterContext,
         lingering: impl Fn(usize, CheckpointId) -> bool,
@@ -216,6 +285,8 @@ impl TxnLogSink {
             topic: self.topic.clone(),
             id_prefix,
             partition: ctx.subtask() as u32 % partitions,
+            partitions,
+            partitioner: None,
             txn,
             number: ctx.restored_checkpoint() + 1,
             proven: false,
@@ -244,13 +315,8 @@ impl Sink for TxnLogSink {
         ctx: WriterContext,
         restored: Vec<TxnWriterState>,
     ) -> Result<TxnLogWriter, ConnectorError> {
-        // Subtasks below `took_part` wrote the restored checkpoint. A writer that got no
-        // state back while restoring was not among them (each writer checkpoints one state).
-        let r = ctx.restored_checkpoint();
-        let took_part = if r == 0 { 0 } else { restored.first().map_or(0, |st| st.parallelism) };
-        let (s, p) = (ctx.subtask(), ctx.parallelism());
-        // Owned ids: its own and those of subtasks a scale-down removed (FLINK-23854).
-        self.open_writer(ctx, |owner, n| owner % p == s && (owner >= took_part || n > r)).await
+        let lingering = Self::lingering(&ctx, &restored);
+        self.open_writer(ctx, lingering).await
     }
 
     fn create_committer(&self, ctx: CommitterContext) -> TxnLogCommitter {
@@ -276,5 +342,36 @@ impl SinkSetup for TxnLogSinkSetup {
         world.set_output(log.output("output"));
         world.add_system(Arc::new(log));
         TxnLogSink { log: "sink-log".into(), topic: "output".into(), prefix: "connsim-sink".into() }
+    }
+}
+
+impl TxnLogSinkSetup {
+    /// Sets up the same output log for a variant of the sink: the sink `wrap` makes of the
+    /// reference's, named `name` in reports. What a variant's tests hand to a sink context
+    /// instead of a setup of their own.
+    pub fn variant<S, F>(self, name: &str, wrap: F) -> TxnLogSinkVariantSetup<F>
+    where
+        S: Sink,
+        F: Fn(TxnLogSink) -> S + Send + Sync + 'static,
+    {
+        TxnLogSinkVariantSetup { setup: self, name: name.to_string(), wrap }
+    }
+}
+
+/// Sets up a variant of the transactional log sink ([`TxnLogSinkSetup::variant`]).
+#[derive(Clone, Debug)]
+pub struct TxnLogSinkVariantSetup<F> {
+    setup: TxnLogSinkSetup,
+    name: String,
+    wrap: F,
+}
+
+impl<S: Sink, F: Fn(TxnLogSink) -> S + Send + Sync + 'static> SinkSetup for TxnLogSinkVariantSetup<F> {
+    type Sink = S;
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn build(&self, world: &mut World) -> S {
+        (self.wrap)(self.setup.build(world))
     }
 }

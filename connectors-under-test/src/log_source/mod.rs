@@ -4,11 +4,13 @@
 //! or given offsets), and partitions discovered later from the earliest offset, as Flink's
 //! Kafka source does.
 
+mod by_event;
 mod enumerator;
 mod read_by;
 mod reader;
 
-pub use enumerator::{LogEnumState, LogEnumerator};
+pub use by_event::{EventSplitsReader, LogSourceByEvent, SplitEvents};
+pub use enumerator::{Discovered, HandOver, LogEnumState, LogEnumerator};
 pub use read_by::{LogReading, LogSourceReadBy};
 pub use reader::{LogEmitter, LogReader, LogSplitReader, LogSplitState};
 
@@ -184,6 +186,8 @@ pub struct LogSourceSetup {
     pub skew_ms: u64,
     /// Records a split reader asks for per fetch (default 8).
     pub fetch_max: usize,
+    /// Unbounded: how often the enumerator looks for new partitions (default 50 ms).
+    pub discovery_interval_ms: u64,
 }
 
 impl LogSourceSetup {
@@ -200,6 +204,7 @@ impl LogSourceSetup {
             watermarks: None,
             skew_ms: 0,
             fetch_max: 8,
+            discovery_interval_ms: 50,
         }
     }
 
@@ -240,6 +245,12 @@ impl LogSourceSetup {
         self
     }
 
+    /// Unbounded: looks for new partitions every `ms` (default 50).
+    pub fn discovering_every(mut self, ms: u64) -> Self {
+        self.discovery_interval_ms = ms.max(1);
+        self
+    }
+
     /// Lets the records arrive over `pace_ms` of virtual time.
     pub fn paced(mut self, pace_ms: u64) -> Self {
         self.pace_ms = pace_ms;
@@ -270,6 +281,9 @@ impl SourceSetup for LogSourceSetup {
         }
         if self.start != LogStart::Earliest || self.before_start > 0 {
             name.push_str(&format!(", start {:?} after {} per partition", self.start, self.before_start));
+        }
+        if self.boundedness == Boundedness::Unbounded && self.discovery_interval_ms != 50 {
+            name.push_str(&format!(", discovery every {} ms", self.discovery_interval_ms));
         }
         if self.skew_ms > 0 {
             name.push_str(&format!(", event time skewed {} ms per partition", self.skew_ms));
@@ -373,7 +387,7 @@ impl SourceSetup for LogSourceSetup {
             log: "log".into(),
             topic: "input".into(),
             boundedness: self.boundedness,
-            discovery_interval_ms: 50,
+            discovery_interval_ms: self.discovery_interval_ms,
             fetch_max: self.fetch_max,
             start: self.start.clone(),
             stop,
