@@ -15,7 +15,9 @@ use std::path::PathBuf;
   connsim sweep --suite random --target file-sink
   connsim bench --peer                           the hand-written madsim test's scenario
   connsim replay target/connsim-failures/FILE    rerun a saved case
-  connsim timeline target/connsim-failures/FILE  draw it as an HTML timeline"
+  connsim timeline target/connsim-failures/FILE  draw it as an HTML timeline
+
+Failures are saved under $CARGO_TARGET_DIR/connsim-failures/ when CARGO_TARGET_DIR is set."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -30,7 +32,8 @@ pub enum Command {
     /// Every case of a reference connector must pass on every seed; some case of a mutant
     /// must fail the check its story predicts. Exits 1 if a reference connector fails or a
     /// mutant survives. Failures of reference connectors are saved as case files under
-    /// target/connsim-failures/.
+    /// target/connsim-failures/ ($CARGO_TARGET_DIR/connsim-failures/ when CARGO_TARGET_DIR
+    /// is set), their timelines in timelines/ beside them.
     Sweep(SweepArgs),
     /// Measure the simulator on the log-source -> file-sink scenario.
     ///
@@ -51,7 +54,8 @@ pub enum Command {
     ///
     /// One self-contained page (no network): a lane per node, every event on a virtual-time
     /// axis, the first bad event highlighted, zoom and a filter by split or record id.
-    /// Written beside the case file (same name, .html) unless --out says where.
+    /// Written to timelines/ beside the case file (same name, .html; a directory git ignores)
+    /// unless --out says where.
     Timeline(TimelineArgs),
 }
 
@@ -169,7 +173,8 @@ pub struct ReplayArgs {
 pub struct TimelineArgs {
     /// A case file a sweep or a suite saved.
     pub file: PathBuf,
-    /// Where to write the page [default: beside the case file, .html].
+    /// Where to write the page [default: timelines/ beside the case file, .html; git
+    /// ignores that directory].
     #[arg(long, value_name = "PAGE")]
     pub out: Option<PathBuf>,
 }

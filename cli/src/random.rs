@@ -150,7 +150,7 @@ pub fn sweep(args: SweepArgs) -> Result<bool, String> {
     if targets.is_empty() {
         return Err(format!("no target matches {:?}", args.target.unwrap_or_default()));
     }
-    let dir = std::path::PathBuf::from("target/connsim-failures");
+    let dir = crate::failures_dir();
     if args.format == Format::Text {
         println!("seeds {first}..={} per target", first + count - 1);
     }

@@ -61,8 +61,11 @@ pub fn timeline(args: TimelineArgs) -> Result<bool, String> {
             hash_line(&case, &report)
         ));
     };
-    let out = args.out.unwrap_or_else(|| args.file.with_extension("html"));
-    std::fs::write(&out, html).map_err(|e| format!("{}: cannot write the timeline: {e}", out.display()))?;
+    let out = match args.out {
+        Some(out) => std::fs::write(&out, html).map(|()| out),
+        None => connsim_scenarios::suites::write_timeline(&args.file, &html),
+    };
+    let out = out.map_err(|e| format!("{}: cannot write the timeline: {e}", args.file.display()))?;
     println!("{}", hash_line(&case, &report));
     println!("timeline: {}", out.display());
     Ok(true)

@@ -64,7 +64,7 @@ pub fn row(out: Format, t: &TargetRow) {
             true => println!("    report saved: {path}"),
             false => {
                 println!("    case saved: {path} (rerun: cargo run --release -p connsim-cli -- replay {path})");
-                let page = std::path::Path::new(path).with_extension("html");
+                let page = connsim_scenarios::suites::timeline_path(std::path::Path::new(path));
                 if page.exists() {
                     println!("    timeline: {}", page.display());
                 }
@@ -103,7 +103,7 @@ pub fn run(args: SweepArgs) -> Result<bool, String> {
     if targets.is_empty() {
         return Err("no target matches the --target/--suite filters".into());
     }
-    let dir = std::path::PathBuf::from("target/connsim-failures");
+    let dir = crate::failures_dir();
     if args.format == Format::Text {
         println!("seeds {first}..={} per case", first + seeds - 1);
     }

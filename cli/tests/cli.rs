@@ -174,10 +174,18 @@ fn a_failing_case_saves_one_case_file_and_one_timeline_that_a_browser_opens_at_t
     let outcome = suite.run();
     let case = &outcome.cases[0];
     assert_eq!(case.failures().len(), 2, "the mutant fails both seeds");
-    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
-    let count = |ext: &str| files.iter().filter(|p| p.extension().is_some_and(|e| e == ext)).count();
-    assert_eq!((count("json"), count("html")), (1, 1), "one case file and one timeline: {files:?}");
+    let files =
+        |dir: &std::path::Path| -> Vec<_> { std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect() };
+    let count = |dir: &std::path::Path, ext: &str| {
+        files(dir).iter().filter(|p| p.extension().is_some_and(|e| e == ext)).count()
+    };
+    // The case file to commit, and its timeline in a directory git ignores by itself.
+    let timelines = dir.join("timelines");
+    assert_eq!((count(&dir, "json"), count(&dir, "html")), (1, 0), "one case file: {:?}", files(&dir));
+    assert_eq!(count(&timelines, "html"), 1, "one timeline: {:?}", files(&timelines));
+    assert_eq!(std::fs::read_to_string(timelines.join(".gitignore")).unwrap().lines().last(), Some("*"));
     let saved = case.saved[0].clone();
+    assert!(suites::timeline_path(&saved).exists() && case.timelines == [suites::timeline_path(&saved)]);
     // The command line draws the same case again, as a user would.
     let page = dir.join("drawn.html");
     let (code, out, err) = connsim(&["timeline", saved.to_str().unwrap(), "--out", page.to_str().unwrap()]);
