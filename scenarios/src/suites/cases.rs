@@ -4,9 +4,9 @@
 //! crashing mid-stream or refusing requests, zombies (a worker cut off from the job master,
 //! a frozen worker waking up), slow requests outliving a crashed writer, overlapping
 //! checkpoints (two pending at once, a notification after a later barrier), splits appearing
-//! while the source system is unreachable, a source falling behind its log's retention, an
-//! unbounded job that must stay put after it converged, a slow sink backpressuring the source
-//! through an exchange, a swarm case.
+//! while the source system is unreachable or slow to answer discovery, a source falling
+//! behind its log's retention, an unbounded job that must stay put after it converged, a slow
+//! sink backpressuring the source through an exchange, a swarm case.
 //!
 //! Every case's input arrives over [`PACE_MS`] of virtual time, so its checkpoints and
 //! faults land while records still flow (at least five checkpoints complete before the end
@@ -470,6 +470,28 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         );
         discovery.data.unbounded = true;
         cases.insert(cases.len() - 1, discovery);
+        // The source system answers the job master 20 ms late each way (within a client's
+        // 50 ms timeout: slow, not lost) for 400 ms while splits are added, and the source
+        // looks for new splits every 10 ms: a round of discovery is still out when the next
+        // is due, so rounds run back to back and each result reaches the enumerator after the
+        // next round started (Flink's fixed-rate discovery with a slow broker). An enumerator
+        // that counts a split as known only once a later step for it completes finds it new
+        // twice.
+        let mut slow = Scenario::new("discovery overlaps slow responses").then(wait(100));
+        for s in &aimed.source {
+            let late =
+                Fault::Delay { ms: 20, kind: None, from: Some(Target::JobMaster), to: Some(Target::System(s.clone())) };
+            slow = slow.then(during(late, add_splits(2).then(produce(200)).then(wait(400))));
+        }
+        let mut overlap = case(
+            "discovery overlaps slow responses",
+            4,
+            Region,
+            slow.then(produce(100)).then(wait(100)).requires("discovery-overlapped"),
+        );
+        overlap.data.unbounded = true;
+        overlap.data.discovery_interval_ms = 10;
+        cases.insert(cases.len() - 1, overlap);
     }
     cases
 }

@@ -4,7 +4,7 @@
 //! output. Both host their external system's model as a simulated node
 //! ([`World::add_system`]).
 
-use connsim::api::{Sink, Source};
+use connsim::api::{Boundedness, Sink, Source};
 use connsim::run::{SinkSetup, SourceSetup, World};
 use std::sync::Arc;
 
@@ -18,16 +18,28 @@ pub struct TestData {
     pub records: u64,
     /// The records arrive evenly over this much virtual time from the start of the run (0:
     /// all there at once), so the case's checkpoints and faults land while input still flows.
+    /// A request the context must honour: a setup that writes every record at the start
+    /// gives a job that has read everything before its first checkpoint (the suite harness
+    /// then says so after its summary).
     pub pace_ms: u64,
-    /// The source never ends: the case runs it unbounded (a source context that cannot
-    /// skips such cases in [`SourceContext::supports`]).
+    /// The source never ends: the case runs it unbounded. A context that can run unbounded
+    /// builds its source with [`Boundedness::Unbounded`] when this is set; a suite skips the
+    /// case, saying so, when the source built for it reports [`Boundedness::Bounded`].
     pub unbounded: bool,
+    /// An unbounded source looks for new splits this often ([`DISCOVERY_INTERVAL_MS`] unless
+    /// a case says otherwise): a request the context passes on to its source, like
+    /// `pace_ms`. The case "discovery overlaps slow responses" asks for an interval shorter
+    /// than the source system's responses take, so rounds of discovery overlap.
+    pub discovery_interval_ms: u64,
 }
+
+/// The discovery interval of every case but one (see [`TestData::discovery_interval_ms`]).
+pub const DISCOVERY_INTERVAL_MS: u64 = 50;
 
 impl TestData {
     /// `records` records in `splits` splits, arriving over `pace_ms`, bounded.
     pub fn paced(splits: u32, records: u64, pace_ms: u64) -> Self {
-        Self { splits, records, pace_ms, unbounded: false }
+        Self { splits, records, pace_ms, unbounded: false, discovery_interval_ms: DISCOVERY_INTERVAL_MS }
     }
 }
 
@@ -35,12 +47,16 @@ impl TestData {
 ///
 /// `build` creates the source system (an [`connsim::systems::ExternalSystem`] registered
 /// with [`World::add_system`], so it lives on its own simulated node and network faults
-/// reach it), writes `data` into it with ids from [`World::new_record`] (the model records
-/// each as produced; records that arrive later are written by a [`World::during_run`]
-/// workload, paced as `data.pace_ms` says), declares where the source starts
-/// ([`World::declare_start`]) and returns the source reading it, bounded unless
-/// `data.unbounded` (then it also registers a producer, [`World::set_producer`], so cases
-/// can add splits and records while it runs).
+/// reach it) and writes `data.records` records over `data.splits` splits into it, with ids
+/// from [`World::new_record`] (the model records each as produced). The records arrive
+/// evenly over the first `data.pace_ms` of virtual time, so the case's checkpoints and
+/// faults land while records still flow: the model holds each record until its arrival
+/// time (as the example connector's feed does), or a [`World::during_run`] workload writes
+/// them as time passes. `build` declares where the source starts
+/// ([`World::declare_start`]) and returns the source reading it: bounded, unless
+/// `data.unbounded` asks for a source that never ends ([`Boundedness::Unbounded`]; a suite
+/// skips the unbounded cases of a source that stays bounded). A source that can take new
+/// splits and records while it runs registers a producer ([`World::set_producer`]).
 pub trait SourceContext: Send + Sync + 'static {
     /// The source.
     type Source: Source;
@@ -183,5 +199,43 @@ impl<C: SinkContext> SinkSetup for SinkOf<C> {
     }
     fn build(&self, world: &mut World) -> C::Sink {
         self.ctx.build(world)
+    }
+}
+
+/// Why a case whose data is unbounded cannot run on `setup`'s source, if that source reports
+/// [`Boundedness::Bounded`] when built for `data`: it would end, and the case would test
+/// nothing it aims at (or miss its marks and blame the seeds). The setup is built into a
+/// throwaway world, outside any run.
+pub(crate) fn needs_unbounded<S: SourceSetup>(setup: S, data: TestData) -> Option<String> {
+    if !data.unbounded {
+        return None;
+    }
+    let probe = BoundednessProbe { setup, seen: Arc::new(std::sync::Mutex::new(None)) };
+    connsim::run::source_systems(&probe);
+    let seen = *probe.seen.lock().expect("the probe's lock");
+    (seen == Some(Boundedness::Bounded)).then(|| {
+        format!(
+            "needs an unbounded source: the source {} built for it reports Boundedness::Bounded; a context that can \
+             run unbounded builds its source with Boundedness::Unbounded when TestData::unbounded is set",
+            probe.setup.name()
+        )
+    })
+}
+
+/// A source setup that notes the boundedness of the source it builds.
+struct BoundednessProbe<S> {
+    setup: S,
+    seen: Arc<std::sync::Mutex<Option<Boundedness>>>,
+}
+
+impl<S: SourceSetup> SourceSetup for BoundednessProbe<S> {
+    type Source = S::Source;
+    fn name(&self) -> String {
+        self.setup.name()
+    }
+    fn build(&self, world: &mut World) -> S::Source {
+        let source = self.setup.build(world);
+        *self.seen.lock().expect("the probe's lock") = Some(source.boundedness());
+        source
     }
 }

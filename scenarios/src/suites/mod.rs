@@ -2,7 +2,10 @@
 //! faults everywhere: [`source`], [`sink`] and [`pipeline`] each give a [`Suite`], a named
 //! list of cases ([`cases::all`]). The author implements a context
 //! ([`SourceContext`], [`SinkContext`]); a case the connector cannot run is skipped by its
-//! context, and the skip shows in the outcome.
+//! context, a case that needs an unbounded source ([`TestData::unbounded`]) is skipped when
+//! the context's source reports [`Boundedness::Bounded`](connsim::api::Boundedness), and
+//! every skip shows in the outcome with its reason. [`SuiteOutcome::assert_ok`] proves a
+//! connector passes; [`SuiteOutcome::assert_caught`] proves a suite catches a bug.
 //!
 //! ```
 //! use connsim::probes::GeneratorSetup;
@@ -30,8 +33,10 @@ mod run;
 pub use cases::{Body, CaseSpec, Systems};
 pub use context::{
     sink_from_setup, source_from_setup, SinkContext, SinkFromSetup, SourceContext, SourceFromSetup, TestData,
+    DISCOVERY_INTERVAL_MS,
 };
 pub use outcome::{CaseResult, SuiteOutcome};
+pub use run::{timeline_path, write_timeline};
 
 use crate::block::Block;
 use crate::replay::CaseFile;
@@ -55,7 +60,11 @@ type ReplayCase = Arc<dyn Fn(&CaseFile) -> RunReport + Send + Sync>;
 
 struct Case {
     name: String,
+    /// Why the case does not run: its context's reason, or a bounded source for an unbounded
+    /// case.
     skip: Option<String>,
+    /// A generated scenario per seed (its faults may hold checkpoints back on purpose).
+    swarm: bool,
     testbed: String,
     run: RunCase,
     replay: ReplayCase,
@@ -121,8 +130,11 @@ where
             let (m, m2, systems, case_name) = (make.clone(), make.clone(), systems.clone(), name.clone());
             let testbed = connsim::run::Testbed::name(&make(spec.data));
             let data = spec.data;
+            // The context's own reason first; else a bounded source cannot run an unbounded case.
+            let skip = skip(spec.name).or_else(|| context::needs_unbounded(make(data).0, data));
             Case {
-                skip: skip(spec.name),
+                skip,
+                swarm: matches!(spec.body, Body::Swarm),
                 testbed,
                 // The runners are erased: what runs a case is compiled once for every suite.
                 replay: Arc::new(move |file| file.replay(&Runner::erased(m2(data)))),

@@ -19,6 +19,9 @@ pub struct CaseResult {
     pub minimal: Option<Scenario>,
     /// Case files written for failures.
     pub saved: Vec<PathBuf>,
+    /// HTML timelines of failures: each new case file's, and each saved case's that failed
+    /// again (drawn again if missing), in `timelines/` beside the case files.
+    pub timelines: Vec<PathBuf>,
     /// Wall time.
     pub wall_secs: f64,
     /// Seeds whose two runs gave different histories (`CONNSIM_CHECK_DETERMINISM=1`).
@@ -34,6 +37,7 @@ impl CaseResult {
             missed_marks: Vec::new(),
             minimal: None,
             saved: Vec::new(),
+            timelines: Vec::new(),
             wall_secs: 0.0,
             nondeterministic: Vec::new(),
         }
@@ -61,6 +65,16 @@ impl CaseResult {
             self.reports.len(),
             first.seed
         ))
+    }
+
+    /// The most checkpoints a seed of the case completed before its input ended (its last
+    /// record first emitted), and that seed; `None` if no seed ran. Several mean the case's
+    /// faults met a job that still moved records (a case's own faults may hold checkpoints
+    /// back on some seeds, hence the most, not the fewest); 0 means every seed's input was
+    /// all read before its first checkpoint, as when a source setup ignores
+    /// [`TestData::pace_ms`](super::TestData::pace_ms) and delivers everything at once.
+    pub fn most_checkpoints_before_input_ended(&self) -> Option<(usize, u64)> {
+        self.reports.iter().map(|r| (r.stats.checkpoints_before_input_ended, r.seed)).max_by_key(|(n, _)| *n)
     }
 
     /// Whether the case passed: every seed passed, deterministically, and every required
@@ -96,6 +110,75 @@ impl SuiteOutcome {
         self.cases
             .iter()
             .find_map(|c| c.reports.iter().find(|r| r.failed_checks().contains(&check)).map(|r| (c.case.as_str(), r)))
+    }
+
+    /// Whether the suite caught a bug by `check`: `Ok((case, seed))`, the first case and seed
+    /// that failed `check`, or `Err` saying why not, so that a suite which never reached a
+    /// case's fault path, or failed another check, does not read as a catch:
+    ///
+    /// - `no seed failed CHECK; case X never reached its fault path (missed marks [...] in
+    ///   N seeds)`: the case ran, but not through what it aims at, so it proved nothing
+    ///   either way (more seeds, or a suite setting such as [`Suite::without`](super::Suite::without)
+    ///   took it away);
+    /// - `no seed failed CHECK; failed a different check: case X seed S failed [...]`: the
+    ///   bug (or another) shows, but not as the story predicts;
+    /// - `no seed failed CHECK; every case that ran passed`: the suite does not catch it
+    ///   with these seeds.
+    ///
+    /// ```no_run
+    /// # use connsim_scenarios::suites::SuiteOutcome;
+    /// # fn my_buggy_sink_suite() -> SuiteOutcome { unimplemented!() }
+    /// let outcome = my_buggy_sink_suite();
+    /// let (case, seed) = outcome.expect_caught("no-premature-visibility").unwrap_or_else(|e| panic!("{e}"));
+    /// println!("caught in case {case:?}, seed {seed}");
+    /// ```
+    pub fn expect_caught(&self, check: &str) -> Result<(&str, u64), String> {
+        if let Some((case, report)) = self.caught_by(check) {
+            return Ok((case, report.seed));
+        }
+        let mut why = Vec::new();
+        for c in self.cases.iter().filter(|c| c.skipped.is_none()) {
+            if !c.missed_marks.is_empty() {
+                why.push(format!(
+                    "case {:?} never reached its fault path (missed marks {:?} in {} seeds)",
+                    c.case,
+                    c.missed_marks,
+                    c.reports.len()
+                ));
+            }
+        }
+        for c in self.cases.iter().filter(|c| c.skipped.is_none()) {
+            if let Some(r) = c.failures().first() {
+                why.push(format!(
+                    "failed a different check: case {:?} seed {} failed {:?}",
+                    c.case,
+                    r.seed,
+                    r.failed_checks()
+                ));
+            }
+            if let Some(seed) = c.nondeterministic.first() {
+                why.push(format!("case {:?}: seed {seed} is not deterministic", c.case));
+            }
+        }
+        let ran = self.cases.iter().filter(|c| c.skipped.is_none()).count();
+        if ran == 0 {
+            why.push(format!("no case ran ({} skipped)", self.cases.len()));
+        } else if why.is_empty() {
+            why.push(format!(
+                "every case that ran passed ({} seeds in {ran} cases): the suite does not catch it with these seeds",
+                self.seeds()
+            ));
+        }
+        Err(format!("{}: no seed failed {check}; {}", self.suite, why.join("; ")))
+    }
+
+    /// Panics unless the suite caught a bug by `check` ([`expect_caught`](Self::expect_caught)
+    /// says why not, then the outcome's table follows); prints the case and seed that caught it.
+    pub fn assert_caught(&self, check: &str) {
+        match self.expect_caught(check) {
+            Ok((case, seed)) => println!("{}: caught by {check} in case {case:?}, seed {seed}", self.suite),
+            Err(e) => panic!("{e}\n\n{self}"),
+        }
     }
 
     /// Seeds run in all cases.

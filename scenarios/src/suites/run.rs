@@ -1,11 +1,16 @@
 //! Running one case: the scenario or swarm search over the seeds, then per failed check the
 //! minimal scenario, saved with its timeline when the suite saves failures.
+//!
+//! A saved case is a small JSON file (a few KB: seed, scenario, configuration) to commit; its
+//! HTML timeline (hundreds of KB: every event of the run) goes into `timelines/` beside it, a
+//! directory that git ignores by itself, and is drawn again whenever the case fails again.
 
 use super::{Body, CaseResult, CaseSpec, Settings};
 use crate::generate::{self, Generator};
 use crate::replay::CaseFile;
 use connsim::cluster::Exchange;
 use connsim::run::{AnyTestbed, RunReport, Runner};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -53,7 +58,9 @@ pub(super) fn run_case(
             let why = format!("{}={} replays case {:?}", crate::replay::REPLAY_VAR, path.display(), file.scenario.name);
             return CaseResult::skipped(name, &why);
         }
-        result.reports = vec![file.replay(&runner)];
+        let report = file.replay(&runner);
+        result.timelines.extend(redraw_timeline(&path, &report));
+        result.reports = vec![report];
         result.wall_secs = t0.elapsed().as_secs_f64();
         return result;
     }
@@ -94,6 +101,17 @@ pub(super) fn run_case(
             result.missed_marks = scenario.requires.iter().filter(|m| !cov.contains_key(*m)).cloned().collect();
             result.nondeterministic = out.outcome.nondeterministic.iter().map(|(seed, ..)| *seed).collect();
             result.reports = out.outcome.reports;
+            if let Some(dir) = &settings.save_dir {
+                // The saved cases rerun first, in the order `load_dir` gives.
+                let testbed = runner.testbed_name();
+                let files = CaseFile::load_dir(dir).unwrap_or_default().into_iter();
+                let files = files.filter(|c| c.scenario.name == scenario.name && c.testbed == testbed);
+                for (file, report) in files.zip(&result.reports[..out.rerun]) {
+                    if let Some(path) = &file.path {
+                        result.timelines.extend(redraw_timeline(path, report));
+                    }
+                }
+            }
             // Per failed check, the first seed (of those this scenario ran, not the saved cases
             // replayed before them) failing it shrinks to a minimal scenario; only that is saved.
             let mut checks_done: Vec<String> = Vec::new();
@@ -117,7 +135,7 @@ pub(super) fn run_case(
                     let (scenario, report) = if shrunk { (&minimal, &report) } else { (scenario, r) };
                     match CaseFile::from_report(scenario, report).save(dir) {
                         Ok(path) => {
-                            crate::replay::save_timeline(&path, report);
+                            result.timelines.extend(save_timeline(&path, report));
                             result.saved.push(path);
                         }
                         Err(e) => eprintln!("{e}"),
@@ -138,7 +156,7 @@ pub(super) fn run_case(
                 if let Some(dir) = &settings.save_dir {
                     match CaseFile::from_report(m, &found.report).save(dir) {
                         Ok(path) => {
-                            crate::replay::save_timeline(&path, &found.report);
+                            result.timelines.extend(save_timeline(&path, &found.report));
                             result.saved.push(path);
                         }
                         Err(e) => eprintln!("{e}"),
@@ -160,4 +178,45 @@ pub(super) fn run_case(
     }
     result.wall_secs = t0.elapsed().as_secs_f64();
     result
+}
+
+/// The directory beside a suite's saved cases that holds their timelines.
+const TIMELINES: &str = "timelines";
+
+/// Where the HTML timeline of the case saved at `case` goes: `timelines/<case>.html` beside
+/// it. That directory holds a `.gitignore` of `*`, so git ignores it and everything in it:
+/// a repository keeps the case files (a few KB each) and none of the pages (hundreds of KB).
+pub fn timeline_path(case: &Path) -> PathBuf {
+    let name = case.with_extension("html").file_name().map(PathBuf::from).unwrap_or_default();
+    case.parent().unwrap_or(Path::new("")).join(TIMELINES).join(name)
+}
+
+/// Writes `html`, the timeline of the case saved at `case`, to [`timeline_path`] of it,
+/// creating the directory and its `.gitignore`; the page's path.
+pub fn write_timeline(case: &Path, html: &str) -> std::io::Result<PathBuf> {
+    let path = timeline_path(case);
+    let dir = path.parent().expect("a timeline's path has its directory");
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(".gitignore"), "# timelines of saved cases, drawn again when a case fails again\n*\n")?;
+    std::fs::write(&path, html)?;
+    Ok(path)
+}
+
+/// Writes the HTML timeline of `report` to [`timeline_path`] of `case`, if the report kept
+/// its history; says on stderr if it could not.
+fn save_timeline(case: &Path, report: &RunReport) -> Option<PathBuf> {
+    let html = connsim::run::timeline_html(report)?;
+    write_timeline(case, &html)
+        .map_err(|e| eprintln!("connsim: could not write the timeline {}: {e}", timeline_path(case).display()))
+        .ok()
+}
+
+/// The timeline of a saved case that failed again, drawn if it is missing (git leaves
+/// timelines out of a clone); its path if there is one.
+fn redraw_timeline(case: &Path, report: &RunReport) -> Option<PathBuf> {
+    match (report.passed(), timeline_path(case)) {
+        (true, _) => None,
+        (false, page) if page.exists() => Some(page),
+        (false, _) => save_timeline(case, report),
+    }
 }

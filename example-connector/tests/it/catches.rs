@@ -1,0 +1,138 @@
+//! Proving the suites catch a bug of our own: a mutant of the staging sink, written here the
+//! way a connector author would write down a bug they fear, must fail the check its story
+//! predicts; and a case that never reached its fault path must not read as a catch.
+
+use connsim::api::{CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext};
+use connsim::history::CheckpointId;
+use connsim::run::{SinkSetup, World};
+use connsim::systems::ModelClient;
+use connsim::{ConnectorError, Record};
+use connsim_scenarios::suites::{self, sink_from_setup};
+use example_connector::sink::{Staged, StagingCommitter, StagingSink, StagingSinkSetup};
+use example_connector::store::{Store, StoreRequest, StoreResponse};
+use std::sync::Arc;
+
+/// The staging sink with one bug: its writer commits each transaction right after staging
+/// it, on the checkpoint barrier, instead of leaving the commit to the committer once the
+/// checkpoint completed. A downstream reader sees records the job may still roll back (the
+/// story of every "commit in prepare" bug: visible too early, and duplicated when a failure
+/// replays them).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct EagerSink {
+    store: String,
+}
+
+struct EagerWriter {
+    store: ModelClient<StoreRequest>,
+    prefix: String,
+    buffer: Vec<Record>,
+}
+
+impl SinkWriter for EagerWriter {
+    type Committable = Staged;
+    type State = ();
+
+    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
+        self.buffer.push(record);
+        Ok(())
+    }
+
+    async fn flush(&mut self, _end_of_input: bool) -> Result<(), ConnectorError> {
+        Ok(())
+    }
+
+    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<Staged>, ConnectorError> {
+        if self.buffer.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (txn, records) = (format!("{}-{checkpoint}", self.prefix), self.buffer.len());
+        let stage = StoreRequest::Stage { txn: txn.clone(), records: std::mem::take(&mut self.buffer) };
+        match self.store.call(&stage).await {
+            Ok(StoreResponse::Ok) => {}
+            other => return Err(ConnectorError::fail_task(format!("stage {txn}: {other:?}"))),
+        }
+        // The bug: committed before the checkpoint completed.
+        let _ = self.store.call(&StoreRequest::Commit { txn: txn.clone() }).await;
+        Ok(vec![Staged { txn, records }])
+    }
+}
+
+impl Sink for EagerSink {
+    type Committable = Staged;
+    type WriterState = ();
+    type Writer = EagerWriter;
+    type Committer = StagingCommitter;
+    type GlobalCommitter = NoGlobalCommitter<Staged>;
+
+    async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<EagerWriter, ConnectorError> {
+        let prefix = format!("txn-{}-{}", ctx.subtask(), ctx.attempt());
+        let store = ModelClient::new(ctx.endpoint().clone(), &self.store);
+        Ok(EagerWriter { store, prefix, buffer: Vec::new() })
+    }
+
+    /// The staging sink's own committer (it finds each transaction committed already).
+    fn create_committer(&self, ctx: CommitterContext) -> StagingCommitter {
+        StagingSink { store: self.store.clone() }.create_committer(ctx)
+    }
+}
+
+/// The store and the eager sink, built as [`StagingSinkSetup`] builds the correct one.
+struct EagerSinkSetup;
+
+impl SinkSetup for EagerSinkSetup {
+    type Sink = EagerSink;
+    fn name(&self) -> String {
+        "eager-staging-sink".into()
+    }
+    fn build(&self, world: &mut World) -> EagerSink {
+        let store = Store::new("store");
+        world.set_output(store.output());
+        world.add_system(Arc::new(store));
+        EagerSink { store: "store".into() }
+    }
+}
+
+#[test]
+fn a_writer_committing_on_the_barrier_is_caught_making_records_visible_too_early() {
+    let outcome = suites::sink(sink_from_setup(EagerSinkSetup, &["store"])).only("single split").seeds(2).run();
+    outcome.assert_caught("no-premature-visibility");
+    let (case, _seed) = outcome.expect_caught("no-premature-visibility").expect("caught");
+    assert_eq!(case, "single split");
+    // The same outcome asked for a check the bug does not fail says what failed instead.
+    let other = outcome.expect_caught("no-loss").expect_err("the eager sink loses nothing");
+    assert!(
+        other.contains("no seed failed no-loss; failed a different check: case \"single split\" seed 1 failed")
+            && other.contains("no-premature-visibility"),
+        "{other}"
+    );
+}
+
+#[test]
+fn a_case_that_never_reached_its_fault_path_is_not_a_catch() {
+    // One checkpoint pending at a time: the overlapping-checkpoints case cannot reach what it
+    // aims at. The case fails (it proved nothing), but no check failed: not a catch.
+    let suite = suites::sink(sink_from_setup(StagingSinkSetup, &["store"])).only("overlapping checkpoints");
+    let outcome = suite.concurrent_checkpoints(1).seeds(1).run();
+    assert_eq!(outcome.failed_cases().len(), 1, "the case missed its marks:\n{outcome}");
+    let why = outcome.expect_caught("no-duplicates").expect_err("nothing was caught");
+    assert!(
+        why.ends_with(
+            "no seed failed no-duplicates; case \"overlapping checkpoints\" never reached its fault path (missed marks \
+             [\"checkpoints-overlapped\", \"notified-after-later-barrier\"] in 1 seeds)"
+        ),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_correct_sink_is_not_caught_and_the_outcome_says_every_case_passed() {
+    let outcome = suites::sink(sink_from_setup(StagingSinkSetup, &["store"])).only("single split").seeds(2).run();
+    let why = outcome.expect_caught("no-premature-visibility").expect_err("the staging sink is correct");
+    assert!(
+        why.ends_with(
+            "no seed failed no-premature-visibility; every case that ran passed (2 seeds in 1 cases): the suite does \
+             not catch it with these seeds"
+        ),
+        "{why}"
+    );
+}
