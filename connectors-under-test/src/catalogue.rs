@@ -108,6 +108,9 @@ pub fn all() -> Vec<Target> {
         source_mutant::<AssignsUnregistered>("liveness"),
         source_mutant::<NoMoreSplitsAfterRestore>("liveness"),
         source_mutant::<StaleReaderSnapshot>("no-duplicates"),
+        target("mutant: partition initialized twice", "source", Some("no-duplicates"), || {
+            suites::source(log_source_with("initializes-twice", InitializesTwiceSetup))
+        }),
         sink_mutant("mutant: premature commit", "no-premature-visibility", "fs", || PrematureCommitSetup),
         sink_mutant("mutant: non-idempotent commit", "no-duplicates", "fs", || BuggyFileSinkSetup(NonIdempotentCommit)),
         sink_mutant("mutant: drops recovered committables", "no-loss", "fs", || {

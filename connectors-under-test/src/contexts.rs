@@ -20,7 +20,11 @@ pub fn log_source_for(d: TestData, start: LogStart) -> LogSourceSetup {
     };
     let before = if start == LogStart::Earliest { 0 } else { BEFORE_START };
     let pace_ms = d.pace_ms.max(setup.pace_ms);
-    setup.paced(pace_ms).starting(start, before).with_watermarks(LOG_WATERMARKS)
+    setup
+        .paced(pace_ms)
+        .starting(start, before)
+        .with_watermarks(LOG_WATERMARKS)
+        .discovering_every(d.discovery_interval_ms)
 }
 
 /// How the suites read the log: event time is a record's id, so monotonous within every

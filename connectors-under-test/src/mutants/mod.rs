@@ -23,6 +23,7 @@ mod holds_commits_back;
 mod ignores_splits_back;
 mod ignores_writer_state;
 mod in_progress_visible;
+mod initializes_twice;
 mod leaks_across_runs;
 mod lossy_writer_state;
 mod mishandles_pause;
@@ -65,6 +66,7 @@ pub use holds_commits_back::{HoldsCommitsBackCommitter, HoldsCommitsBackSetup, H
 pub use ignores_splits_back::{IgnoresSplitsBack, IgnoresSplitsBackSetup, IgnoresSplitsBackSource};
 pub use ignores_writer_state::{IgnoresStateSetup, IgnoresStateSink};
 pub use in_progress_visible::InProgressVisible;
+pub use initializes_twice::{InitializesTwice, InitializesTwiceSetup, InitializesTwiceSource};
 pub use leaks_across_runs::LeaksAcrossRuns;
 pub use lossy_writer_state::{LossyStateSetup, LossyStateSink, LossyStateWriter, StateRecord};
 pub use mishandles_pause::{MishandlesPauseReader, MishandlesPauseSetup, MishandlesPauseSource, PauseBug};

@@ -63,6 +63,18 @@ fn a_stale_reader_snapshot_duplicates_records() {
 }
 
 #[test]
+fn a_partition_initialized_by_two_overlapping_discovery_rounds_is_read_twice() {
+    let check = "no-duplicates";
+    let suite = mutant("mutant: partition initialized twice", "no-duplicates");
+    // Only the case with slow discovery responses lets two rounds overlap.
+    let outcome = suite.only("discovery overlaps slow responses").seeds(SEEDS).run();
+    print!("{outcome}");
+    let (case, report) = outcome.caught_by(check).expect("the mutant survived its case");
+    assert_eq!(case, "discovery overlaps slow responses");
+    assert!(report.marks.iter().any(|m| m == "discovery-overlapped"), "{report}");
+}
+
+#[test]
 fn premature_commit_is_visible_too_early() {
     caught(mutant("mutant: premature commit", "no-premature-visibility"), "no-premature-visibility");
 }
