@@ -137,7 +137,8 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                 }
             }
             EventKind::SplitsAssigned { splits, .. } => {
-                if handed.any_new(splits.iter().map(String::as_str)) && discovery_dropped {
+                let new = handed.any_new(splits.iter().map(String::as_str));
+                if new && discovery_dropped {
                     marks.insert("discovery-faulted");
                 }
             }
