@@ -448,7 +448,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                             let unhandled = sent - handled.load(std::sync::atomic::Ordering::Relaxed);
                             if unhandled > 0 {
                                 let interval_ms = interval.as_millis() as u64;
-                                history.record(JOB_MASTER, EventKind::PeriodicCallOverlapped { interval_ms, unhandled });
+                                history
+                                    .record(JOB_MASTER, EventKind::PeriodicCallOverlapped { interval_ms, unhandled });
                             }
                             let result = make().await;
                             sent += 1;
