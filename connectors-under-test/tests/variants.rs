@@ -87,6 +87,10 @@ fn a_source_that_hands_splits_over_by_event_passes_the_source_suite() {
     let outcome = suites::source(contexts::log_source_with("log-source(by event)", ByEventSetup)).seeds(SEEDS).run();
     println!("{outcome}");
     outcome.assert_ok();
+    // Handed over by event, not assigned: readers failed over, and the runtime never had an
+    // assignment of theirs to give back (`splits-returned`, which the reference reaches).
+    let reached = |mark: &str| outcome.cases.iter().flat_map(|c| &c.reports).any(|r| r.marks.iter().any(|m| m == mark));
+    assert!(reached("failover:region") && !reached("splits-returned"));
 }
 
 #[test]

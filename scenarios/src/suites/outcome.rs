@@ -20,7 +20,7 @@ pub struct CaseResult {
     /// Case files written for failures.
     pub saved: Vec<PathBuf>,
     /// HTML timelines of failures: each new case file's, and each saved case's that failed
-    /// again (drawn again if missing), in `timelines/` beside the case files.
+    /// again (drawn again from that run), in `timelines/` beside the case files.
     pub timelines: Vec<PathBuf>,
     /// Wall time.
     pub wall_secs: f64,
@@ -200,8 +200,14 @@ impl SuiteOutcome {
                 self.suite, case.case
             );
         }
+        let meanings: String = case
+            .missed_marks
+            .iter()
+            .filter_map(|m| connsim::run::marks::MARKS.iter().find(|(k, _)| k == m))
+            .map(|(m, meaning)| format!("\n  {m}: {meaning}"))
+            .collect();
         panic!(
-            "{}: case {:?} never reached the fault path it aims at: {:?} in {} seeds\n\n{self}",
+            "{}: case {:?} never reached the fault path it aims at: {:?} in {} seeds{meanings}\n\n{self}",
             self.suite,
             case.case,
             case.missed_marks,

@@ -211,12 +211,12 @@ fn save_timeline(case: &Path, report: &RunReport) -> Option<PathBuf> {
         .ok()
 }
 
-/// The timeline of a saved case that failed again, drawn if it is missing (git leaves
-/// timelines out of a clone); its path if there is one.
+/// The timeline of a saved case that failed again, drawn again from this run (git leaves
+/// timelines out of a clone, and one drawn by an older connector would show an older run);
+/// its path if there is one.
 fn redraw_timeline(case: &Path, report: &RunReport) -> Option<PathBuf> {
-    match (report.passed(), timeline_path(case)) {
-        (true, _) => None,
-        (false, page) if page.exists() => Some(page),
-        (false, _) => save_timeline(case, report),
+    if report.passed() {
+        return None;
     }
+    save_timeline(case, report).or_else(|| Some(timeline_path(case)).filter(|page| page.exists()))
 }
