@@ -15,9 +15,10 @@
 //! discovery every 10 ms and the log answering the job master 20 ms late each way, the next
 //! round's listing reaches the enumerator before the previous round's lookup. In the other
 //! fixed cases a round ends long before the next begins (discovery every 50 ms, a lookup that
-//! times out after 50 ms), so a second lookup does not find the partition unknown: a 20-seed
-//! sweep of the whole source suite failed only this case (`connsim sweep --target
-//! "initialized twice" --seeds 20`). The swarm's random delays could, rarely, overlap them too.
+//! times out after 50 ms), so a second lookup does not find the partition unknown: a
+//! 200-seed sweep of the whole source suite failed only this case, on 185 seeds (`connsim
+//! sweep --target "initialized twice" --format json`). The swarm's random delays could, rarely,
+//! overlap them too.
 
 use crate::log_source::{Discovered, LogEnumState, LogEnumerator, LogReader, LogSource, LogSourceSetup, LogSplit};
 use connsim::api::{AsyncResult, Boundedness, EnumeratorContext, ReaderContext, Source, SplitEnumerator};
