@@ -127,24 +127,15 @@ fn failure(suite: &Suite, result: &CaseResult, command: &str) -> Option<Failed> 
                 .collect();
             format!("{headline}\nsaved: {saved}\nrerun: {}{again}", r.replay)
         }
-        _ => {
-            // What each missed mark means, so the user sees what the case waited for.
-            let meanings: Vec<String> = result
-                .missed_marks
-                .iter()
-                .filter_map(|m| connsim::run::marks::MARKS.iter().find(|(k, _)| k == m))
-                .map(|(m, meaning)| format!("\n  {m}: {meaning}"))
-                .collect();
-            format!(
-                "{}: case {:?} never reached {} in {} seeds: the fault path it aims at was not exercised (run more \
-                 seeds, or check the systems and phases the case names){}",
-                suite.name,
-                result.case,
-                result.missed_marks.join(", "),
-                result.reports.len(),
-                meanings.concat()
-            )
-        }
+        _ => format!(
+            "{}: case {:?} never reached {} in {} seeds: the fault path it aims at was not exercised (run more seeds, \
+             or check the systems and phases the case names){}",
+            suite.name,
+            result.case,
+            result.missed_marks.join(", "),
+            result.reports.len(),
+            result.missed_mark_meanings()
+        ),
     };
     Some(Failed::from(text))
 }

@@ -47,6 +47,14 @@ impl CaseResult {
         Self { skipped: Some(why.to_string()), ..Self::new(case) }
     }
 
+    /// What each missed mark means (from `connsim::run::marks::MARKS`), a line each, so a
+    /// user sees what the case waited for.
+    pub(super) fn missed_mark_meanings(&self) -> String {
+        let known = connsim::run::marks::MARKS.iter();
+        let meaning = |m: &String| known.clone().find(|(k, _)| k == m).map(|(k, v)| format!("\n  {k}: {v}"));
+        self.missed_marks.iter().filter_map(meaning).collect()
+    }
+
     /// Failed seeds.
     pub fn failures(&self) -> Vec<&RunReport> {
         self.reports.iter().filter(|r| !r.passed()).collect()
@@ -200,12 +208,7 @@ impl SuiteOutcome {
                 self.suite, case.case
             );
         }
-        let meanings: String = case
-            .missed_marks
-            .iter()
-            .filter_map(|m| connsim::run::marks::MARKS.iter().find(|(k, _)| k == m))
-            .map(|(m, meaning)| format!("\n  {m}: {meaning}"))
-            .collect();
+        let meanings = case.missed_mark_meanings();
         panic!(
             "{}: case {:?} never reached the fault path it aims at: {:?} in {} seeds{meanings}\n\n{self}",
             self.suite,
@@ -249,5 +252,19 @@ impl fmt::Display for SuiteOutcome {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missed_mark_is_explained_and_an_unknown_one_is_left_out() {
+        let mut case = CaseResult::new("discovery overlaps slow responses");
+        case.missed_marks = vec!["discovery-overlapped".into(), "no-such-mark".into()];
+        let meanings = case.missed_mark_meanings();
+        assert!(meanings.starts_with("\n  discovery-overlapped: a periodic call"), "{meanings}");
+        assert!(meanings.contains("TestData::discovery_interval_ms") && !meanings.contains("no-such-mark"));
     }
 }
