@@ -8,9 +8,8 @@ use connsim::run::{SinkSetup, World};
 use connsim::systems::ModelClient;
 use connsim::{ConnectorError, Record};
 use connsim_scenarios::suites::{self, sink_from_setup};
-use example_connector::sink::{Staged, StagingCommitter, StagingSink, StagingSinkSetup};
-use example_connector::store::{Store, StoreRequest, StoreResponse};
-use std::sync::Arc;
+use example_connector::sink::{Staged, StagingCommitter, StagingSink, StagingSinkSetup, StagingWriter};
+use example_connector::store::StoreRequest;
 
 /// The staging sink with one bug: its writer commits each transaction right after staging
 /// it, on the checkpoint barrier, instead of leaving the commit to the committer once the
@@ -18,14 +17,12 @@ use std::sync::Arc;
 /// story of every "commit in prepare" bug: visible too early, and duplicated when a failure
 /// replays them).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-struct EagerSink {
-    store: String,
-}
+struct EagerSink(StagingSink);
 
+/// The staging writer, committing what it staged at once; everything else is the writer's own.
 struct EagerWriter {
+    inner: StagingWriter,
     store: ModelClient<StoreRequest>,
-    prefix: String,
-    buffer: Vec<Record>,
 }
 
 impl SinkWriter for EagerWriter {
@@ -33,27 +30,28 @@ impl SinkWriter for EagerWriter {
     type State = ();
 
     async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        self.buffer.push(record);
-        Ok(())
+        self.inner.write(record).await
     }
 
-    async fn flush(&mut self, _end_of_input: bool) -> Result<(), ConnectorError> {
-        Ok(())
+    async fn flush(&mut self, end_of_input: bool) -> Result<(), ConnectorError> {
+        self.inner.flush(end_of_input).await
     }
 
     async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<Staged>, ConnectorError> {
-        if self.buffer.is_empty() {
-            return Ok(Vec::new());
+        let staged = self.inner.prepare_commit(checkpoint).await?;
+        for s in &staged {
+            // The bug: committed before the checkpoint completed.
+            let _ = self.store.call(&StoreRequest::Commit { txn: s.txn.clone() }).await;
         }
-        let (txn, records) = (format!("{}-{checkpoint}", self.prefix), self.buffer.len());
-        let stage = StoreRequest::Stage { txn: txn.clone(), records: std::mem::take(&mut self.buffer) };
-        match self.store.call(&stage).await {
-            Ok(StoreResponse::Ok) => {}
-            other => return Err(ConnectorError::fail_task(format!("stage {txn}: {other:?}"))),
-        }
-        // The bug: committed before the checkpoint completed.
-        let _ = self.store.call(&StoreRequest::Commit { txn: txn.clone() }).await;
-        Ok(vec![Staged { txn, records }])
+        Ok(staged)
+    }
+
+    fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<()> {
+        self.inner.snapshot_state(checkpoint)
+    }
+
+    async fn close(&mut self) {
+        self.inner.close().await
     }
 }
 
@@ -64,15 +62,14 @@ impl Sink for EagerSink {
     type Committer = StagingCommitter;
     type GlobalCommitter = NoGlobalCommitter<Staged>;
 
-    async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<EagerWriter, ConnectorError> {
-        let prefix = format!("txn-{}-{}", ctx.subtask(), ctx.attempt());
-        let store = ModelClient::new(ctx.endpoint().clone(), &self.store);
-        Ok(EagerWriter { store, prefix, buffer: Vec::new() })
+    async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<EagerWriter, ConnectorError> {
+        let store = ModelClient::new(ctx.endpoint().clone(), &self.0.store);
+        Ok(EagerWriter { inner: self.0.create_writer(ctx, restored).await?, store })
     }
 
     /// The staging sink's own committer (it finds each transaction committed already).
     fn create_committer(&self, ctx: CommitterContext) -> StagingCommitter {
-        StagingSink { store: self.store.clone() }.create_committer(ctx)
+        self.0.create_committer(ctx)
     }
 }
 
@@ -85,10 +82,7 @@ impl SinkSetup for EagerSinkSetup {
         "eager-staging-sink".into()
     }
     fn build(&self, world: &mut World) -> EagerSink {
-        let store = Store::new("store");
-        world.set_output(store.output());
-        world.add_system(Arc::new(store));
-        EagerSink { store: "store".into() }
+        EagerSink(StagingSinkSetup.build(world))
     }
 }
 
