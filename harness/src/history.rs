@@ -261,6 +261,10 @@ pub enum EventKind {
     NodeStopped { node: String },
     /// A scenario step began (for the timeline).
     Step { step: String },
+    /// A scenario block that disturbs the running job (a crash, a fault, a slow phase, a
+    /// stop or rescale: not a plain checkpoint or produce) began, or was `skipped` because the
+    /// job had already ended: what tells whether a case's faults met a job still moving records.
+    FaultBlock { skipped: bool },
     /// The job failed and will not recover.
     JobFailed { reason: String },
     /// Connector code returned an error.
@@ -271,6 +275,20 @@ pub enum EventKind {
         subtask: usize,
         #[serde(with = "attempt::serde_text")]
         attempt: u64,
+    },
+    /// A request (or message) the connector code of `subtask`'s attempt `attempt` sent after
+    /// a newer attempt (`newest` by the time it arrived) had started reached external system
+    /// `to`: a replaced attempt (a zombie, cut off from the job master) acting on the system,
+    /// or refused by it (`refused`). Recorded once per attempt and system.
+    ZombieRequest {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        #[serde(with = "attempt::serde_text")]
+        newest: u64,
+        to: String,
+        kind: String,
+        refused: bool,
     },
     /// A node was frozen for `ms` (a long garbage-collection pause); it went on afterwards.
     Paused { node: String, ms: u64 },

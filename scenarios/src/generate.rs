@@ -168,7 +168,7 @@ fn job() -> BoxedStrategy<JobSettings> {
 }
 
 fn generated(blocks: Vec<Block>, job: JobSettings) -> Scenario {
-    Scenario { name: "generated".into(), blocks, requires: Vec::new(), job }
+    Scenario { name: "generated".into(), blocks, requires: Vec::new(), shares: Default::default(), job }
 }
 
 /// Scenarios the generator may produce. The blocks are drawn first, so turning

@@ -116,13 +116,23 @@ impl Block {
     /// Runs the block against the cluster.
     pub fn run<'a>(&'a self, control: &'a Control) -> Pin<Box<dyn Future<Output = ()> + 'a>> {
         Box::pin(async move {
-            if self.disturbs_the_job() && control.ended() {
+            let fault =
+                (self.disturbs_the_job() && !matches!(self, Block::Checkpoint)) || matches!(self, Block::During { .. });
+            let ended = control.ended();
+            if self.disturbs_the_job() && ended {
                 // Nothing left to disturb; the report shows the step was skipped, and why.
                 control.step(format!("skipped, the job already ended: {}", self.to_rust()));
+                if fault {
+                    control.fault_block(true);
+                }
                 return;
             }
             if !matches!(self, Block::Seq(_) | Block::Repeat { .. }) {
                 control.step(self.to_rust());
+            }
+            if fault {
+                // A fault installed after the job ended meets no job either.
+                control.fault_block(ended);
             }
             match self {
                 Block::Produce { n, spread, over_ms } => {

@@ -17,9 +17,16 @@ pub struct Scenario {
     pub name: String,
     /// The blocks, run in order.
     pub blocks: Vec<Block>,
-    /// Coverage marks at least one seed must reach (see `connsim::run::marks::MARKS`).
+    /// Coverage marks the scenario aims at (see `connsim::run::marks::MARKS`). Run by a
+    /// suite, each must be reached on the share of seeds [`shares`](Self::shares) gives it,
+    /// every seed unless stated; [`Outcome::assert_reached`](connsim::run::Outcome::assert_reached)
+    /// asks for one seed.
     #[serde(default)]
     pub requires: Vec<String>,
+    /// Per required mark reached on fewer than every seed by design: the percentage of seeds
+    /// that must reach it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub shares: std::collections::BTreeMap<String, u8>,
     /// Job settings the scenario fixes for itself, over the runner's configuration.
     #[serde(default, skip_serializing_if = "JobSettings::is_empty")]
     pub job: JobSettings,
@@ -28,7 +35,13 @@ pub struct Scenario {
 impl Scenario {
     /// An empty scenario.
     pub fn new(name: &str) -> Self {
-        Self { name: name.to_string(), blocks: Vec::new(), requires: Vec::new(), job: JobSettings::default() }
+        Self {
+            name: name.to_string(),
+            blocks: Vec::new(),
+            requires: Vec::new(),
+            shares: Default::default(),
+            job: JobSettings::default(),
+        }
     }
 
     /// Runs the job with this exchange between readers and writers (over the runner's).
@@ -106,8 +119,9 @@ impl Scenario {
         self
     }
 
-    /// Requires that at least one seed reaches coverage mark `mark`: a scenario aimed at a
-    /// fault path fails if that path was never hit. Panics on a mark connsim does not know.
+    /// Requires coverage mark `mark`: a scenario aimed at a fault path fails if that path was
+    /// not hit. A suite case needs it on every seed; a scenario run on its own, on one seed.
+    /// Panics on a mark connsim does not know.
     pub fn requires(mut self, mark: &str) -> Self {
         if !MARKS.iter().any(|(m, _)| *m == mark) {
             let known: Vec<&str> = MARKS.iter().map(|(m, _)| *m).collect();
@@ -115,6 +129,22 @@ impl Scenario {
         }
         self.requires.push(mark.to_string());
         self
+    }
+
+    /// Requires coverage mark `mark` on at least `percent` % of a suite case's seeds: for a
+    /// fault path the scenario reaches only when its timing meets the job's (a message on its
+    /// way while a node goes down), where a seed that misses it is no bug in the connector.
+    /// The share a case reached is printed with its result.
+    pub fn requires_on(mut self, mark: &str, percent: u8) -> Self {
+        self = self.requires(mark);
+        self.shares.insert(mark.to_string(), percent.min(100));
+        self
+    }
+
+    /// The percentage of a suite case's seeds that must reach `mark` (100 unless
+    /// [`requires_on`](Self::requires_on) says otherwise).
+    pub fn share_of(&self, mark: &str) -> u8 {
+        self.shares.get(mark).copied().unwrap_or(100)
     }
 
     /// Leaf blocks in the scenario (combinators count their parts).

@@ -1,51 +1,43 @@
-//! Suites reach their faults mid-stream: on seed 1 of every fixed case of every reference
-//! suite, at least five checkpoints complete before the input ends (the last record is first
-//! emitted), so a case's faults meet a job that still moves records. The swarm case is left
-//! out: its scenario is generated per seed, and one that cuts workers off from the sink's
-//! system or the job master holds checkpoints back on purpose.
+//! Suites reach their faults mid-stream, and say so when a context keeps them from it.
+//!
+//! Every fixed case counts, per seed, whether its faults met records flowing
+//! (`RunStats::vacuous`: at least `MIN_CHECKPOINTS_MID_STREAM` checkpoints before the input
+//! ended, no fault block skipped because the job had ended, the first one begun before the
+//! input ended); a case with more than `VACUOUS_MAX_PERCENT` % vacuous seeds fails, naming the
+//! context. The reference suites pass that rule in `reference.rs`; here a context that writes
+//! its whole input up front, before the job starts, fails it with its message.
 
 use connectors_under_test::contexts;
-use connectors_under_test::BarrierMode;
-use connsim_scenarios::suites::{self, Suite};
+use connectors_under_test::{LogSourceSetup, LogStart};
+use connsim_scenarios::suites::{self, TestData};
 
-const CHECKPOINTS: usize = 5;
-
-fn mid_stream(suite: Suite) {
-    let name = suite.name().to_string();
-    let outcome = suite.seeds(1).run();
-    let mut short = Vec::new();
-    for case in outcome.cases.iter().filter(|c| c.case != "swarm") {
-        for r in &case.reports {
-            let before = r.stats.checkpoints_before_input_ended;
-            if before < CHECKPOINTS {
-                short.push(format!("{:?}: {before} of {}", case.case, r.stats.checkpoints_completed));
-            }
-        }
-    }
-    assert!(
-        short.is_empty(),
-        "{name}: cases that completed fewer than {CHECKPOINTS} checkpoints before their input ended on seed 1 (the \
-         input must arrive slowly enough for a case's faults to land mid-stream):\n{}",
-        short.join("\n")
-    );
+/// The log source with every record there before the job starts: it ignores `pace_ms`.
+fn all_up_front(d: TestData) -> LogSourceSetup {
+    let mut setup = contexts::log_source_for(d, LogStart::Earliest);
+    setup.pace_ms = 0;
+    setup
 }
 
 #[test]
-fn every_source_suite_case_checkpoints_at_least_five_times_before_the_input_ends() {
-    mid_stream(suites::source(contexts::log_source()));
-    mid_stream(suites::source(contexts::log_source_latest()));
+fn a_context_that_writes_its_input_up_front_fails_as_vacuous_naming_the_context() {
+    let context = suites::source_from_setup("up-front log source", &["log"], all_up_front);
+    let outcome = suites::source(context).only("task failure mid-stream (region)").seeds(10).run();
+    let case = &outcome.cases[0];
+    assert!(case.failures().is_empty(), "no check fails: the faults met nothing\n{outcome}");
+    assert!(case.missed_marks.is_empty(), "the failover still happens\n{outcome}");
+    assert!(!case.passed(), "too many vacuous seeds fail the case\n{outcome}");
+    let vacuity = case.vacuity().expect("a vacuous case says why");
+    assert!(vacuity.contains("\"up-front log source(8 splits"), "names the context: {vacuity}");
+    assert!(vacuity.contains("wrote its input up front: honour `pace_ms`"), "{vacuity}");
+    assert!(outcome.to_string().contains("VACUOUS"), "{outcome}");
+    let err = outcome.expect_caught("no-loss").expect_err("nothing was caught");
+    assert!(err.contains("honour `pace_ms`"), "{err}");
 }
 
 #[test]
-fn every_sink_suite_case_checkpoints_at_least_five_times_before_the_input_ends() {
-    mid_stream(suites::sink(contexts::file_sink()));
-    mid_stream(suites::sink(contexts::txn_log_sink()));
-    mid_stream(suites::sink(contexts::table_sink()));
-    mid_stream(suites::sink(contexts::log_sink(BarrierMode::Flush)));
-    mid_stream(suites::sink(contexts::upsert_sink()));
-}
-
-#[test]
-fn every_pipeline_suite_case_checkpoints_at_least_five_times_before_the_input_ends() {
-    mid_stream(suites::pipeline(contexts::log_source(), contexts::txn_log_sink()));
+fn the_paced_context_meets_records_flowing_on_every_seed_of_the_same_case() {
+    let outcome = suites::source(contexts::log_source()).only("task failure mid-stream (region)").seeds(10).run();
+    let case = &outcome.cases[0];
+    assert!(case.passed() && case.vacuous.is_empty(), "{:?}\n{outcome}", case.vacuous);
+    assert!(outcome.to_string().contains("faults met records flowing on 10/10 seeds"), "{outcome}");
 }

@@ -59,6 +59,8 @@ pub struct Endpoint {
     addr: String,
     gateway: Gateway,
     pending: Pending,
+    /// The subtask attempt whose connector code sends through this endpoint, if any.
+    origin: Option<(usize, u64)>,
 }
 
 /// Called with the message just handled when a system's inbox is asked for the next one.
@@ -102,7 +104,7 @@ fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
 impl Endpoint {
     pub(crate) fn start(addr: String, gateway: Gateway, mailbox: Arc<Mailbox>) -> (Endpoint, Inbox) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let endpoint = Endpoint { addr, gateway, pending: Pending::default() };
+        let endpoint = Endpoint { addr, gateway, pending: Pending::default(), origin: None };
         let dispatcher = endpoint.clone();
         madsim::task::spawn(async move {
             loop {
@@ -120,6 +122,9 @@ impl Endpoint {
                         }
                     }
                     Tag::Request(call) => {
+                        if let Some(origin) = env.origin {
+                            dispatcher.gateway.reached(origin, &dispatcher.addr, &env.kind, false);
+                        }
                         let replier = Replier {
                             endpoint: dispatcher.clone(),
                             to: env.from.clone(),
@@ -135,6 +140,9 @@ impl Endpoint {
                         });
                     }
                     Tag::OneWay => {
+                        if let Some(origin) = env.origin {
+                            dispatcher.gateway.reached(origin, &dispatcher.addr, &env.kind, false);
+                        }
                         let incoming =
                             Incoming { from: env.from, kind: env.kind, bytes: env.bytes, call: None, replier: None };
                         let _ = tx.send(incoming);
@@ -144,6 +152,15 @@ impl Endpoint {
         });
         let addr = endpoint.addr.clone();
         (endpoint, Inbox { rx, observe: None, handled: None, addr })
+    }
+
+    /// The same address, for the connector code of `subtask`'s attempt `attempt`: what it
+    /// sends is known to come from that attempt, so a request an older, replaced attempt
+    /// sends to an external system is recorded when it arrives
+    /// ([`EventKind::ZombieRequest`](crate::history::EventKind::ZombieRequest)).
+    pub(crate) fn for_attempt(&self, subtask: usize, attempt: u64) -> Endpoint {
+        self.gateway.attempt_started(subtask, attempt);
+        Endpoint { origin: Some((subtask, attempt)), ..self.clone() }
     }
 
     /// This endpoint's address.
@@ -159,6 +176,7 @@ impl Endpoint {
             kind: kind.to_string(),
             tag: Tag::OneWay,
             bytes: encode(msg),
+            origin: self.origin,
         });
     }
 
@@ -182,6 +200,7 @@ impl Endpoint {
             kind: kind.to_string(),
             tag: Tag::Request(id),
             bytes: encode(req),
+            origin: self.origin,
         });
         let timed_out = || RpcError::Timeout { to: to.to_string(), kind: kind.to_string() };
         match madsim::time::timeout(timeout, rx).await {
@@ -270,6 +289,7 @@ impl Replier {
             kind: self.kind,
             tag: Tag::Response(self.call),
             bytes: encode(resp),
+            origin: None,
         });
     }
 }

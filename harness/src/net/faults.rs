@@ -109,6 +109,14 @@ impl FaultRule {
     pub fn partition(from: &str, to: &str) -> Self {
         Self::drop(1.0).from(from).to(to)
     }
+    /// Whether the rule is a partition: it drops every message, of every kind, on a link
+    /// between named nodes (and its drops are recorded as `partition` faults).
+    pub fn is_partition(&self) -> bool {
+        matches!(self.action, FaultAction::Drop { probability } if probability >= 1.0)
+            && self.kind.is_none()
+            && self.from.is_some()
+            && self.to.is_some()
+    }
     /// Restricts the rule to message kinds starting with `kind`.
     pub fn kind(mut self, kind: &str) -> Self {
         self.kind = Some(kind.to_string());

@@ -21,6 +21,12 @@ struct State {
     latency_ms: (u64, u64),
     seq: u64,
     next_call: u64,
+    /// External systems' addresses (bound with [`Gateway::bind_observed`]).
+    systems: std::collections::BTreeSet<String>,
+    /// Per subtask, its newest attempt that has sent through the gateway.
+    newest: BTreeMap<usize, u64>,
+    /// Replaced attempts already recorded reaching a system, with the system.
+    zombies_seen: std::collections::BTreeSet<(usize, u64, String)>,
 }
 
 /// The network all nodes of one run share. Cheap to clone.
@@ -42,6 +48,9 @@ impl Gateway {
             latency_ms,
             seq: 0,
             next_call: 0,
+            systems: Default::default(),
+            newest: BTreeMap::new(),
+            zombies_seen: Default::default(),
         };
         Self { state: Arc::new(Mutex::new(state)), history }
     }
@@ -68,6 +77,7 @@ impl Gateway {
     /// inbox is asked for the next message after one was received, that is, right after the
     /// system handled it (the harness reads the outputs then).
     pub(crate) fn bind_observed(&self, addr: &str, observe: ObserveHook) -> (Endpoint, Inbox) {
+        self.state.lock().unwrap().systems.insert(addr.to_string());
         let (endpoint, mut inbox) = self.bind(addr);
         inbox.observe = Some(observe);
         (endpoint, inbox)
@@ -120,6 +130,32 @@ impl Gateway {
         }
     }
 
+    /// Subtask `subtask`'s attempt `attempt` starts sending: an older attempt of it that
+    /// reaches a system afterwards is a replaced one (see [`Gateway::reached`]).
+    pub(crate) fn attempt_started(&self, subtask: usize, attempt: u64) {
+        let mut s = self.state.lock().unwrap();
+        let newest = s.newest.entry(subtask).or_default();
+        *newest = (*newest).max(attempt);
+    }
+
+    /// A message the connector code of attempt `origin` sent after a newer attempt of its
+    /// subtask had started (an envelope keeps its origin only then) reached `to` (`refused`:
+    /// the gateway refused it in `to`'s name). If `to` is an external system, the history
+    /// records it, once per attempt and system: a zombie's request acting on (or refused by)
+    /// the system, what fencing exists for.
+    pub(crate) fn reached(&self, origin: (usize, u64), to: &str, kind: &str, refused: bool) {
+        let (subtask, attempt) = origin;
+        let mut s = self.state.lock().unwrap();
+        let Some(&newest) = s.newest.get(&subtask) else { return };
+        if !s.systems.contains(to) || !s.zombies_seen.insert((subtask, attempt, to.to_string())) {
+            return;
+        }
+        drop(s);
+        let event =
+            EventKind::ZombieRequest { subtask, attempt, newest, to: to.to_string(), kind: kind.to_string(), refused };
+        self.history.record(to, event);
+    }
+
     pub(crate) fn next_call_id(&self) -> u64 {
         let mut s = self.state.lock().unwrap();
         s.next_call += 1;
@@ -127,10 +163,16 @@ impl Gateway {
     }
 
     /// Routes one envelope: applies fault rules and latency, then queues it at the receiver.
-    pub(crate) fn route(&self, env: Envelope) {
+    pub(crate) fn route(&self, mut env: Envelope) {
         let now = super::now();
         let now_ms = now.as_millis() as u64;
         let mut s = self.state.lock().unwrap();
+        // An envelope keeps its origin only if a newer attempt of its sender had started.
+        if let Some((subtask, attempt)) = env.origin {
+            if s.newest.get(&subtask).is_none_or(|&n| n <= attempt) {
+                env.origin = None;
+            }
+        }
         let mut extra = Duration::ZERO;
         let mut fault = None;
         let mut refused = None;
@@ -146,7 +188,7 @@ impl Gateway {
             }
             match (&rule.action, env.tag) {
                 (FaultAction::Drop { probability }, _) if rng.gen_bool(*probability) => {
-                    fault = Some("drop");
+                    fault = Some(if rule.is_partition() { "partition" } else { "drop" });
                 }
                 (FaultAction::LoseResponse { probability }, Tag::Response(_)) if rng.gen_bool(*probability) => {
                     fault = Some("lose-response");
@@ -178,11 +220,21 @@ impl Gateway {
             // The callee answers with an error without acting on the request; the answer
             // travels back like a response (latency, FIFO, lose-response rules).
             drop(s);
+            if let Some(origin) = env.origin {
+                self.reached(origin, &env.to, &env.kind, true);
+            }
             let fault = format!("refuse:{refusal}");
             let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
             self.history.record("gateway", EventKind::Fault { fault, from, to, kind, call });
             let bytes = bincode::serialize(&refusal).expect("a refusal serializes");
-            self.route(Envelope { from: env.to, to: env.from, kind: env.kind, tag: Tag::Refused(id), bytes });
+            self.route(Envelope {
+                from: env.to,
+                to: env.from,
+                kind: env.kind,
+                tag: Tag::Refused(id),
+                bytes,
+                origin: None,
+            });
             return;
         }
         let Some(mailbox) = s.mailboxes.get(&env.to).cloned() else {

@@ -24,6 +24,8 @@ pub(crate) struct Envelope {
     pub kind: String,
     pub tag: Tag,
     pub bytes: Vec<u8>,
+    /// The subtask attempt (subtask, attempt) whose connector code sent it, if any.
+    pub origin: Option<(usize, u64)>,
 }
 
 struct Queued {

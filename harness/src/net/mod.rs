@@ -28,3 +28,6 @@ pub use gateway::Gateway;
 pub fn now() -> std::time::Duration {
     madsim::time::TimeHandle::current().elapsed()
 }
+
+#[cfg(test)]
+mod zombie_tests;

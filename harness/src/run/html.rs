@@ -25,7 +25,8 @@ fn class(kind: &str) -> &'static str {
         | "late_notification" => "barrier",
         "checkpoint_triggered" | "checkpoint_completed" | "checkpoint_aborted" => "checkpoint",
         "commit_attempt" | "commit_outcome" | "global_commit_attempt" | "global_commit_outcome" => "commit",
-        "fault" | "fault_rule" | "call_timed_out" | "connector_error" | "out_of_range" | "orphaned" => "fault",
+        "fault" | "fault_rule" | "call_timed_out" | "connector_error" | "out_of_range" | "orphaned"
+        | "zombie_request" | "fault_block" => "fault",
         "crashed" | "restarted" | "failover" | "crash_point" | "job_failed" | "lease_expired" | "node_stopped" => {
             "crash"
         }

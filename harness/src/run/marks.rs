@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Every mark connsim knows, with what it means.
 pub const MARKS: &[(&str, &str)] = &[
-    ("crash", "a task executor was crashed"),
+    ("crash", "a task executor (a worker) was crashed; crashes of the job master and of external systems have marks of their own"),
     ("failover:region", "a region failover restarted some subtasks"),
     ("failover:global", "a global failover restarted everything"),
     ("restore-from-checkpoint", "a subtask was restored from a completed checkpoint"),
@@ -33,7 +33,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("checkpoint-declined", "a subtask declined a checkpoint"),
     ("message-delayed", "the gateway delayed a message"),
     ("response-lost", "a request took effect but its response was lost"),
-    ("partition", "a link dropped every message (a partition)"),
+    ("partition", "a partition rule (every message on a link between two nodes) dropped a message"),
     ("crash-at:before-barrier", "a crash aimed before the reader's snapshot was hit"),
     ("crash-at:after-reader-snapshot", "a crash aimed after the reader's snapshot was hit"),
     ("crash-at:after-prepare-commit", "a crash aimed after prepare_commit was hit"),
@@ -55,7 +55,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("produce-deduplicated", "the log acknowledged a retried batch it had appended without appending it again"),
     ("sequence-rejected", "the log refused a retried produce older than the producer's last five batches"),
     ("offset-out-of-range", "a reader fetched from an offset retention had deleted and was told it is out of range"),
-    ("zombie-wrote-after-replacement", "an attempt replaced on another task executor (a zombie, cut off from the job master) still read and wrote records after its replacement started"),
+    ("zombie-wrote-after-replacement", "a request the connector code of a subtask attempt sent after a newer attempt of the subtask had started (a zombie, cut off from the job master) reached an external system, which served or refused it"),
     ("checkpoints-overlapped", "a checkpoint was triggered while an earlier one was still pending"),
     ("checkpoint-subsumed", "a pending checkpoint was aborted because a later one completed (an acknowledgement of it was lost)"),
     ("notified-after-later-barrier", "a subtask heard that a checkpoint completed after it had taken a later checkpoint's barrier"),
@@ -84,6 +84,11 @@ fn is_system(node: &str) -> bool {
         || matches!(node, "gateway" | "harness" | "supervisor"))
 }
 
+/// Whether a fault dropped the message: a drop rule's, or a partition's.
+fn is_drop(fault: &str) -> bool {
+    matches!(fault, "drop" | "partition")
+}
+
 /// The marks one history reached. Only the run up to convergence counts: what the harness
 /// does afterwards (restarting every system) is not a fault the scenario reached. `exchanged`:
 /// the job had an exchange, so a writer prepares when its barriers align, not when its
@@ -98,9 +103,8 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut read_since_restore: BTreeSet<(usize, u64)> = BTreeSet::new();
     // Per subtask: checkpoints prepared (barrier passed) but not yet seen committed.
     let mut prepared: BTreeMap<usize, BTreeSet<u64>> = BTreeMap::new();
-    // Task executor → the subtask deployed there last; subtask → its newest attempt and where.
+    // Task executor → the subtask deployed there last.
     let mut hosted: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut newest: BTreeMap<usize, (u64, &str)> = BTreeMap::new();
     // Checkpoints triggered by the current job-master incarnation, neither completed nor aborted.
     let mut open_checkpoints: BTreeSet<u64> = BTreeSet::new();
     for e in events {
@@ -110,6 +114,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             }
             EventKind::CommitOutcome { .. } | EventKind::GlobalCommitOutcome { .. } => {
                 committing.remove(e.node.as_str());
+            }
+            EventKind::Fault { fault, .. } if fault == "partition" => {
+                marks.insert("partition");
             }
             _ => {}
         }
@@ -121,7 +128,7 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::CallTimedOut { to, .. } if is_system(to) && committing.contains(e.node.as_str()) => {
                 marks.insert("commit-request-timed-out");
             }
-            EventKind::Fault { fault, from, to, .. } if fault == "drop" && is_system(to) && !is_system(from) => {
+            EventKind::Fault { fault, from, to, .. } if is_drop(fault) && is_system(to) && !is_system(from) => {
                 marks.insert("system-request-lost");
                 if committing.contains(from.as_str()) {
                     marks.insert("commit-request-lost");
@@ -146,11 +153,12 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                 marks.insert("output-vanished");
             }
             EventKind::Crashed { node } => {
-                marks.insert("crash");
                 if node == crate::cluster::JOB_MASTER {
                     marks.insert("crash:jobmaster");
                 } else if is_system(node) {
                     marks.insert("crash:system");
+                } else {
+                    marks.insert("crash");
                 }
                 let subtask = hosted.get(node.as_str());
                 if subtask.is_some_and(|s| prepared.get(s).is_some_and(|p| !p.is_empty())) {
@@ -176,12 +184,8 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::JobStopped { .. } => {
                 marks.insert("savepoint-stop");
             }
-            EventKind::FaultRule { description } if description.starts_with("add Drop { probability: 1.0 }") => {
-                marks.insert("partition");
-            }
             EventKind::Deployed { subtask, attempt, checkpoint } => {
                 hosted.insert(&e.node, *subtask);
-                newest.insert(*subtask, (*attempt, &e.node));
                 prepared.remove(subtask);
                 if *checkpoint > 0 {
                     marks.insert("restore-from-checkpoint");
@@ -254,7 +258,7 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                     "out-of-order-sequence" => "sequence-gap",
                     _ => "message-dropped",
                 });
-                if fault == "drop" && kind == "Notify" {
+                if is_drop(fault) && kind == "Notify" {
                     marks.insert("notify-lost");
                 }
             }
@@ -275,9 +279,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                     marks.insert("discovery-faulted");
                 }
                 read_since_restore.insert((*subtask, *attempt));
-                if newest.get(subtask).is_some_and(|(a, node)| a > attempt && *node != e.node) {
-                    marks.insert("zombie-wrote-after-replacement");
-                }
+            }
+            EventKind::ZombieRequest { .. } => {
+                marks.insert("zombie-wrote-after-replacement");
             }
             EventKind::LeaseExpired { .. } => {
                 marks.insert("lease-expired");
@@ -350,7 +354,7 @@ impl<'a> HandedOver<'a> {
     fn new(events: &'a [Event]) -> Self {
         let dropped = events.iter().any(|e| {
             matches!(&e.kind, EventKind::Fault { fault, from, to, .. }
-                if fault == "drop" && from == crate::cluster::JOB_MASTER && is_system(to))
+                if is_drop(fault) && from == crate::cluster::JOB_MASTER && is_system(to))
         });
         let split_of = dropped.then(|| {
             let mut map = HashMap::new();
@@ -482,5 +486,52 @@ mod tests {
         assert!(reached(&held, false).contains(mark));
         // Without a dropped request of the job master, nothing is discovery under faults.
         assert!(!reached(&[produced(2, "b"), emitted(&[2])], false).contains(mark));
+    }
+
+    fn fault(fault: &str, from: &str, to: &str, kind: &str) -> Event {
+        let kind = kind.to_string();
+        at("gateway", EventKind::Fault { fault: fault.into(), from: from.into(), to: to.into(), kind, call: None })
+    }
+
+    #[test]
+    fn a_worker_crash_is_told_apart_from_a_system_or_job_master_crash() {
+        let crashed = |node: &str| reached(&[at("supervisor", EventKind::Crashed { node: node.into() })], false);
+        assert_eq!(crashed("taskexecutor-1").into_iter().collect::<Vec<_>>(), vec!["crash"]);
+        assert_eq!(crashed("log").into_iter().collect::<Vec<_>>(), vec!["crash:system"]);
+        assert_eq!(crashed(crate::cluster::JOB_MASTER).into_iter().collect::<Vec<_>>(), vec!["crash:jobmaster"]);
+    }
+
+    #[test]
+    fn a_partition_is_a_message_a_partition_rule_dropped_not_a_rule_installed() {
+        let rule = at("gateway", EventKind::FaultRule { description: "add Drop { probability: 1.0 } a -> b".into() });
+        assert!(!reached(&[rule], false).contains("partition"), "installing a rule drops nothing");
+        // Every Notify dropped is no partition, though its rule drops with certainty.
+        let notify = reached(&[fault("drop", crate::cluster::JOB_MASTER, "taskexecutor-0", "Notify")], false);
+        assert!(notify.contains("notify-lost") && !notify.contains("partition"), "{notify:?}");
+        let cut = reached(&[fault("partition", "taskexecutor-0", "log", "log.produce")], false);
+        assert!(cut.contains("partition") && cut.contains("system-request-lost"), "{cut:?}");
+        let cut = reached(&[fault("partition", "taskexecutor-0", crate::cluster::JOB_MASTER, "Ack")], false);
+        assert!(cut.contains("partition") && cut.contains("message-dropped"), "{cut:?}");
+    }
+
+    #[test]
+    fn only_a_request_of_a_replaced_attempt_reaching_a_system_is_a_zombie_write() {
+        let mark = "zombie-wrote-after-replacement";
+        // The old proxy: a replaced attempt's reader emitting on another executor.
+        let replaced = vec![
+            at("taskexecutor-0", EventKind::Deployed { subtask: 0, attempt: 1, checkpoint: 0 }),
+            at("taskexecutor-1", EventKind::Deployed { subtask: 0, attempt: 2, checkpoint: 0 }),
+            at("taskexecutor-0", EventKind::Emitted { subtask: 0, attempt: 1, ids: vec![RecordId(1)] }),
+        ];
+        assert!(!reached(&replaced, false).contains(mark));
+        let request = EventKind::ZombieRequest {
+            subtask: 0,
+            attempt: 1,
+            newest: 2,
+            to: "log".into(),
+            kind: "log.produce".into(),
+            refused: true,
+        };
+        assert!(reached(&[at("log", request)], false).contains(mark));
     }
 }

@@ -32,6 +32,44 @@ pub struct RunStats {
     /// first emitted: how much of the run's checkpointing happened while records flowed.
     #[serde(default)]
     pub checkpoints_before_input_ended: usize,
+    /// Scenario blocks that disturbed the job (crashes, faults, slow phases, stops).
+    #[serde(default)]
+    pub fault_blocks: usize,
+    /// Of those, the ones skipped because the job had already ended (or installed after).
+    #[serde(default)]
+    pub fault_blocks_skipped: usize,
+    /// The first of them began after the input ended (its last record first emitted): none
+    /// of the scenario's faults met records flowing.
+    #[serde(default)]
+    pub first_fault_after_input_ended: bool,
+    /// Virtual time at which the input ended (its last record first emitted), in ms.
+    #[serde(default)]
+    pub input_ended_ms: u64,
+}
+
+impl RunStats {
+    /// Why the seed's faults met no job moving records, if they did not: a fault block was
+    /// skipped because the job had ended, the first one began after the input ended, or the
+    /// input ended (its last record first emitted) before half of `pace_ms`, the virtual time
+    /// the case asked its input to arrive over: a source that honours the pace cannot emit its
+    /// last record earlier. `None`: the faults landed mid-stream.
+    pub fn vacuous(&self, pace_ms: u64) -> Option<String> {
+        if self.fault_blocks_skipped > 0 {
+            return Some(format!(
+                "{} of its {} fault blocks met no running job (it had ended)",
+                self.fault_blocks_skipped, self.fault_blocks
+            ));
+        }
+        if self.first_fault_after_input_ended {
+            return Some("its first fault block began after the input ended".to_string());
+        }
+        (self.produced > 0 && self.input_ended_ms < pace_ms / 2).then(|| {
+            format!(
+                "its input ended at {} ms of virtual time, {} checkpoints in, though the case asked for it to arrive over {pace_ms} ms",
+                self.input_ended_ms, self.checkpoints_before_input_ended
+            )
+        })
+    }
 }
 
 impl RunStats {
@@ -42,14 +80,22 @@ impl RunStats {
         emitted.reserve(s.produced);
         let mut completed_so_far = 0;
         let mut settled = false;
+        // Whether a record was first emitted after the first fault block began.
+        let mut first_fault_met_input = false;
         for e in &f.events {
             match &e.kind {
+                EventKind::FaultBlock { skipped } => {
+                    s.fault_blocks += 1;
+                    s.fault_blocks_skipped += usize::from(*skipped);
+                }
                 EventKind::Converged => settled = true,
                 // The harness restarts every system once the output converged: not the
                 // scenario's crashes.
                 EventKind::Crashed { .. } if settled => continue,
                 EventKind::Emitted { ids, .. } if ids.iter().fold(false, |new, id| emitted.insert(*id) | new) => {
                     s.checkpoints_before_input_ended = completed_so_far;
+                    s.input_ended_ms = e.t_us / 1000;
+                    first_fault_met_input |= s.fault_blocks > 0;
                 }
                 EventKind::CheckpointCompleted { .. } => completed_so_far += 1,
                 _ => {}
@@ -64,6 +110,7 @@ impl RunStats {
                 _ => {}
             }
         }
+        s.first_fault_after_input_ended = s.fault_blocks > 0 && !first_fault_met_input;
         s
     }
 }
@@ -141,6 +188,7 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
                 | EventKind::NodeStopped { .. }
                 | EventKind::LeaseExpired { .. }
                 | EventKind::Paused { .. }
+                | EventKind::ZombieRequest { .. }
                 | EventKind::OutOfRange { .. }
                 | EventKind::ChannelBlocked { .. }
                 | EventKind::BarrierAligned { .. }

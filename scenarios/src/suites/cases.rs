@@ -96,7 +96,12 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             continue;
         }
         let target = if phase.on_subtasks() { Target::Worker(Worker::Any) } else { job_master() };
-        phases = phases.then(crash(target).at(phase).restart_after(30)).requires(phase.mark());
+        phases = phases.then(crash(target).at(phase).restart_after(30));
+        // A crash inside a commit needs a commit in flight when it is armed: most seeds have one.
+        phases = match phase {
+            Phase::InsideCommit | Phase::InsideRecoveredCommit => phases.requires_on(phase.mark(), 50),
+            _ => phases.requires(phase.mark()),
+        };
         // The restart after a crash at AfterRestore commits the recovered committables at once:
         // the next crash must be armed before that, so no pause follows it.
         if phase != Phase::AfterRestore {
@@ -118,20 +123,29 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         flaky = flaky.then(lose_responses(0.05, Target::System(s.clone()), 600));
     }
     if !systems.is_empty() {
-        flaky = flaky.requires("response-lost");
+        // One response in twenty is lost: a seed whose writers send few requests may lose none.
+        flaky = flaky.requires_on("response-lost", 50);
     }
     let mut single = case(
         "single split",
         1,
         Region,
-        Scenario::new("single split").then(checkpoint()).then(crash(Worker::Any)).then(wait(100)),
+        Scenario::new("single split")
+            .then(checkpoint())
+            .then(crash(Worker::Any))
+            .then(wait(100))
+            .requires("failover:region"),
     );
     single.data = TestData::paced(1, 1_000, PACE_MS);
     let mut idle = case(
         "more readers than splits",
         4,
         Region,
-        Scenario::new("more readers than splits").then(checkpoint()).then(crash(Worker::Nth(3))).then(wait(100)),
+        Scenario::new("more readers than splits")
+            .then(checkpoint())
+            .then(crash(Worker::Nth(3)))
+            .then(wait(100))
+            .requires("failover:region"),
     );
     idle.data = TestData::paced(2, 1_000, PACE_MS);
     // Requests to the sink's systems are lost, then slower than the clients' timeouts, while
@@ -152,7 +166,8 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     }
     commits = match (aimed.sink.is_empty(), exactly_once) {
         (true, _) => commits,
-        (false, true) => commits.requires("commit-request-lost"),
+        // A request lost while a committer commits: only when a commit falls into the window.
+        (false, true) => commits.requires_on("commit-request-lost", 10),
         (false, false) => commits.requires("system-request-lost"),
     };
     // Every external system crashes and restarts while records flow; each loses exactly
@@ -174,7 +189,8 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         refusals = refusals.then(wait(100)).requires("request-refused");
     }
     if !aimed.sink.is_empty() && exactly_once {
-        refusals = refusals.requires("commit-request-refused");
+        // A refusal while a committer commits: only when a commit falls into the window.
+        refusals = refusals.requires_on("commit-request-refused", 10);
     }
     // One worker's requests to the sink's systems take 400 ms longer (a stuck connection,
     // far past the clients' timeouts), and the worker crashes 250 ms in: what it sent lands
@@ -214,8 +230,11 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         .then(wait(100))
         .then(zombie(Worker::Any, 800))
         .then(wait(100))
-        .requires("zombie-wrote-after-replacement")
         .requires("lease-expired");
+    // A reader reads its source system on every seed; a sink's writers may reach theirs only at
+    // barriers, which a zombie no longer gets (the table sink's do): then the share is only
+    // reported.
+    let zombies = zombies.requires_on("zombie-wrote-after-replacement", if aimed.source.is_empty() { 0 } else { 100 });
     // A task executor freezes (a long garbage-collection pause) past the heartbeat timeout,
     // then wakes up and goes on where it stopped, its replacement already running elsewhere.
     let frozen = Scenario::new("a frozen worker wakes up (long GC pause)")
@@ -256,7 +275,11 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             "multiple splits, per-split order",
             4,
             Region,
-            Scenario::new("multiple splits").then(checkpoint()).then(crash(Worker::Any)).then(checkpoint()),
+            Scenario::new("multiple splits")
+                .then(checkpoint())
+                .then(crash(Worker::Any))
+                .then(checkpoint())
+                .requires("failover:region"),
         ),
         case(
             "stop-with-savepoint and resume",
@@ -376,7 +399,10 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
                 .then(block::delay_messages(40, None, 200))
                 .then(partition(Worker::Any, job_master(), 200))
                 .then(Block::Heal)
-                .requires("message-dropped"),
+                .requires("message-dropped")
+                .requires("message-delayed")
+                // The worker cut off may be a spare one, with nothing to say to the job master.
+                .requires_on("partition", 50),
         ),
         case("lost responses from the external system", 4, Region, lost_responses),
         case("occasional lost responses", 4, Region, flaky),
@@ -439,7 +465,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         for s in &aimed.appendable {
             torn = torn.then(torn_appends(s, 0.05)).then(wait(500)).then(torn_appends(s, 0.0));
         }
-        torn = torn.then(wait(100)).requires("append-torn");
+        torn = torn.then(wait(100)).requires_on("append-torn", 50);
         cases.insert(cases.len() - 1, case("torn appends", 4, Region, torn));
     }
     if !aimed.retaining.is_empty() {

@@ -127,6 +127,9 @@ fn failure(suite: &Suite, result: &CaseResult, command: &str) -> Option<Failed> 
                 .collect();
             format!("{headline}\nsaved: {saved}\nrerun: {}{again}", r.replay)
         }
+        _ if result.missed_marks.is_empty() && result.vacuity().is_some() => {
+            format!("{}: case {:?}: {}", suite.name, result.case, result.vacuity().unwrap_or_default())
+        }
         _ => format!(
             "{}: case {:?} never reached {} in {} seeds: the fault path it aims at was not exercised (run more seeds, \
              or check the systems and phases the case names){}",

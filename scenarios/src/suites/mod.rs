@@ -15,6 +15,8 @@
 //! let ctx = source_from_setup("generator", &[], |data| GeneratorSetup {
 //!     splits: data.splits as usize,
 //!     records_per_split: data.records / u64::from(data.splits),
+//!     // The records arrive over the case's pace, so its faults land mid-stream.
+//!     pace_ms: data.pace_ms,
 //!     ..Default::default()
 //! });
 //! let outcome = suites::source(ctx).seeds(2).only("single split").run();
@@ -35,8 +37,8 @@ pub use context::{
     sink_from_setup, source_from_setup, SinkContext, SinkFromSetup, SourceContext, SourceFromSetup, TestData,
     DISCOVERY_INTERVAL_MS,
 };
-pub use outcome::{CaseResult, SuiteOutcome};
-pub use run::{timeline_path, write_timeline};
+pub use outcome::{CaseResult, MarkShare, SuiteOutcome, VACUOUS_MAX_PERCENT};
+pub use run::{timeline_path, write_timeline, SWARM_SHARE_PERCENT};
 
 use crate::block::Block;
 use crate::replay::CaseFile;

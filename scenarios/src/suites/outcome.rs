@@ -13,8 +13,14 @@ pub struct CaseResult {
     pub skipped: Option<String>,
     /// One report per seed (a passing seed's without its timeline).
     pub reports: Vec<RunReport>,
-    /// Marks the case requires that no seed reached.
+    /// Marks the case requires that fewer seeds reached than its share asks.
     pub missed_marks: Vec<String>,
+    /// Per required mark, how many of the case's seeds reached it, and the share required.
+    pub mark_shares: Vec<MarkShare>,
+    /// Seeds of a fixed case whose faults met no job moving records, and why
+    /// ([`RunStats::vacuous`](connsim::run::RunStats::vacuous)); more than
+    /// [`VACUOUS_MAX_PERCENT`] % of its seeds fail the case.
+    pub vacuous: Vec<(u64, String)>,
     /// The smallest scenario that still fails the first failure's check, with that seed.
     pub minimal: Option<Scenario>,
     /// Case files written for failures.
@@ -28,6 +34,61 @@ pub struct CaseResult {
     pub nondeterministic: Vec<u64>,
 }
 
+/// The most seeds of a fixed case, in percent, whose faults may meet no job moving records
+/// before the case fails as vacuous.
+pub const VACUOUS_MAX_PERCENT: usize = 20;
+
+/// How many of a case's seeds reached one of its required marks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MarkShare {
+    /// The mark.
+    pub mark: String,
+    /// Seeds that reached it.
+    pub reached: usize,
+    /// Seeds the case ran (saved cases replayed before them not counted).
+    pub seeds: usize,
+    /// The percentage of seeds that must reach it.
+    pub required_percent: u8,
+}
+
+impl MarkShare {
+    /// The shares of `required` (mark, percentage) among `marks`, one list of marks per seed.
+    pub fn count<'a>(required: &[(String, u8)], marks: impl Iterator<Item = &'a [String]> + Clone) -> Vec<MarkShare> {
+        let seeds = marks.clone().count();
+        required
+            .iter()
+            .map(|(mark, percent)| MarkShare {
+                mark: mark.clone(),
+                reached: marks.clone().filter(|m| m.contains(mark)).count(),
+                seeds,
+                required_percent: *percent,
+            })
+            .collect()
+    }
+
+    /// Whether enough seeds reached the mark: at least one, and the required share; a share of
+    /// 0 is only reported.
+    pub fn met(&self) -> bool {
+        self.required_percent == 0
+            || (self.reached > 0 && self.reached * 100 >= usize::from(self.required_percent) * self.seeds)
+    }
+}
+
+impl fmt::Display for MarkShare {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}/{}", self.mark, self.reached, self.seeds)?;
+        match self.required_percent {
+            0 => f.write_str(" (reported)")?,
+            100 => {}
+            p => write!(f, " (needs {p}%)")?,
+        }
+        if !self.met() {
+            f.write_str(" MISSED")?;
+        }
+        Ok(())
+    }
+}
+
 impl CaseResult {
     pub(super) fn new(case: &str) -> Self {
         Self {
@@ -35,6 +96,8 @@ impl CaseResult {
             skipped: None,
             reports: Vec::new(),
             missed_marks: Vec::new(),
+            mark_shares: Vec::new(),
+            vacuous: Vec::new(),
             minimal: None,
             saved: Vec::new(),
             timelines: Vec::new(),
@@ -85,11 +148,33 @@ impl CaseResult {
         self.reports.iter().map(|r| (r.stats.checkpoints_before_input_ended, r.seed)).max_by_key(|(n, _)| *n)
     }
 
-    /// Whether the case passed: every seed passed, deterministically, and every required
-    /// mark was reached.
+    /// Whether more than [`VACUOUS_MAX_PERCENT`] % of the case's seeds were vacuous.
+    pub fn too_vacuous(&self) -> bool {
+        self.vacuous.len() * 100 > VACUOUS_MAX_PERCENT * self.reports.len()
+    }
+
+    /// Why the case proved nothing, if too many of its seeds were vacuous: how many, the first
+    /// one's reason, and what to do about it.
+    pub fn vacuity(&self) -> Option<String> {
+        let (seed, why) = self.vacuous.first().filter(|_| self.too_vacuous())?;
+        let context = self.reports.first().map_or("", |r| r.testbed.as_str());
+        Some(format!(
+            "{} of {} seeds met no record flowing (more than {VACUOUS_MAX_PERCENT}%); seed {seed}: {why}. The \
+             source context {context:?} wrote its input up front: honour `pace_ms` (let the records arrive over \
+             TestData::pace_ms of virtual time, so the case's checkpoints and faults land while they flow)",
+            self.vacuous.len(),
+            self.reports.len()
+        ))
+    }
+
+    /// Whether the case passed: every seed passed, deterministically, every required mark was
+    /// reached on its share of the seeds, and its faults met records flowing.
     pub fn passed(&self) -> bool {
         self.skipped.is_some()
-            || (self.failures().is_empty() && self.missed_marks.is_empty() && self.nondeterministic.is_empty())
+            || (self.failures().is_empty()
+                && self.missed_marks.is_empty()
+                && self.nondeterministic.is_empty()
+                && !self.too_vacuous())
     }
 }
 
@@ -146,6 +231,9 @@ impl SuiteOutcome {
         }
         let mut why = Vec::new();
         for c in self.cases.iter().filter(|c| c.skipped.is_none()) {
+            if let Some(vacuity) = c.vacuity() {
+                why.push(format!("case {:?}: {vacuity}", c.case));
+            }
             if !c.missed_marks.is_empty() {
                 why.push(format!(
                     "case {:?} never reached its fault path (missed marks {:?} in {} seeds)",
@@ -208,6 +296,9 @@ impl SuiteOutcome {
                 self.suite, case.case
             );
         }
+        if let Some(vacuity) = case.vacuity() {
+            panic!("{}: case {:?}: {vacuity}\n\n{self}", self.suite, case.case);
+        }
         let meanings = case.missed_mark_meanings();
         panic!(
             "{}: case {:?} never reached the fault path it aims at: {:?} in {} seeds{meanings}\n\n{self}",
@@ -238,6 +329,9 @@ impl fmt::Display for SuiteOutcome {
                     format!("NOT DETERMINISTIC: seeds {:?}", c.nondeterministic)
                 }
                 (None, None) if !c.missed_marks.is_empty() => format!("MISSED marks {:?}", c.missed_marks),
+                (None, None) if c.too_vacuous() => {
+                    format!("VACUOUS: {} seeds met no record flowing", c.vacuous.len())
+                }
                 (None, None) => "ok".into(),
             };
             writeln!(
@@ -250,6 +344,16 @@ impl fmt::Display for SuiteOutcome {
                 minimal,
                 c.wall_secs
             )?;
+            if c.skipped.is_none() && !c.reports.is_empty() {
+                let shares: Vec<String> = c.mark_shares.iter().map(|m| m.to_string()).collect();
+                let flowing = c.reports.len() - c.vacuous.len();
+                writeln!(
+                    f,
+                    "      marks reached: {}; faults met records flowing on {flowing}/{} seeds",
+                    if shares.is_empty() { "none required".to_string() } else { shares.join(", ") },
+                    c.reports.len()
+                )?;
+            }
         }
         Ok(())
     }
@@ -266,5 +370,57 @@ mod tests {
         let meanings = case.missed_mark_meanings();
         assert!(meanings.starts_with("\n  discovery-overlapped: a periodic call"), "{meanings}");
         assert!(meanings.contains("TestData::discovery_interval_ms") && !meanings.contains("no-such-mark"));
+    }
+
+    #[test]
+    fn a_mark_needs_its_share_of_the_seeds_and_the_table_prints_it() {
+        let seeds: Vec<Vec<String>> =
+            (0..20).map(|i| if i < 17 { vec!["response-lost".into()] } else { vec![] }).collect();
+        let marks = seeds.iter().map(|m| m.as_slice());
+        let every = MarkShare::count(&[("response-lost".into(), 100)], marks.clone());
+        assert!(!every[0].met() && every[0].to_string() == "response-lost 17/20 MISSED", "{}", every[0]);
+        let half = MarkShare::count(&[("response-lost".into(), 85)], marks.clone());
+        assert!(half[0].met() && half[0].to_string() == "response-lost 17/20 (needs 85%)", "{}", half[0]);
+        assert!(!MarkShare::count(&[("response-lost".into(), 90)], marks.clone())[0].met());
+        // A share of 0 is only reported; any other share needs one seed at least.
+        let none = MarkShare::count(&[("partition".into(), 0)], marks.clone());
+        assert!(none[0].met() && none[0].to_string() == "partition 0/20 (reported)", "{}", none[0]);
+        assert!(!MarkShare::count(&[("partition".into(), 1)], marks.clone())[0].met());
+        let mut case = CaseResult::new("occasional lost responses");
+        case.mark_shares = every;
+        case.missed_marks = vec!["response-lost".into()];
+        case.reports = Vec::new();
+        let outcome = SuiteOutcome { suite: "sink suite".into(), cases: vec![case] };
+        assert!(!outcome.cases[0].passed());
+    }
+
+    #[test]
+    fn a_case_fails_as_vacuous_only_beyond_the_share() {
+        let mut case = CaseResult::new("task failure mid-stream (region)");
+        let report = |seed| connsim::run::RunReport {
+            seed,
+            testbed: "my-source(8 splits)".into(),
+            config: Default::default(),
+            scenario: String::new(),
+            verdicts: Vec::new(),
+            history_hash: 0,
+            stats: Default::default(),
+            marks: Vec::new(),
+            timeline: Vec::new(),
+            replay: String::new(),
+            history: Vec::new(),
+            cost: Default::default(),
+        };
+        case.reports = (1..=10).map(report).collect();
+        case.vacuous = (1..=2).map(|s| (s, "its first fault block began after the input ended".into())).collect();
+        assert!(case.passed() && case.vacuity().is_none(), "2 of 10 is within {VACUOUS_MAX_PERCENT}%");
+        case.vacuous.push((3, "its input ended at 420 ms of virtual time, 4 checkpoints in".into()));
+        assert!(!case.passed());
+        let why = case.vacuity().expect("3 of 10 is too many");
+        assert!(why.starts_with("3 of 10 seeds met no record flowing"), "{why}");
+        assert!(
+            why.contains("seed 1: its first fault block") && why.contains("\"my-source(8 splits)\" wrote"),
+            "{why}"
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! HTML timeline (hundreds of KB: every event of the run) goes into `timelines/` beside it, a
 //! directory that git ignores by itself, and is drawn again whenever the case fails again.
 
-use super::{Body, CaseResult, CaseSpec, Settings};
+use super::{Body, CaseResult, CaseSpec, MarkShare, Settings};
 use crate::generate::{self, Generator};
 use crate::replay::CaseFile;
 use connsim::cluster::Exchange;
@@ -13,6 +13,10 @@ use connsim::run::{AnyTestbed, RunReport, Runner};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The share of the swarm case's seeds that must reach each mark it requires: its scenarios
+/// are drawn per seed, so any one fault path is met by some of them.
+pub const SWARM_SHARE_PERCENT: u8 = 10;
 
 /// The swarm case's generator: it draws the job's shape per seed unless the suite fixes it.
 pub(super) fn swarm(systems: &[String], settings: &Settings) -> Generator {
@@ -97,8 +101,14 @@ pub(super) fn run_case(
                 Some(dir) => scenario.run_after_saved(&mut runner, dir),
                 None => scenario.run(&mut runner),
             };
-            let cov = out.outcome.coverage();
-            result.missed_marks = scenario.requires.iter().filter(|m| !cov.contains_key(*m)).cloned().collect();
+            // Shares count the seeds this scenario ran, not the saved cases replayed first.
+            let own = out.outcome.reports[out.rerun..].iter().map(|r| r.marks.as_slice());
+            let required: Vec<(String, u8)> =
+                scenario.requires.iter().map(|m| (m.clone(), scenario.share_of(m))).collect();
+            result.mark_shares = MarkShare::count(&required, own);
+            let own = &out.outcome.reports[out.rerun..];
+            let pace = spec.data.pace_ms;
+            result.vacuous = own.iter().filter_map(|r| r.stats.vacuous(pace).map(|why| (r.seed, why))).collect();
             result.nondeterministic = out.outcome.nondeterministic.iter().map(|(seed, ..)| *seed).collect();
             result.reports = out.outcome.reports;
             if let Some(dir) = &settings.save_dir {
@@ -147,9 +157,9 @@ pub(super) fn run_case(
         Body::Swarm => {
             let seeds = runner.seed_list();
             let search = generate::search(&runner, &swarm(systems, settings), seeds);
-            let reached: std::collections::BTreeSet<&String> = search.reports.iter().flat_map(|r| &r.marks).collect();
-            result.missed_marks =
-                spec.requires.iter().filter(|m| !reached.iter().any(|r| r == *m)).map(|m| m.to_string()).collect();
+            let required: Vec<(String, u8)> =
+                spec.requires.iter().map(|m| (m.to_string(), SWARM_SHARE_PERCENT)).collect();
+            result.mark_shares = MarkShare::count(&required, search.reports.iter().map(|r| r.marks.as_slice()));
             let mut minimal = search.found.as_ref().map(|f| f.minimal.clone());
             if let (Some(found), Some(m)) = (&search.found, &mut minimal) {
                 m.name = name.to_string();
@@ -167,9 +177,11 @@ pub(super) fn run_case(
             result.reports = search.reports;
         }
     }
+    result.missed_marks = result.mark_shares.iter().filter(|m| !m.met()).map(|m| m.mark.clone()).collect();
     if pinned {
         // One replayed seed is not expected to reach every fault path the case aims at.
         result.missed_marks.clear();
+        result.vacuous.clear();
     }
     // A passing seed's report keeps its verdicts, marks and stats; its timeline, printed
     // only for failures, goes, so a suite of thousands of seeds holds little memory.

@@ -230,10 +230,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             Err(e) => return Err((e, uplink)),
         };
         let (req_tx, requests) = mpsc::unbounded_channel();
+        // What the connector sends is known to come from this attempt.
+        let connector_endpoint = setup.endpoint.for_attempt(setup.subtask, setup.attempt);
         let reader = setup.source.create_reader(ReaderContext {
             subtask: setup.subtask,
             parallelism: setup.parallelism,
-            endpoint: setup.endpoint.clone(),
+            endpoint: connector_endpoint.clone(),
             requests: req_tx,
         });
         let wctx = WriterContext {
@@ -241,7 +243,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             parallelism: setup.writers,
             attempt: setup.attempt,
             restored_checkpoint: restored_cp,
-            endpoint: setup.endpoint.clone(),
+            endpoint: connector_endpoint.clone(),
         };
         let mut reader = reader;
         let has_writer = setup.subtask < setup.writers;
@@ -261,7 +263,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 subtask: setup.subtask,
                 attempt: setup.attempt,
                 restored_checkpoint: restored_cp,
-                endpoint: setup.endpoint.clone(),
+                endpoint: connector_endpoint.clone(),
             })
         });
         let has_reader = setup.subtask < setup.parallelism;

@@ -183,6 +183,12 @@ impl Control {
         self.record(EventKind::Step { step: step.into() });
     }
 
+    /// A scenario block that disturbs the job began (`skipped`: it met no running job, which
+    /// had already ended); see [`EventKind::FaultBlock`].
+    pub fn fault_block(&self, skipped: bool) {
+        self.record(EventKind::FaultBlock { skipped });
+    }
+
     /// The run's configuration.
     pub fn config(&self) -> &RunConfig {
         &self.inner.config
