@@ -177,6 +177,9 @@ pub fn all() -> Vec<Target> {
         target("mutant: restores the watermark of its fetch", "source", Some("event-time"), || {
             suites::source(log_source_with("restores-fetched-watermark", RestoresFetchedWatermarkSetup))
         }),
+        target("mutant: idles on a failed fetch", "source", Some("event-time"), || {
+            suites::source(log_source_with("idles-on-refusal", IdlesOnRefusalSetup))
+        }),
         target("mutant: drops stale prefetches", "source", Some("no-loss"), || {
             suites::source(log_source_with("drops-stale-prefetch", DropsStalePrefetchSetup))
         }),

@@ -69,7 +69,9 @@ pub enum EventKind {
         split: String,
     },
     /// A subtask's watermarks advanced: splits' own (`splits`) and, when it advanced, the
-    /// combined one it passed to its writer (`watermark`); `idle` splits were left out of it.
+    /// combined one it passed to its writer (`watermark`); `idle` splits were left out of it,
+    /// of which `marked_idle` because the connector marked them idle (the rest by the
+    /// strategy's idle timeout).
     Watermark {
         subtask: usize,
         #[serde(with = "attempt::serde_text")]
@@ -77,6 +79,8 @@ pub enum EventKind {
         watermark: Option<i64>,
         splits: Vec<(String, i64)>,
         idle: usize,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        marked_idle: Vec<String>,
     },
     /// Watermark alignment: the source coordinator announced a new group `minimum` of the
     /// readers' reported watermarks, and `max_allowed` (`minimum` + the maximum drift).

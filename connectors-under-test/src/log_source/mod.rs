@@ -96,6 +96,15 @@ pub struct LogSource {
     /// The watermark strategy the job reads the topic with (`None`: no event time).
     #[serde(default)]
     pub watermarks: Option<WatermarkStrategy>,
+    /// Marks a partition idle when a fetch finds it caught up (`ReaderOutput::mark_idle`), so
+    /// an empty partition does not hold the combined watermark back. Not safe even where event
+    /// time follows production: a record appended to the partition right after the fetch
+    /// found it empty can be fetched after a record appended later to another partition has
+    /// raised the combined watermark past it, and is then late (the `event-time` check fails
+    /// the run). The reference leaves it off; the mutant "marks caught-up partitions idle"
+    /// turns it on.
+    #[serde(default)]
+    pub idle_when_caught_up: bool,
 }
 
 impl Source for LogSource {
@@ -130,7 +139,9 @@ impl Source for LogSource {
 impl LogSource {
     /// The reference split reader for this source, talking to the log from `endpoint`.
     pub fn split_reader(&self, endpoint: connsim::net::Endpoint) -> LogSplitReader {
-        LogSplitReader::new(endpoint, &self.log, self.fetch_max).resetting_to(self.on_out_of_range)
+        LogSplitReader::new(endpoint, &self.log, self.fetch_max)
+            .resetting_to(self.on_out_of_range)
+            .marking_idle(self.idle_when_caught_up)
     }
 }
 
@@ -188,6 +199,8 @@ pub struct LogSourceSetup {
     pub fetch_max: usize,
     /// Unbounded: how often the enumerator looks for new partitions (default 50 ms).
     pub discovery_interval_ms: u64,
+    /// Marks a partition idle whenever a fetch finds it caught up ([`LogSource::idle_when_caught_up`]).
+    pub idle_when_caught_up: bool,
 }
 
 impl LogSourceSetup {
@@ -205,6 +218,7 @@ impl LogSourceSetup {
             skew_ms: 0,
             fetch_max: 8,
             discovery_interval_ms: 50,
+            idle_when_caught_up: false,
         }
     }
 
@@ -230,6 +244,13 @@ impl LogSourceSetup {
     /// Reads the topic with watermark strategy `strategy`.
     pub fn with_watermarks(mut self, strategy: WatermarkStrategy) -> Self {
         self.watermarks = Some(strategy);
+        self
+    }
+
+    /// Marks a partition idle whenever a fetch finds it caught up (unsafe: see
+    /// [`LogSource::idle_when_caught_up`]).
+    pub fn marking_idle_when_caught_up(mut self) -> Self {
+        self.idle_when_caught_up = true;
         self
     }
 
@@ -393,6 +414,7 @@ impl SourceSetup for LogSourceSetup {
             stop,
             on_out_of_range: OffsetReset::Earliest,
             watermarks: self.watermarks,
+            idle_when_caught_up: self.idle_when_caught_up,
         }
     }
 }

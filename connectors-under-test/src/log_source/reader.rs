@@ -23,6 +23,8 @@ pub struct LogSplitReader {
     reset: OffsetReset,
     /// Splits paused by watermark alignment: not fetched until resumed.
     paused: BTreeSet<SplitId>,
+    /// Whether a fetch that finds a partition caught up marks it idle.
+    marks_idle: bool,
 }
 
 impl LogSplitReader {
@@ -35,7 +37,15 @@ impl LogSplitReader {
             turn: 0,
             reset: OffsetReset::Earliest,
             paused: BTreeSet::new(),
+            marks_idle: false,
         }
+    }
+
+    /// Marks a partition idle whenever a fetch finds it caught up (see
+    /// [`FetchedBatch::idle`]).
+    pub fn marking_idle(mut self, marks_idle: bool) -> Self {
+        self.marks_idle = marks_idle;
+        self
     }
 
     /// Seeks to `reset` when retention deleted a split's position.
@@ -79,6 +89,11 @@ impl connsim::api::SplitReader for LogSplitReader {
                 }
             };
             let id = split.id();
+            if entries.is_empty() && self.marks_idle {
+                // Caught up with the partition: nothing holds its event time back until its
+                // next record, whose event time is at least the latest produced.
+                batch.idle.push(id.clone());
+            }
             for (offset, record) in entries {
                 if !done(offset) {
                     batch.elements.push((id.clone(), (offset, record)));

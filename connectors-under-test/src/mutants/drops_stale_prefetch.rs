@@ -51,7 +51,7 @@ impl SplitReader for PrefetchingReader {
         let batch = match self.ahead.take() {
             Some((batch, at)) if now_ms().saturating_sub(at) <= STALE_MS => batch,
             // The bug: the stale batch's records are dropped, and the position stays past them.
-            Some((stale, _)) => FetchedBatch { elements: Vec::new(), finished: stale.finished },
+            Some((stale, _)) => FetchedBatch { elements: Vec::new(), finished: stale.finished, idle: stale.idle },
             None => self.inner.fetch().await?,
         };
         if let Ok(next) = self.inner.fetch().await {

@@ -20,6 +20,7 @@ mod drops_stale_prefetch;
 mod forgets_removed_transactions;
 mod gives_up_on_error_replies;
 mod holds_commits_back;
+mod idles_on_refusal;
 mod ignores_splits_back;
 mod ignores_writer_state;
 mod in_progress_visible;
@@ -63,6 +64,7 @@ pub use drops_stale_prefetch::{DropsStalePrefetchSetup, DropsStalePrefetchSource
 pub use forgets_removed_transactions::{ForgetsRemovedTransactionsSetup, ForgetsRemovedTransactionsSink};
 pub use gives_up_on_error_replies::GivesUpOnErrorReplies;
 pub use holds_commits_back::{HoldsCommitsBackCommitter, HoldsCommitsBackSetup, HoldsCommitsBackSink};
+pub use idles_on_refusal::{IdlesOnRefusal, IdlesOnRefusalSetup, IdlesOnRefusalSource, RefusalIdleReader};
 pub use ignores_splits_back::{IgnoresSplitsBack, IgnoresSplitsBackSetup, IgnoresSplitsBackSource};
 pub use ignores_writer_state::{IgnoresStateSetup, IgnoresStateSink};
 pub use in_progress_visible::InProgressVisible;

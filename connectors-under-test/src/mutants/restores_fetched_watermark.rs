@@ -52,7 +52,7 @@ impl SplitReader for FetchTimeReader {
             .into_iter()
             .map(|(split, (offset, record))| (split.clone(), (offset, latest[&split], record)))
             .collect();
-        Ok(FetchedBatch { elements, finished: batch.finished })
+        Ok(FetchedBatch { elements, finished: batch.finished, idle: batch.idle })
     }
     fn handle_splits_changes(&mut self, change: SplitsChange<LogSplit>) {
         self.0.handle_splits_changes(change)

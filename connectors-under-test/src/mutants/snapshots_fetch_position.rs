@@ -46,7 +46,7 @@ impl SplitReader for FetchPositionReader {
             .into_iter()
             .map(|(split, (offset, record))| (split.clone(), (offset, ends[&split], record)))
             .collect();
-        Ok(FetchedBatch { elements, finished: batch.finished })
+        Ok(FetchedBatch { elements, finished: batch.finished, idle: batch.idle })
     }
     fn handle_splits_changes(&mut self, change: SplitsChange<LogSplit>) {
         self.0.handle_splits_changes(change)

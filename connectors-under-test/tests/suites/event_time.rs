@@ -28,3 +28,20 @@ fn the_reference_log_source_advances_watermarks_and_no_record_is_late() {
         assert!(marks.contains(mark), "never reached {mark}: {marks:?}");
     }
 }
+
+/// Why the reference log source never marks a partition idle on its own: even where event time
+/// follows production, a record appended right after a fetch found its partition caught up is
+/// read only after records appended later elsewhere raised the combined watermark past it.
+/// With `LogSourceSetup::marking_idle_when_caught_up` the suite's first fixed cases catch it
+/// (the `event-time` check at the subtask's output), without any fault.
+#[test]
+fn marking_a_caught_up_partition_idle_makes_a_record_appended_meanwhile_late() {
+    let context = suites::source_from_setup("log-source(idle when caught up)", &["log"], |d| {
+        contexts::log_source_for(d, connectors_under_test::LogStart::Earliest).marking_idle_when_caught_up()
+    });
+    let outcome = suites::source(context).only("multiple splits, per-split order").seeds(5).run();
+    let report =
+        outcome.cases[0].failures().first().copied().cloned().unwrap_or_else(|| panic!("not caught\n{outcome}"));
+    assert_eq!(report.failed_checks(), vec!["event-time"], "{report}");
+    assert!(report.marks.iter().any(|m| m == "split-marked-idle"), "{report}");
+}

@@ -14,6 +14,7 @@ pub use reader_base::{
 pub use sink::{
     CommitOutcome, CommitRequest, Committer, CommitterContext, DeliveryGuarantee, Sink, SinkWriter, WriterContext,
 };
+pub(crate) use source::OutputMark;
 pub(crate) use source::{AsyncCall, EnumAction};
 pub use source::{
     AsyncCallable, AsyncResult, Boundedness, EnumeratorContext, EnumeratorState, InputStatus, ReaderContext,

@@ -29,15 +29,24 @@ pub struct FetchedBatch<E> {
     pub elements: Vec<(SplitId, E)>,
     /// Splits that have no more data; their state is dropped after the elements are emitted.
     pub finished: Vec<SplitId>,
+    /// Splits the fetch found with nothing to read for now (caught up with the external
+    /// system): the reader marks each idle ([`ReaderOutput::mark_idle`]) until it emits again,
+    /// so it does not hold the combined watermark back. Only for a split whose later records
+    /// cannot fall behind the watermark the others then make: one that does is late.
+    pub idle: Vec<SplitId>,
 }
 
 impl<E> FetchedBatch<E> {
     /// An empty batch.
     pub fn empty() -> Self {
-        Self { elements: Vec::new(), finished: Vec::new() }
+        Self { elements: Vec::new(), finished: Vec::new(), idle: Vec::new() }
+    }
+    /// A batch of `elements` and the splits that ended with them.
+    pub fn of(elements: Vec<(SplitId, E)>, finished: Vec<SplitId>) -> Self {
+        Self { elements, finished, idle: Vec::new() }
     }
     fn is_empty(&self) -> bool {
-        self.elements.is_empty() && self.finished.is_empty()
+        self.elements.is_empty() && self.finished.is_empty() && self.idle.is_empty()
     }
 }
 
@@ -234,6 +243,8 @@ async fn fetch_until_done<SR: SplitReader>(
     // Consecutive empty fetches: an idle fetcher backs off (1, 2, 4, 8, 10 ms) instead of
     // asking the external system every millisecond.
     let mut idle = 0u32;
+    // Splits the split reader said were idle, and have fetched nothing since: said once.
+    let mut said_idle: BTreeSet<SplitId> = BTreeSet::new();
     let apply = |reader: &mut SR,
                  cmd: FetcherCmd<SR::Split>,
                  owned: &mut BTreeSet<SplitId>,
@@ -275,7 +286,14 @@ async fn fetch_until_done<SR: SplitReader>(
             }
             continue;
         }
-        match reader.fetch().await {
+        let fetched = reader.fetch().await.map(|mut batch| {
+            for (split, _) in &batch.elements {
+                said_idle.remove(split);
+            }
+            batch.idle.retain(|s| owned.contains(s) && said_idle.insert(s.clone()));
+            batch
+        });
+        match fetched {
             Ok(batch) if batch.is_empty() => {
                 // Nothing there: back off so an idle split never spins the simulation.
                 madsim::time::sleep(Duration::from_millis((1u64 << idle.min(4)).min(IDLE_BACKOFF_MS_MAX))).await;
@@ -286,6 +304,7 @@ async fn fetch_until_done<SR: SplitReader>(
                 for split in &batch.finished {
                     owned.remove(split);
                     paused.remove(split);
+                    said_idle.remove(split);
                 }
                 let asked = paused.iter().filter(|s| batch.elements.iter().any(|(e, _)| e == *s)).cloned().collect();
                 if queue.send(Ok((batch, asked))).await.is_err() {
@@ -330,6 +349,10 @@ where
             self.current = batch.elements.into();
             self.finishing = batch.finished;
             self.current_paused = paused;
+            for split in batch.idle.iter().filter(|s| self.states.contains_key(*s)) {
+                output.for_split(split);
+                output.mark_idle();
+            }
         }
         // One element per poll (elements of splits no longer assigned are skipped).
         while let Some((split, element)) = self.current.pop_front() {

@@ -230,6 +230,19 @@ pub enum InputStatus {
     EndOfInput,
 }
 
+/// What a reader said about event time at one place among its records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum OutputMark {
+    /// A watermark for the current split (or the reader).
+    Watermark(Watermark),
+    /// The current split (or the reader) is idle.
+    Idle,
+    /// The current split (or the reader) is active again.
+    Active,
+    /// Every split of the reader is idle.
+    ReaderIdle,
+}
+
 /// Collects what a reader emits during one `poll_next`.
 #[derive(Debug, Default)]
 pub struct ReaderOutput {
@@ -240,9 +253,9 @@ pub struct ReaderOutput {
     pub(crate) event_time: bool,
     /// Which split the records from an index on belong to (`(first record, split)`).
     pub(crate) split_runs: Vec<(usize, SplitId)>,
-    /// Watermarks the connector emitted: how many records came before each, and the split
-    /// current at the time.
-    pub(crate) watermarks: Vec<(usize, Option<SplitId>, Watermark)>,
+    /// Watermarks and idleness the connector emitted: how many records came before each, and
+    /// the split current at the time.
+    pub(crate) watermarks: Vec<(usize, Option<SplitId>, OutputMark)>,
     /// Records (`start..end`) of a split read by a fetch that began after the split reader
     /// was told to pause it ([`SourceReaderBase`](crate::api::SourceReaderBase) knows).
     pub(crate) paused_reads: Vec<(usize, usize, SplitId)>,
@@ -270,9 +283,32 @@ impl ReaderOutput {
     /// follows. It takes effect at once, before the records collected after it, and only
     /// raises what the watermark strategy derives; a lower one is ignored.
     pub fn emit_watermark(&mut self, watermark: Watermark) {
+        self.mark(OutputMark::Watermark(watermark));
+    }
+    /// Marks the current split (or the reader, before any [`ReaderOutput::for_split`]) idle
+    /// (Flink's `SourceOutput::markIdle`): it stops holding the combined watermark back, and
+    /// watermark alignment stops waiting for it, until it emits a record or a watermark again
+    /// or is marked active. A promise to keep: a record of it that then comes at or below the
+    /// combined watermark its idleness let through is late, and the `event-time` check fails
+    /// the run (unlike one behind the watermark strategy's idle timeout, a trade-off the job
+    /// chose).
+    pub fn mark_idle(&mut self) {
+        self.mark(OutputMark::Idle);
+    }
+    /// Marks the current split (or the reader) active again (Flink's `markActive`); emitting a
+    /// record or a watermark does so too.
+    pub fn mark_active(&mut self) {
+        self.mark(OutputMark::Active);
+    }
+    /// Marks the whole reader idle (Flink's `ReaderOutput::markIdle`): every split it holds,
+    /// each until it emits again.
+    pub fn mark_reader_idle(&mut self) {
+        self.mark(OutputMark::ReaderIdle);
+    }
+    fn mark(&mut self, mark: OutputMark) {
         if self.event_time {
             let split = self.split_runs.last().map(|(_, s)| s.clone());
-            self.watermarks.push((self.records.len(), split, watermark));
+            self.watermarks.push((self.records.len(), split, mark));
         }
     }
     /// Reports that a split reached its end and left the reader's state.

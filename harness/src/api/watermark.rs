@@ -99,6 +99,8 @@ struct SplitClock {
     announced: Option<Watermark>,
     /// Virtual time of the split's last record (or of its assignment).
     last_active_ms: u64,
+    /// The connector marked the split idle, and it has not emitted since.
+    marked_idle: bool,
 }
 
 impl SplitClock {
@@ -116,6 +118,9 @@ pub(crate) struct Announcement {
     pub splits: Vec<(SplitId, Watermark)>,
     /// Splits left out of the combined watermark as idle.
     pub idle: usize,
+    /// Of those, the splits the connector marked idle ("" for the reader's own output); the
+    /// rest went idle by the strategy's timeout.
+    pub marked_idle: Vec<SplitId>,
 }
 
 /// The runtime's per-attempt watermark generation for one reader.
@@ -178,6 +183,22 @@ impl WatermarkTracker {
         let clock = self.clock(split, now_ms);
         clock.max_event = clock.max_event.max(Some(event_time));
         clock.last_active_ms = now_ms;
+        clock.marked_idle = false;
+    }
+
+    /// The connector marked `split` (None: the reader's own output) idle, or active again.
+    pub fn mark_idle(&mut self, split: Option<&SplitId>, idle: bool, now_ms: u64) {
+        if split.is_some_and(|s| self.finished.contains(s)) {
+            return;
+        }
+        self.clock(split, now_ms).marked_idle = idle;
+    }
+
+    /// The connector marked the whole reader idle: every split it holds.
+    pub fn mark_reader_idle(&mut self) {
+        for clock in self.splits.values_mut().chain(self.unsplit.iter_mut()) {
+            clock.marked_idle = true;
+        }
     }
 
     /// The connector emitted watermark `w` for `split`.
@@ -187,6 +208,7 @@ impl WatermarkTracker {
         }
         let clock = self.clock(split, now_ms);
         clock.emitted_by_connector = clock.emitted_by_connector.max(Some(w));
+        clock.marked_idle = false;
     }
 
     /// Whether an emission is due.
@@ -221,6 +243,11 @@ impl WatermarkTracker {
             if let Some(w) = w.filter(|w| Some(*w) > clock.announced) {
                 clock.announced = Some(w);
                 out.splits.push((id.cloned().unwrap_or_default(), w));
+            }
+            if clock.marked_idle {
+                out.idle += 1;
+                out.marked_idle.push(id.cloned().unwrap_or_default());
+                continue;
             }
             if idle_after.is_some_and(|t| now_ms.saturating_sub(clock.last_active_ms) >= t) {
                 out.idle += 1;
@@ -257,7 +284,7 @@ impl WatermarkTracker {
         let idle_after = self.strategy.idle_timeout_ms;
         let mut min = Watermark::MAX;
         for clock in self.splits.values().chain(self.unsplit.iter()) {
-            if idle_after.is_some_and(|t| now_ms.saturating_sub(clock.last_active_ms) >= t) {
+            if clock.marked_idle || idle_after.is_some_and(|t| now_ms.saturating_sub(clock.last_active_ms) >= t) {
                 continue;
             }
             min = min.min(clock.watermark(delay)?);
@@ -271,7 +298,7 @@ impl WatermarkTracker {
             return None;
         }
         self.combined = Some(Watermark::MAX);
-        Some(Announcement { combined: Some(Watermark::MAX), splits: Vec::new(), idle: 0 })
+        Some(Announcement { combined: Some(Watermark::MAX), ..Announcement::default() })
     }
 }
 
@@ -304,6 +331,31 @@ mod tests {
         assert_eq!(t.emit(800).unwrap_or_default().combined, Some(94), "without c, a holds it at 94");
         t.on_watermark(Some(&s("c")), 0, 801);
         assert_eq!(t.emit(1_000), None, "a word about a finished split does not bring it back");
+    }
+
+    #[test]
+    fn a_split_the_connector_marks_idle_stops_holding_the_watermark_back_until_it_emits() {
+        let mut t = WatermarkTracker::new(WatermarkStrategy::monotonous(), 0);
+        t.add_split(&s("a"), 0);
+        t.add_split(&s("b"), 0);
+        t.on_record(Some(&s("a")), 100, 1);
+        assert_eq!(t.emit(10).unwrap().combined, None, "b holds the combined watermark back");
+        assert_eq!(t.alignment_report(10), None, "b has no watermark yet");
+        t.mark_idle(Some(&s("b")), true, 11);
+        let a = t.emit(20).expect("the combined watermark advanced");
+        assert_eq!((a.combined, a.idle, a.marked_idle.clone()), (Some(99), 1, vec![s("b")]));
+        assert_eq!(t.alignment_report(20), Some(99), "alignment waits no more for b");
+        // A record of b makes it active again: it holds the watermark back once more.
+        t.on_record(Some(&s("b")), 50, 21);
+        t.on_record(Some(&s("a")), 200, 21);
+        let a = t.emit(30).expect("b announced");
+        assert_eq!((a.combined, a.marked_idle.len()), (None, 0), "49 is below 99: nothing to raise");
+        // Marked active by hand, or the whole reader idle.
+        t.mark_reader_idle();
+        assert_eq!(t.emit(40).map(|a| a.marked_idle), None, "nothing advanced, nothing announced");
+        t.mark_idle(Some(&s("a")), false, 41);
+        t.on_record(Some(&s("a")), 300, 42);
+        assert_eq!(t.emit(50).unwrap().combined, Some(299), "b still idle, a alone counts");
     }
 
     #[test]

@@ -3,6 +3,14 @@
 //! window that closed at the watermark drops it, so its result is lost or wrong without any
 //! record going missing from the sink).
 //!
+//! A record is also judged at its subtask's output, against the combined watermark the
+//! subtask already passed on (to its writer, or over the exchange): one at or below it is late
+//! there when its split was left out of that watermark because the connector marked it idle
+//! (`ReaderOutput::mark_idle`) — a split marked idle while it still had records to give. One
+//! of a split left out by the watermark strategy's idle timeout is not judged: `withIdleness`
+//! trades such records for progress, a choice of the job, not of the connector. (A split that
+//! held the combined watermark is judged by its own watermark, above.)
+//!
 //! Only runs whose source is read with a watermark strategy announce watermarks; for the
 //! rest the check passes as "not claimed". A record's own split's watermark judges it; a
 //! reader that does not say which split a record belongs to announces one watermark for all
@@ -36,7 +44,10 @@ pub fn check(f: &RunFacts) -> Verdict {
     // Per (subtask, attempt): the combined watermark, and each split's (with the event that announced it).
     let mut combined: BTreeMap<(usize, u64), i64> = BTreeMap::new();
     let mut split_marks: BTreeMap<(usize, u64, &str), (i64, usize)> = BTreeMap::new();
-    let (mut regressions, mut late, mut checked) = (0usize, 0usize, 0usize);
+    // Per (subtask, attempt): the event that last raised the combined watermark, and the
+    // splits it left out because the connector had marked them idle.
+    let mut passed_on: BTreeMap<(usize, u64), (i64, usize, &[String])> = BTreeMap::new();
+    let (mut regressions, mut late, mut checked, mut late_after_idle) = (0usize, 0usize, 0usize, 0usize);
     let mut evidence = Vec::new();
     let mut first_bad: Option<usize> = None;
     let mut bad = |at: usize, line: String, evidence: &mut Vec<String>| {
@@ -47,7 +58,10 @@ pub fn check(f: &RunFacts) -> Verdict {
     };
     for (i, e) in f.events.iter().enumerate() {
         match &e.kind {
-            EventKind::Watermark { subtask, attempt, watermark, splits, .. } => {
+            EventKind::Watermark { subtask, attempt, watermark, splits, marked_idle, .. } => {
+                if let Some(w) = watermark.filter(|w| *w < i64::MAX) {
+                    passed_on.insert((*subtask, *attempt), (w, i, marked_idle.as_slice()));
+                }
                 if let Some(w) = watermark {
                     if let Some(prev) = combined.insert((*subtask, *attempt), *w).filter(|prev| w < prev) {
                         regressions += 1;
@@ -76,6 +90,24 @@ pub fn check(f: &RunFacts) -> Verdict {
             EventKind::Emitted { subtask, attempt, ids } => {
                 for id in ids {
                     let (Some(origin), Some(t)) = (f.origin_of(*id), event_time.get(id)) else { continue };
+                    let has_own = split_marks.contains_key(&(*subtask, *attempt, &*origin.split));
+                    if let Some(&(w, at, idle)) = passed_on.get(&(*subtask, *attempt)) {
+                        // Its split marked idle, or the reader's own output, which stands for a
+                        // split without watermarks of its own.
+                        let marked = idle.iter().any(|s| **s == *origin.split || (s.is_empty() && !has_own));
+                        if *t <= w && marked {
+                            late_after_idle += 1;
+                            let line = format!(
+                                "subtask {subtask} attempt {}: {id} of split {} (event time {t}) emitted at {} after the combined watermark {w} the subtask had passed on ({}) while the connector had marked the split idle",
+                                Shown(*attempt),
+                                origin.split,
+                                f.describe(i),
+                                f.describe(at)
+                            );
+                            bad(i, line, &mut evidence);
+                            continue;
+                        }
+                    }
                     let own = split_marks.get(&(*subtask, *attempt, &*origin.split));
                     let Some(&(w, at)) = own.or_else(|| split_marks.get(&(*subtask, *attempt, ""))) else { continue };
                     checked += 1;
@@ -95,7 +127,7 @@ pub fn check(f: &RunFacts) -> Verdict {
             _ => {}
         }
     }
-    if regressions + late == 0 {
+    if regressions + late + late_after_idle == 0 {
         let mut summary = format!("watermarks only advanced; none of {checked} records behind a watermark was late");
         let unknown: Vec<&str> =
             announced.iter().filter(|s| !s.is_empty() && !produced_splits.contains(*s)).copied().collect();
@@ -106,6 +138,11 @@ pub fn check(f: &RunFacts) -> Verdict {
         }
         return Verdict::pass(NAME, summary);
     }
-    let summary = format!("{late} late records, {regressions} watermarks that went back");
+    let mut summary = format!("{late} late records, {regressions} watermarks that went back");
+    if late_after_idle > 0 {
+        summary += &format!(
+            ", {late_after_idle} records late at their subtask's output behind a combined watermark their split's idle mark let through"
+        );
+    }
     Verdict::fail(NAME, summary, evidence, first_bad)
 }

@@ -14,7 +14,7 @@
 //! | `liveness` | the job failed, hung, or stopped checkpointing after converging |
 //! | `no-unobserved-visibility` | output appeared outside any served request, or could not be read |
 //! | `stable-after-convergence` | the output changed after it converged |
-//! | `event-time` | with a watermark strategy: a watermark that went back, or a record at or below a watermark its split already emitted (late) |
+//! | `event-time` | with a watermark strategy: a watermark that went back, a record at or below a watermark its split already emitted (late), or one at or below the combined watermark its subtask passed on while the connector had marked its split idle |
 //! | `watermark-alignment` | with alignment: a paused split's records from a fetch that began after the pause reached its split reader |
 
 mod alignment;

@@ -321,6 +321,7 @@ fn event_time_fails_on_a_record_behind_its_splits_watermark_and_on_a_watermark_t
         watermark,
         splits: splits.iter().map(|(s, w)| (s.to_string(), *w)).collect(),
         idle: 0,
+        marked_idle: Vec::new(),
     };
     assert!(clean().verdict("event-time").summary.contains("not claimed"), "no watermarks, nothing claimed");
     // Records 1..=5 of split "s" (event times 1..=5); a watermark at 2 after records 1..=3.
@@ -344,6 +345,42 @@ fn event_time_fails_on_a_record_behind_its_splits_watermark_and_on_a_watermark_t
     fails(back.verdict("event-time"), "the watermark went back from 3 to 1");
     back.at("taskexecutor-0", wm(1, None, &[("s", 2)]));
     fails(back.verdict("event-time"), "split \"s\"'s watermark went back from 3 to 2");
+}
+
+#[test]
+fn event_time_fails_on_a_record_behind_the_combined_watermark_its_splits_idle_mark_let_through() {
+    let wm = |watermark: i64, splits: &[(&str, i64)], marked: &[&str]| EventKind::Watermark {
+        subtask: 0,
+        attempt: 1,
+        watermark: Some(watermark),
+        splits: splits.iter().map(|(s, w)| (s.to_string(), *w)).collect(),
+        idle: marked.len().max(1),
+        marked_idle: marked.iter().map(|s| s.to_string()).collect(),
+    };
+    // Records 1..=5 of split "s"; s announced watermark 1 after its records 1 and 2. Then split
+    // "t" ran ahead and the combined watermark reached 9 without s; then s gave records 3 and 4.
+    let history = |own: &[(&str, i64)], marked: &[&str]| {
+        let mut h = H::new();
+        h.produced(5).emitted(1, &[1, 2]);
+        if !own.is_empty() {
+            h.at("taskexecutor-0", wm(1, own, &[]));
+        }
+        h.at("taskexecutor-0", wm(9, &[("t", 10)], marked)).emitted(1, &[3, 4]);
+        h
+    };
+    // Left out by the strategy's idle timeout: the job's trade-off, not judged.
+    let timed_out = history(&[("s", 1)], &[]).verdict("event-time");
+    assert!(timed_out.passed, "{timed_out:?}");
+    // Left out because the connector marked it idle while it had records to give: late.
+    let marked = history(&[("s", 1)], &["s"]).verdict("event-time");
+    fails(marked.clone(), "r3 of split s (event time 3)");
+    assert!(marked.evidence[0].contains("while the connector had marked the split idle"), "{marked:?}");
+    assert!(marked.summary.contains("2 records late at their subtask's output"), "{}", marked.summary);
+    // Another split's idle mark says nothing about s.
+    assert!(history(&[("s", 1)], &["u"]).verdict("event-time").passed);
+    // The reader's own output marked idle stands for a split without watermarks of its own.
+    fails(history(&[], &[""]).verdict("event-time"), "r3 of split s (event time 3)");
+    assert!(history(&[("s", 1)], &[""]).verdict("event-time").passed, "s has its own watermark");
 }
 
 #[test]

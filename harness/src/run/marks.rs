@@ -61,6 +61,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("notified-after-later-barrier", "a subtask heard that a checkpoint completed after it had taken a later checkpoint's barrier"),
     ("watermark-advanced", "a subtask's combined watermark advanced while its input ran (not only at its end)"),
     ("split-idle", "a split that emitted nothing for the idle timeout was left out of the combined watermark"),
+    ("split-marked-idle", "a split (or a reader) the connector marked idle was left out of a combined watermark that advanced"),
     ("split-paused", "watermark alignment paused a split that ran more than the maximum drift ahead of the group's minimum"),
     ("split-resumed", "watermark alignment resumed a paused split once the group's minimum caught up"),
     ("channel-blocked", "behind an exchange, a writer held back an input channel that delivered a barrier until every channel had (barrier alignment)"),
@@ -214,7 +215,10 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::LateNotification { .. } => {
                 marks.insert("notified-after-later-barrier");
             }
-            EventKind::Watermark { watermark, idle, .. } => {
+            EventKind::Watermark { watermark, idle, marked_idle, .. } => {
+                if !marked_idle.is_empty() && watermark.is_some() {
+                    marks.insert("split-marked-idle");
+                }
                 if watermark.is_some_and(|w| w < i64::MAX) {
                     marks.insert("watermark-advanced");
                 }

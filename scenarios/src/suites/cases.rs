@@ -124,7 +124,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     }
     if !systems.is_empty() {
         // One response in twenty is lost: a seed whose writers send few requests may lose none.
-        flaky = flaky.requires_on("response-lost", 50);
+        flaky = flaky.requires_on("response-lost", 20);
     }
     let mut single = case(
         "single split",

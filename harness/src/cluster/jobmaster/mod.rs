@@ -267,7 +267,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             Internal(Internal),
             Report(DownlinkReport),
             Lost(Lost),
-            Msg(crate::net::Incoming),
+            Msg(Box<crate::net::Incoming>),
             Tick,
             Called(Called),
             Align,
@@ -285,7 +285,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 Some(c) = commands.recv() => Wake::Command(c),
                 // Before the inbox: a busy inbox must not starve the announcements.
                 _ = align_ticks.tick(), if aligning => Wake::Align,
-                Some(m) = inbox.recv() => Wake::Msg(m),
+                Some(m) = inbox.recv() => Wake::Msg(Box::new(m)),
                 _ = ticks.tick() => Wake::Tick,
                 Some(called) = call_results.recv() => Wake::Called(called),
             };
@@ -306,7 +306,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                         self.failover(vec![l.subtask], l.cause.to_string()).await;
                     }
                 }
-                Wake::Msg(m) => self.on_message(m).await,
+                Wake::Msg(m) => self.on_message(*m).await,
                 Wake::Tick => {
                     self.on_tick().await;
                     self.commit_global().await;

@@ -3,7 +3,7 @@
 //! alignment's reports, pauses and resumes.
 
 use super::{now_ms, Subtask};
-use crate::api::{Announcement, ReaderOutput, Sink, SinkWriter, Source, SourceReader, Split};
+use crate::api::{Announcement, OutputMark, ReaderOutput, Sink, SinkWriter, Source, SourceReader, Split};
 use crate::cluster::protocol::{MasterMsg, Payload};
 use crate::error::ConnectorError;
 use crate::history::EventKind;
@@ -33,9 +33,14 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 segment.push(record);
             }
             self.write_records(segment).await?;
-            if let Some((_, split, watermark)) = marks.next() {
+            if let Some((_, split, mark)) = marks.next() {
                 let tracker = self.watermarks.as_mut().expect("event time is on");
-                tracker.on_watermark(split.as_ref(), watermark, now);
+                match mark {
+                    OutputMark::Watermark(w) => tracker.on_watermark(split.as_ref(), w, now),
+                    OutputMark::Idle => tracker.mark_idle(split.as_ref(), true, now),
+                    OutputMark::Active => tracker.mark_idle(split.as_ref(), false, now),
+                    OutputMark::ReaderIdle => tracker.mark_reader_idle(),
+                }
                 if let Some(a) = tracker.announce(now) {
                     self.announce(a).await?;
                 }
@@ -98,13 +103,14 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     /// Records what advanced and hands an advanced combined watermark to the writer.
     pub(super) async fn announce(&mut self, a: Announcement) -> Result<(), ConnectorError> {
-        let Announcement { combined, splits, idle } = a;
+        let Announcement { combined, splits, idle, marked_idle } = a;
         self.record(EventKind::Watermark {
             subtask: self.id,
             attempt: self.attempt,
             watermark: combined,
             splits,
             idle,
+            marked_idle,
         });
         match (combined, self.exchange.as_mut()) {
             (Some(w), Some(x)) => {
