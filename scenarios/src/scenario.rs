@@ -182,7 +182,10 @@ impl Scenario {
             s.push_str(&format!("\n    .then({})", b.to_rust()));
         }
         for m in &self.requires {
-            s.push_str(&format!("\n    .requires({m:?})"));
+            match self.shares.get(m) {
+                Some(p) => s.push_str(&format!("\n    .requires_on({m:?}, {p})")),
+                None => s.push_str(&format!("\n    .requires({m:?})")),
+            }
         }
         s
     }

@@ -101,8 +101,8 @@ pub struct LogSource {
     /// time follows production: a record appended to the partition right after the fetch
     /// found it empty can be fetched after a record appended later to another partition has
     /// raised the combined watermark past it, and is then late (the `event-time` check fails
-    /// the run). The reference leaves it off; the mutant "marks caught-up partitions idle"
-    /// turns it on.
+    /// the run). The reference leaves it off; `tests/suites/event_time.rs` turns it on and
+    /// shows it caught.
     #[serde(default)]
     pub idle_when_caught_up: bool,
 }

@@ -1,10 +1,9 @@
 //! Suites reach their faults mid-stream, and say so when a context keeps them from it.
 //!
 //! Every fixed case counts, per seed, whether its faults met records flowing
-//! (`RunStats::vacuous`: at least `MIN_CHECKPOINTS_MID_STREAM` checkpoints before the input
-//! ended, no fault block skipped because the job had ended, the first one begun before the
-//! input ended); a case with more than `VACUOUS_MAX_PERCENT` % vacuous seeds fails, naming the
-//! context. The reference suites pass that rule in `reference.rs`; here a context that writes
+//! (`RunStats::vacuous`: no fault block skipped because the job had ended, the first one begun
+//! before the input ended, and the input not ended before half of `pace_ms`); a case with more
+//! than `VACUOUS_MAX_PERCENT` % vacuous seeds fails, naming the context. The reference suites pass that rule in `reference.rs`; here a context that writes
 //! its whole input up front, before the job starts, fails it with its message.
 
 use connectors_under_test::contexts;

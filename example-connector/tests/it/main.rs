@@ -4,3 +4,4 @@
 //! test binaries, not one per file.
 
 mod catches;
+mod event_time;

@@ -139,6 +139,9 @@ pub struct SourceReaderBase<SR: SplitReader, RE: RecordEmitter> {
     /// Splits paused before the current batch was fetched: its elements of them should not
     /// be there (the split reader ignored the pause).
     current_paused: BTreeSet<SplitId>,
+    /// Splits the current batch's split reader found caught up: marked idle after its last
+    /// element.
+    idling: Vec<SplitId>,
     no_more_splits: bool,
     request_splits: bool,
 }
@@ -187,6 +190,7 @@ where
             current: VecDeque::new(),
             finishing: Vec::new(),
             current_paused: BTreeSet::new(),
+            idling: Vec::new(),
             no_more_splits: false,
             request_splits: false,
         }
@@ -349,10 +353,7 @@ where
             self.current = batch.elements.into();
             self.finishing = batch.finished;
             self.current_paused = paused;
-            for split in batch.idle.iter().filter(|s| self.states.contains_key(*s)) {
-                output.for_split(split);
-                output.mark_idle();
-            }
+            self.idling = batch.idle;
         }
         // One element per poll (elements of splits no longer assigned are skipped).
         while let Some((split, element)) = self.current.pop_front() {
@@ -366,8 +367,15 @@ where
                 break;
             }
         }
-        // A batch's finished splits end right after its last element.
+        // A batch's finished splits end, and its idle splits go idle, right after its last
+        // element (a split reader may return a split's last records and call it caught up).
         if self.current.is_empty() {
+            for split in std::mem::take(&mut self.idling) {
+                if self.states.contains_key(&split) {
+                    output.for_split(&split);
+                    output.mark_idle();
+                }
+            }
             for split in std::mem::take(&mut self.finishing) {
                 if self.states.remove(&split).is_some() {
                     output.finished_splits.push(split);

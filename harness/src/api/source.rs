@@ -285,8 +285,9 @@ impl ReaderOutput {
     pub fn emit_watermark(&mut self, watermark: Watermark) {
         self.mark(OutputMark::Watermark(watermark));
     }
-    /// Marks the current split (or the reader, before any [`ReaderOutput::for_split`]) idle
-    /// (Flink's `SourceOutput::markIdle`): it stops holding the combined watermark back, and
+    /// Marks the current split idle (Flink's `SourceOutput::markIdle`; the current split is the
+    /// last [`ReaderOutput::for_split`], which stays current into later polls; before the
+    /// attempt's first, the reader's own output): it stops holding the combined watermark back, and
     /// watermark alignment stops waiting for it, until it emits a record or a watermark again
     /// or is marked active. A promise to keep: a record of it that then comes at or below the
     /// combined watermark its idleness let through is late, and the `event-time` check fails
@@ -295,8 +296,9 @@ impl ReaderOutput {
     pub fn mark_idle(&mut self) {
         self.mark(OutputMark::Idle);
     }
-    /// Marks the current split (or the reader) active again (Flink's `markActive`); emitting a
-    /// record or a watermark does so too.
+    /// Marks the current split (or the reader's own output) active again (Flink's
+    /// `markActive`); emitting a record or a watermark does so too. A split the runtime does
+    /// not track (not assigned, finished) is left alone.
     pub fn mark_active(&mut self) {
         self.mark(OutputMark::Active);
     }

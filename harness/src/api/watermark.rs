@@ -187,11 +187,16 @@ impl WatermarkTracker {
     }
 
     /// The connector marked `split` (None: the reader's own output) idle, or active again.
-    pub fn mark_idle(&mut self, split: Option<&SplitId>, idle: bool, now_ms: u64) {
-        if split.is_some_and(|s| self.finished.contains(s)) {
-            return;
+    /// Only a split (or output) the tracker knows: marking one it does not know must not make
+    /// a clock without records that would hold the combined watermark back.
+    pub fn mark_idle(&mut self, split: Option<&SplitId>, idle: bool) {
+        let clock = match split {
+            Some(s) => self.splits.get_mut(s),
+            None => self.unsplit.as_mut(),
+        };
+        if let Some(clock) = clock {
+            clock.marked_idle = idle;
         }
-        self.clock(split, now_ms).marked_idle = idle;
     }
 
     /// The connector marked the whole reader idle: every split it holds.
@@ -341,7 +346,9 @@ mod tests {
         t.on_record(Some(&s("a")), 100, 1);
         assert_eq!(t.emit(10).unwrap().combined, None, "b holds the combined watermark back");
         assert_eq!(t.alignment_report(10), None, "b has no watermark yet");
-        t.mark_idle(Some(&s("b")), true, 11);
+        t.mark_idle(Some(&s("b")), true);
+        t.mark_idle(None, false);
+        t.mark_idle(Some(&s("unknown")), false);
         let a = t.emit(20).expect("the combined watermark advanced");
         assert_eq!((a.combined, a.idle, a.marked_idle.clone()), (Some(99), 1, vec![s("b")]));
         assert_eq!(t.alignment_report(20), Some(99), "alignment waits no more for b");
@@ -353,7 +360,7 @@ mod tests {
         // Marked active by hand, or the whole reader idle.
         t.mark_reader_idle();
         assert_eq!(t.emit(40).map(|a| a.marked_idle), None, "nothing advanced, nothing announced");
-        t.mark_idle(Some(&s("a")), false, 41);
+        t.mark_idle(Some(&s("a")), false);
         t.on_record(Some(&s("a")), 300, 42);
         assert_eq!(t.emit(50).unwrap().combined, Some(299), "b still idle, a alone counts");
     }

@@ -92,9 +92,10 @@ pub fn check(f: &RunFacts) -> Verdict {
                     let (Some(origin), Some(t)) = (f.origin_of(*id), event_time.get(id)) else { continue };
                     let has_own = split_marks.contains_key(&(*subtask, *attempt, &*origin.split));
                     if let Some(&(w, at, idle)) = passed_on.get(&(*subtask, *attempt)) {
-                        // Its split marked idle, or the reader's own output, which stands for a
-                        // split without watermarks of its own.
-                        let marked = idle.iter().any(|s| **s == *origin.split || (s.is_empty() && !has_own));
+                        // Its split marked idle, or the reader's own output where that stands
+                        // for the split (the reader announced watermarks for itself, none for it).
+                        let under_reader = !has_own && split_marks.contains_key(&(*subtask, *attempt, ""));
+                        let marked = idle.iter().any(|s| **s == *origin.split || (s.is_empty() && under_reader));
                         if *t <= w && marked {
                             late_after_idle += 1;
                             let line = format!(

@@ -378,9 +378,11 @@ fn event_time_fails_on_a_record_behind_the_combined_watermark_its_splits_idle_ma
     assert!(marked.summary.contains("2 records late at their subtask's output"), "{}", marked.summary);
     // Another split's idle mark says nothing about s.
     assert!(history(&[("s", 1)], &["u"]).verdict("event-time").passed);
-    // The reader's own output marked idle stands for a split without watermarks of its own.
-    fails(history(&[], &[""]).verdict("event-time"), "r3 of split s (event time 3)");
+    // The reader's own output marked idle stands for a split without watermarks of its own,
+    // where the reader announced watermarks for itself.
+    fails(history(&[("", 1)], &[""]).verdict("event-time"), "r3 of split s (event time 3)");
     assert!(history(&[("s", 1)], &[""]).verdict("event-time").passed, "s has its own watermark");
+    assert!(history(&[], &[""]).verdict("event-time").passed, "no reader-wide watermark: not the reader's output");
 }
 
 #[test]

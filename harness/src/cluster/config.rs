@@ -84,6 +84,11 @@ pub struct JobConfig {
     /// of each operator. Needs an exchange: a chained job has a writer per reader.
     #[serde(default)]
     pub sink_parallelism: Option<usize>,
+    /// The watermark strategy the job reads its source with (what Flink's
+    /// `env.fromSource(source, strategy, name)` is given); `None`: the source's own
+    /// ([`Source::watermark_strategy`](crate::api::Source::watermark_strategy)), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watermarks: Option<crate::api::WatermarkStrategy>,
 }
 
 fn yes() -> bool {
@@ -147,6 +152,7 @@ impl Default for JobConfig {
             exchange: Exchange::Forward,
             aligned_barriers: true,
             sink_parallelism: None,
+            watermarks: None,
         }
     }
 }

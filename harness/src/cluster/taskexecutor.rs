@@ -61,6 +61,8 @@ pub(crate) struct ExecutorConfig {
     pub exchange: Exchange,
     /// Writers behind an exchange align barriers ([`JobConfig::aligned_barriers`](super::JobConfig)).
     pub aligned_barriers: bool,
+    /// The strategy the job reads its source with (the job's, else the source's own).
+    pub watermarks: Option<crate::api::WatermarkStrategy>,
 }
 
 /// The init task of task executor `index`: serves until the node is crashed.
@@ -131,6 +133,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                             cancel: cancelled,
                             exchange: cfg.exchange,
                             aligned_barriers: cfg.aligned_barriers,
+                            watermarks: cfg.watermarks,
                         };
                         let task = madsim::task::spawn(subtask::run::<Src, Snk>(setup));
                         let at = now();

@@ -212,6 +212,7 @@ async fn drive(
         lease: std::time::Duration::from_millis(config.job.executor_heartbeat_timeout_ms),
         exchange: config.job.exchange,
         aligned_barriers: config.job.aligned_barriers,
+        watermarks: config.job.watermarks.or(source.watermark_strategy()),
     };
     let build_te: TeBuilder = {
         let (gw, h, shipped, hk, handle) =

@@ -167,6 +167,16 @@ pub fn sink_systems<S: SinkSetup>(setup: &S) -> Vec<String> {
     with_built_sink(setup, |world, _| world.systems.iter().map(|s| s.name()).collect())
 }
 
+/// The watermark strategy the source `setup` builds declares for itself
+/// ([`Source::watermark_strategy`](crate::api::Source::watermark_strategy)), built in a
+/// throwaway world, outside any run.
+pub fn declared_watermarks<S: SourceSetup>(setup: &S) -> Option<crate::api::WatermarkStrategy> {
+    use crate::api::Source;
+    let mut declared = None;
+    in_throwaway_world(&mut |world| declared = setup.build(world).watermark_strategy());
+    declared
+}
+
 /// Every external system `setup`'s source builds, by node name (a throwaway world, outside
 /// any run).
 pub fn source_systems<S: SourceSetup>(setup: &S) -> Vec<String> {

@@ -71,6 +71,14 @@ pub trait SourceContext: Send + Sync + 'static {
     fn supports(&self, _case: &str) -> Result<(), String> {
         Ok(())
     }
+    /// Whether the source carries event time. By default the suites read it with its own
+    /// watermark strategy ([`Source::watermark_strategy`](connsim::api::Source::watermark_strategy)),
+    /// or with [`SUITE_WATERMARKS`](super::SUITE_WATERMARKS) as the job's when it declares
+    /// none, and every fixed case requires `watermark-advanced`. `Err(why)` reads it without
+    /// event time; the suite's outcome says so, with the reason.
+    fn event_time(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Runs a sink under the suites.
@@ -99,6 +107,8 @@ pub struct SourceFromSetup<F> {
     name: String,
     systems: Vec<String>,
     make: F,
+    /// Why the source carries no event time, if it does not.
+    no_event_time: Option<String>,
     /// Cases the source cannot run, with why.
     skipped: Vec<(String, String)>,
 }
@@ -108,6 +118,12 @@ impl<F> SourceFromSetup<F> {
     /// whose aim the source rules out by design).
     pub fn skipping(mut self, case: &str, why: &str) -> Self {
         self.skipped.push((case.to_string(), why.to_string()));
+        self
+    }
+    /// The source carries no event time (`why`): the suites read it without a watermark
+    /// strategy, and say so ([`SourceContext::event_time`]).
+    pub fn without_event_time(mut self, why: &str) -> Self {
+        self.no_event_time = Some(why.to_string());
         self
     }
 }
@@ -123,6 +139,7 @@ pub fn source_from_setup<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 's
         systems: systems.iter().map(|s| s.to_string()).collect(),
         make,
         skipped: Vec::new(),
+        no_event_time: None,
     }
 }
 
@@ -142,6 +159,9 @@ impl<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 'static> SourceContext
             Some((_, why)) => Err(why.clone()),
             None => Ok(()),
         }
+    }
+    fn event_time(&self) -> Result<(), String> {
+        self.no_event_time.clone().map_or(Ok(()), Err)
     }
 }
 

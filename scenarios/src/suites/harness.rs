@@ -131,12 +131,12 @@ fn failure(suite: &Suite, result: &CaseResult, command: &str) -> Option<Failed> 
             format!("{}: case {:?}: {}", suite.name, result.case, result.vacuity().unwrap_or_default())
         }
         _ => format!(
-            "{}: case {:?} never reached {} in {} seeds: the fault path it aims at was not exercised (run more seeds, \
-             or check the systems and phases the case names){}",
+            "{}: case {:?} reached {} in {} seeds: the fault path it aims at was not exercised on enough of them \
+             (run more seeds, or check the systems and phases the case names){}",
             suite.name,
             result.case,
-            result.missed_marks.join(", "),
-            result.reports.len(),
+            result.missed_shares(),
+            result.own_seeds(),
             result.missed_mark_meanings()
         ),
     };

@@ -42,12 +42,12 @@ pub use run::{timeline_path, write_timeline, SWARM_SHARE_PERCENT};
 
 use crate::block::Block;
 use crate::replay::CaseFile;
-use connsim::api::DeliveryGuarantee;
+use connsim::api::{DeliveryGuarantee, WatermarkStrategy};
 use connsim::cluster::Exchange;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::run::{
-    declared_guarantee, sink_systems, sink_systems_with, source_systems, source_systems_with, Pipeline, RunReport,
-    Runner, SinkSetup, SourceSetup,
+    declared_guarantee, declared_watermarks, sink_systems, sink_systems_with, source_systems, source_systems_with,
+    Pipeline, RunReport, Runner, SinkSetup, SourceSetup,
 };
 use context::{SinkOf, SourceOf};
 use run::run_case;
@@ -96,6 +96,25 @@ struct Settings {
     exact_range: bool,
     /// Every seed runs twice and the histories must match (also `CONNSIM_CHECK_DETERMINISM=1`).
     check_determinism: bool,
+    /// Event time: `Ok(Some(strategy))` the job reads the source with it, `Ok(None)` with the
+    /// source's own; either way its fixed cases require `watermark-advanced` on every seed.
+    /// `Err(why)`: not armed, and why.
+    event_time: Result<Option<WatermarkStrategy>, String>,
+}
+
+/// The watermark strategy source and pipeline suites read a source with when it declares
+/// none: bounded out-of-orderness of 20 ms, splits silent for 100 ms idle, an emission every
+/// 50 ms (as a Flink job gives `env.fromSource`).
+pub const SUITE_WATERMARKS: WatermarkStrategy =
+    WatermarkStrategy { max_out_of_orderness_ms: 20, idle_timeout_ms: Some(100), interval_ms: 50, alignment: None };
+
+/// Whether the suite reads `ctx`'s source in event time: with its own strategy if it declares
+/// one, else with [`SUITE_WATERMARKS`]; `Err` when the context says its source cannot carry
+/// event time ([`SourceContext::event_time`]).
+fn event_time_of<C: SourceContext>(ctx: &Arc<C>) -> Result<Option<WatermarkStrategy>, String> {
+    ctx.event_time()?;
+    let own = declared_watermarks(&SourceOf { ctx: ctx.clone(), data: TestData::paced(1, 1, 0) });
+    Ok(if own.is_some() { None } else { Some(SUITE_WATERMARKS) })
 }
 
 /// A named list of cases for one connector (or pair).
@@ -164,14 +183,16 @@ pub fn source<C: SourceContext>(ctx: C) -> Suite {
         retaining,
         ..Systems::default()
     };
-    let c = ctx.clone();
+    let (c, ctx_for_event_time) = (ctx.clone(), ctx.clone());
     let cases = build_cases(
         cases::all(&systems, DeliveryGuarantee::ExactlyOnce),
         systems.all(),
         move |case| c.supports(case).err(),
         move |data| Pipeline(SourceOf { ctx: ctx.clone(), data }, CollectorSetup),
     );
-    Suite::new(format!("source suite: {name}"), "source", cases)
+    let mut suite = Suite::new(format!("source suite: {name}"), "source", cases);
+    suite.settings.event_time = event_time_of(&ctx_for_event_time);
+    suite
 }
 
 /// Panics, naming the systems there are, unless every system a context names is one its
@@ -257,7 +278,10 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
         move |case| s1.supports(case).err().or_else(|| k1.supports(case).err()),
         move |data| Pipeline(SourceOf { ctx: s2.clone(), data }, SinkOf { ctx: k2.clone() }),
     );
-    Suite::new(format!("pipeline suite: {} -> {} ({guarantee:?})", source.name(), sink.name()), "pipeline", cases)
+    let mut suite =
+        Suite::new(format!("pipeline suite: {} -> {} ({guarantee:?})", source.name(), sink.name()), "pipeline", cases);
+    suite.settings.event_time = event_time_of(&source);
+    suite
 }
 
 impl Suite {
@@ -276,6 +300,7 @@ impl Suite {
             sink_parallelism: None,
             exact_range: false,
             check_determinism: false,
+            event_time: Err("the sink suite reads connsim's generator, without event time".into()),
         };
         Self { name, id, cases, settings, filter, fail_fast: false, seeds_per_test: None, ignored: false }
     }
@@ -476,7 +501,12 @@ impl Suite {
                 break;
             }
         }
-        SuiteOutcome { suite: self.name.clone(), cases: results }
+        let event_time = match &self.settings.event_time {
+            Ok(Some(w)) => format!("read with the job's strategy {w:?}"),
+            Ok(None) => "read with the source's own watermark strategy".to_string(),
+            Err(why) => format!("off: {why}"),
+        };
+        SuiteOutcome { suite: self.name.clone(), cases: results, event_time }
     }
 
     /// Runs the cases.

@@ -17,6 +17,8 @@ pub struct CaseResult {
     pub missed_marks: Vec<String>,
     /// Per required mark, how many of the case's seeds reached it, and the share required.
     pub mark_shares: Vec<MarkShare>,
+    /// Saved cases replayed before the case's own seeds (the first reports).
+    pub rerun: usize,
     /// Seeds of a fixed case whose faults met no job moving records, and why
     /// ([`RunStats::vacuous`](connsim::run::RunStats::vacuous)); more than
     /// [`VACUOUS_MAX_PERCENT`] % of its seeds fail the case.
@@ -98,6 +100,7 @@ impl CaseResult {
             missed_marks: Vec::new(),
             mark_shares: Vec::new(),
             vacuous: Vec::new(),
+            rerun: 0,
             minimal: None,
             saved: Vec::new(),
             timelines: Vec::new(),
@@ -148,9 +151,14 @@ impl CaseResult {
         self.reports.iter().map(|r| (r.stats.checkpoints_before_input_ended, r.seed)).max_by_key(|(n, _)| *n)
     }
 
-    /// Whether more than [`VACUOUS_MAX_PERCENT`] % of the case's seeds were vacuous.
+    /// Seeds this case ran itself (its reports without the saved cases replayed first).
+    pub fn own_seeds(&self) -> usize {
+        self.reports.len().saturating_sub(self.rerun)
+    }
+
+    /// Whether more than [`VACUOUS_MAX_PERCENT`] % of the case's own seeds were vacuous.
     pub fn too_vacuous(&self) -> bool {
-        self.vacuous.len() * 100 > VACUOUS_MAX_PERCENT * self.reports.len()
+        self.vacuous.len() * 100 > VACUOUS_MAX_PERCENT * self.own_seeds()
     }
 
     /// Why the case proved nothing, if too many of its seeds were vacuous: how many, the first
@@ -158,13 +166,33 @@ impl CaseResult {
     pub fn vacuity(&self) -> Option<String> {
         let (seed, why) = self.vacuous.first().filter(|_| self.too_vacuous())?;
         let context = self.reports.first().map_or("", |r| r.testbed.as_str());
+        let advice = if why.starts_with("its input ended at") {
+            format!(
+                "The source context {context:?} wrote its input up front: honour `pace_ms` (let the records arrive \
+                 over TestData::pace_ms of virtual time, so the case's checkpoints and faults land while they flow)"
+            )
+        } else {
+            format!(
+                "The input of {context:?} ended before the case's faults came: if its source context writes its \
+                 input up front, honour `pace_ms`; if not, the timeline shows what held the job back until then"
+            )
+        };
         Some(format!(
-            "{} of {} seeds met no record flowing (more than {VACUOUS_MAX_PERCENT}%); seed {seed}: {why}. The \
-             source context {context:?} wrote its input up front: honour `pace_ms` (let the records arrive over \
-             TestData::pace_ms of virtual time, so the case's checkpoints and faults land while they flow)",
+            "{} of {} seeds met no record flowing (more than {VACUOUS_MAX_PERCENT}%); seed {seed}: {why}. {advice}",
             self.vacuous.len(),
-            self.reports.len()
+            self.own_seeds()
         ))
+    }
+
+    /// The required marks reached on fewer seeds than their share, with their shares
+    /// (`response-lost 2/20 (needs 20%) MISSED`).
+    pub fn missed_shares(&self) -> String {
+        let missed: Vec<String> = self.mark_shares.iter().filter(|m| !m.met()).map(|m| m.to_string()).collect();
+        if missed.is_empty() {
+            self.missed_marks.join(", ")
+        } else {
+            missed.join(", ")
+        }
     }
 
     /// Whether the case passed: every seed passed, deterministically, every required mark was
@@ -180,6 +208,8 @@ impl CaseResult {
 
 /// What a suite gave.
 pub struct SuiteOutcome {
+    /// How the suite read its source in event time (or why it did not).
+    pub event_time: String,
     /// The suite's name.
     pub suite: String,
     /// One result per case, in order.
@@ -209,10 +239,12 @@ impl SuiteOutcome {
     /// that failed `check`, or `Err` saying why not, so that a suite which never reached a
     /// case's fault path, or failed another check, does not read as a catch:
     ///
-    /// - `no seed failed CHECK; case X never reached its fault path (missed marks [...] in
-    ///   N seeds)`: the case ran, but not through what it aims at, so it proved nothing
+    /// - `no seed failed CHECK; case X never reached its fault path (marks M 3/20 MISSED)`:
+    ///   the case ran, but not through what it aims at on enough seeds, so it proved nothing
     ///   either way (more seeds, or a suite setting such as [`Suite::without`](super::Suite::without)
     ///   took it away);
+    /// - `no seed failed CHECK; case X: N of M seeds met no record flowing …`: its faults met
+    ///   no job moving records (the vacuity rule);
     /// - `no seed failed CHECK; failed a different check: case X seed S failed [...]`: the
     ///   bug (or another) shows, but not as the story predicts;
     /// - `no seed failed CHECK; every case that ran passed`: the suite does not catch it
@@ -235,12 +267,7 @@ impl SuiteOutcome {
                 why.push(format!("case {:?}: {vacuity}", c.case));
             }
             if !c.missed_marks.is_empty() {
-                why.push(format!(
-                    "case {:?} never reached its fault path (missed marks {:?} in {} seeds)",
-                    c.case,
-                    c.missed_marks,
-                    c.reports.len()
-                ));
+                why.push(format!("case {:?} never reached its fault path (marks {})", c.case, c.missed_shares()));
             }
         }
         for c in self.cases.iter().filter(|c| c.skipped.is_none()) {
@@ -301,11 +328,10 @@ impl SuiteOutcome {
         }
         let meanings = case.missed_mark_meanings();
         panic!(
-            "{}: case {:?} never reached the fault path it aims at: {:?} in {} seeds{meanings}\n\n{self}",
+            "{}: case {:?} never reached the fault path it aims at on enough seeds: {}{meanings}\n\n{self}",
             self.suite,
             case.case,
-            case.missed_marks,
-            case.reports.len()
+            case.missed_shares()
         );
     }
 }
@@ -313,6 +339,9 @@ impl SuiteOutcome {
 impl fmt::Display for SuiteOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{}", self.suite)?;
+        if !self.event_time.is_empty() {
+            writeln!(f, "  event time: {}", self.event_time)?;
+        }
         writeln!(
             f,
             "  {:<46} {:>6} {:>8} {:>10} {:>8} {:>7}  verdict",
@@ -346,12 +375,12 @@ impl fmt::Display for SuiteOutcome {
             )?;
             if c.skipped.is_none() && !c.reports.is_empty() {
                 let shares: Vec<String> = c.mark_shares.iter().map(|m| m.to_string()).collect();
-                let flowing = c.reports.len() - c.vacuous.len();
+                let flowing = c.own_seeds().saturating_sub(c.vacuous.len());
                 writeln!(
                     f,
                     "      marks reached: {}; faults met records flowing on {flowing}/{} seeds",
                     if shares.is_empty() { "none required".to_string() } else { shares.join(", ") },
-                    c.reports.len()
+                    c.own_seeds()
                 )?;
             }
         }
@@ -390,7 +419,7 @@ mod tests {
         case.mark_shares = every;
         case.missed_marks = vec!["response-lost".into()];
         case.reports = Vec::new();
-        let outcome = SuiteOutcome { suite: "sink suite".into(), cases: vec![case] };
+        let outcome = SuiteOutcome { suite: "sink suite".into(), cases: vec![case], event_time: String::new() };
         assert!(!outcome.cases[0].passed());
     }
 
@@ -419,8 +448,13 @@ mod tests {
         let why = case.vacuity().expect("3 of 10 is too many");
         assert!(why.starts_with("3 of 10 seeds met no record flowing"), "{why}");
         assert!(
-            why.contains("seed 1: its first fault block") && why.contains("\"my-source(8 splits)\" wrote"),
+            why.contains("seed 1: its first fault block") && why.contains("\"my-source(8 splits)\" ended"),
             "{why}"
         );
+        // Saved cases replayed first are not the case's own seeds.
+        case.rerun = 5;
+        case.reports.extend((11..=15).map(report));
+        assert_eq!(case.own_seeds(), 10);
+        assert!(case.vacuity().unwrap().starts_with("3 of 10 seeds"));
     }
 }

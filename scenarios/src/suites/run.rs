@@ -46,6 +46,9 @@ pub(super) fn run_case(
         }
         c.job.aligned_barriers = !settings.unaligned;
         c.job.sink_parallelism = settings.sink_parallelism;
+        if let Ok(Some(strategy)) = settings.event_time {
+            c.job.watermarks = Some(strategy);
+        }
     });
     runner.first_seed(settings.first_seed).seeds(settings.seeds);
     if settings.exact_range {
@@ -103,13 +106,18 @@ pub(super) fn run_case(
             };
             // Shares count the seeds this scenario ran, not the saved cases replayed first.
             let own = out.outcome.reports[out.rerun..].iter().map(|r| r.marks.as_slice());
-            let required: Vec<(String, u8)> =
+            let mut required: Vec<(String, u8)> =
                 scenario.requires.iter().map(|m| (m.clone(), scenario.share_of(m))).collect();
+            // In event time, every fixed case's faults meet watermarks that must move on.
+            if settings.event_time.is_ok() && !scenario.requires.iter().any(|m| m == "watermark-advanced") {
+                required.push(("watermark-advanced".into(), 100));
+            }
             result.mark_shares = MarkShare::count(&required, own);
             let own = &out.outcome.reports[out.rerun..];
             let pace = spec.data.pace_ms;
             result.vacuous = own.iter().filter_map(|r| r.stats.vacuous(pace).map(|why| (r.seed, why))).collect();
             result.nondeterministic = out.outcome.nondeterministic.iter().map(|(seed, ..)| *seed).collect();
+            result.rerun = out.rerun;
             result.reports = out.outcome.reports;
             if let Some(dir) = &settings.save_dir {
                 // The saved cases rerun first, in the order `load_dir` gives.

@@ -208,7 +208,8 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         alignment: None,
         done: false,
     };
-    jm.alignment = jm.source.watermark_strategy().and_then(|w| w.alignment).map(AlignmentCoordinator::new);
+    let watermarks = jm.cfg.watermarks.or(jm.source.watermark_strategy());
+    jm.alignment = watermarks.and_then(|w| w.alignment).map(AlignmentCoordinator::new);
     match jm.store.latest() {
         None => {
             jm.start_enumerator().await;

@@ -37,8 +37,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 let tracker = self.watermarks.as_mut().expect("event time is on");
                 match mark {
                     OutputMark::Watermark(w) => tracker.on_watermark(split.as_ref(), w, now),
-                    OutputMark::Idle => tracker.mark_idle(split.as_ref(), true, now),
-                    OutputMark::Active => tracker.mark_idle(split.as_ref(), false, now),
+                    OutputMark::Idle => tracker.mark_idle(split.as_ref(), true),
+                    OutputMark::Active => tracker.mark_idle(split.as_ref(), false),
                     OutputMark::ReaderIdle => tracker.mark_reader_idle(),
                 }
                 if let Some(a) = tracker.announce(now) {

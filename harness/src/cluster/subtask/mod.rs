@@ -94,6 +94,8 @@ pub(crate) struct SubtaskSetup<Src, Snk> {
     pub cancel: Cancel,
     pub exchange: Exchange,
     pub aligned_barriers: bool,
+    /// The strategy the job reads its source with, if any.
+    pub watermarks: Option<crate::api::WatermarkStrategy>,
 }
 
 impl<Src, Snk> SubtaskSetup<Src, Snk> {
@@ -287,13 +289,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             control: setup.control,
             requests,
             requests_open: true,
-            watermarks: setup.source.watermark_strategy().map(|w| WatermarkTracker::new(w, now_ms())),
+            watermarks: setup.watermarks.map(|w| WatermarkTracker::new(w, now_ms())),
             current_split: None,
             spare_records: Vec::new(),
             // Only readers report to watermark alignment.
             alignment: setup
-                .source
-                .watermark_strategy()
+                .watermarks
                 .and_then(|w| w.alignment)
                 .filter(|_| setup.subtask < setup.parallelism)
                 .map(|a| ReaderAlignment::new(a, now_ms())),
