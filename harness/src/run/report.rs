@@ -48,17 +48,16 @@ pub struct RunStats {
 }
 
 impl RunStats {
-    /// Why the seed's faults met no job moving records, if they did not: a fault block was
+    /// Why the seed's faults met no job moving records, if they did not: every fault block was
     /// skipped because the job had ended, the first one began after the input ended, or the
     /// input ended (its last record first emitted) before half of `pace_ms`, the virtual time
     /// the case asked its input to arrive over: a source that honours the pace cannot emit its
-    /// last record earlier. `None`: the faults landed mid-stream.
+    /// last record earlier. `None`: the faults landed mid-stream. Later blocks of a long case
+    /// may still find the job ended (`fault_blocks_skipped`): the earlier ones met it, so
+    /// the seed counts.
     pub fn vacuous(&self, pace_ms: u64) -> Option<String> {
-        if self.fault_blocks_skipped > 0 {
-            return Some(format!(
-                "{} of its {} fault blocks met no running job (it had ended)",
-                self.fault_blocks_skipped, self.fault_blocks
-            ));
+        if self.fault_blocks > 0 && self.fault_blocks_skipped == self.fault_blocks {
+            return Some(format!("all {} of its fault blocks met no running job (it had ended)", self.fault_blocks));
         }
         if self.first_fault_after_input_ended {
             return Some("its first fault block began after the input ended".to_string());
@@ -296,5 +295,35 @@ impl fmt::Display for RunReport {
             writeln!(f, "  {line}")?;
         }
         write!(f, "replay: {}", self.replay)
+    }
+}
+
+#[cfg(test)]
+mod vacuity_tests {
+    use super::RunStats;
+
+    fn stats(fault_blocks: usize, skipped: usize, first_after_end: bool, input_ended_ms: u64) -> RunStats {
+        RunStats {
+            produced: 100,
+            fault_blocks,
+            fault_blocks_skipped: skipped,
+            first_fault_after_input_ended: first_after_end,
+            input_ended_ms,
+            ..RunStats::default()
+        }
+    }
+
+    #[test]
+    fn a_seed_is_vacuous_only_when_no_fault_met_records_flowing() {
+        assert_eq!(stats(8, 0, false, 1_500).vacuous(2_000), None);
+        // A long case's last crash finding the job ended: its earlier blocks met it.
+        assert_eq!(stats(8, 1, false, 1_500).vacuous(2_000), None);
+        let all = stats(2, 2, false, 1_500).vacuous(2_000).expect("every block skipped");
+        assert!(all.starts_with("all 2 of its fault blocks met no running job"), "{all}");
+        let late = stats(2, 0, true, 1_500).vacuous(2_000).expect("first block after the input");
+        assert!(late.contains("first fault block began after the input ended"), "{late}");
+        let early = stats(2, 0, false, 420).vacuous(2_000).expect("input ended before half the pace");
+        assert!(early.starts_with("its input ended at 420 ms"), "{early}");
+        assert_eq!(stats(2, 0, false, 1_000).vacuous(2_000), None, "half the pace is enough");
     }
 }
