@@ -90,11 +90,12 @@ pub fn check(f: &RunFacts) -> Verdict {
             EventKind::Emitted { subtask, attempt, ids } => {
                 for id in ids {
                     let (Some(origin), Some(t)) = (f.origin_of(*id), event_time.get(id)) else { continue };
-                    let has_own = split_marks.contains_key(&(*subtask, *attempt, &*origin.split));
+                    let own = split_marks.get(&(*subtask, *attempt, &*origin.split));
+                    let readers = split_marks.get(&(*subtask, *attempt, ""));
                     if let Some(&(w, at, idle)) = passed_on.get(&(*subtask, *attempt)) {
                         // Its split marked idle, or the reader's own output where that stands
                         // for the split (the reader announced watermarks for itself, none for it).
-                        let under_reader = !has_own && split_marks.contains_key(&(*subtask, *attempt, ""));
+                        let under_reader = own.is_none() && readers.is_some();
                         let marked = idle.iter().any(|s| **s == *origin.split || (s.is_empty() && under_reader));
                         if *t <= w && marked {
                             late_after_idle += 1;
@@ -109,8 +110,7 @@ pub fn check(f: &RunFacts) -> Verdict {
                             continue;
                         }
                     }
-                    let own = split_marks.get(&(*subtask, *attempt, &*origin.split));
-                    let Some(&(w, at)) = own.or_else(|| split_marks.get(&(*subtask, *attempt, ""))) else { continue };
+                    let Some(&(w, at)) = own.or(readers) else { continue };
                     checked += 1;
                     if *t <= w {
                         late += 1;
