@@ -186,5 +186,8 @@ pub fn all() -> Vec<Target> {
         pause_mutant("mutant: split reader ignores pauses", PauseBug::Ignores),
         pause_mutant("mutant: resuming one split resumes all", PauseBug::ResumesAll),
         pause_mutant("mutant: forgets pauses when given a split", PauseBug::ForgetsPausesOnAssign),
+        target("mutant: holds new splits until a checkpoint", "source", Some("watermark-alignment"), || {
+            suites::source(log_source_aligned_with(HoldsNewSplits::NAME, |s| BuggySetup(s, HoldsNewSplits)))
+        }),
     ]
 }

@@ -99,6 +99,18 @@ pub enum EventKind {
         resumed: Vec<String>,
         observed: bool,
     },
+    /// Watermark alignment: right after the pauses and resumes of a `SplitsPaused`, the
+    /// reader (built on the reader base) held `splits` paused though alignment had not
+    /// paused them or had resumed them: each with its watermark then, and the announcement
+    /// alignment acted on (`minimum`, `max_allowed`).
+    UnaskedPause {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        minimum: i64,
+        max_allowed: i64,
+        splits: Vec<(String, Option<i64>)>,
+    },
     /// Records of a paused split came from a fetch that began after the pause reached the
     /// split reader (its split reader does not honour pauses).
     PausedSplitRead {

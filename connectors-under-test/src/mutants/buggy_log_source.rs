@@ -37,6 +37,23 @@ pub trait LogBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::De
     fn reader_snapshot(&self, splits: Vec<LogSplit>) -> Vec<LogSplit> {
         splits
     }
+    /// Alignment asks the reader to pause and resume splits.
+    fn pause_or_resume_splits(
+        &self,
+        r: &mut BuggyReader<Self>,
+        pause: Vec<SplitId>,
+        resume: Vec<SplitId>,
+    ) -> Result<(), ConnectorError> {
+        r.inner.pause_or_resume_splits(pause, resume)
+    }
+    /// The enumerator assigned splits to the reader.
+    fn add_splits(&self, r: &mut BuggyReader<Self>, splits: Vec<LogSplit>) {
+        r.inner.add_splits(splits)
+    }
+    /// A checkpoint completed.
+    fn notify_checkpoint_complete(&self, r: &mut BuggyReader<Self>, checkpoint: CheckpointId) {
+        r.inner.notify_checkpoint_complete(checkpoint)
+    }
     /// The source as its setup built it.
     fn source(&self, source: LogSource) -> LogSource {
         source
@@ -77,7 +94,14 @@ impl<B: LogBug> SplitEnumerator for BuggyEnumerator<B> {
 
 /// The reader with the bug.
 pub struct BuggyReader<B> {
-    inner: LogReader,
+    /// The reference reader.
+    pub inner: LogReader,
+    /// What the bug remembers between calls (splits it set aside).
+    pub scratch: std::collections::BTreeSet<SplitId>,
+    /// What alignment holds paused, as the reader was told.
+    pub aligned: std::collections::BTreeSet<SplitId>,
+    /// How many times splits were added.
+    pub additions: usize,
     bug: B,
 }
 
@@ -93,7 +117,8 @@ impl<B: LogBug> SourceReader for BuggyReader<B> {
         self.inner.available().await
     }
     fn add_splits(&mut self, splits: Vec<LogSplit>) {
-        self.inner.add_splits(splits)
+        self.bug.clone().add_splits(self, splits);
+        self.additions += 1;
     }
     fn notify_no_more_splits(&mut self) {
         self.inner.notify_no_more_splits()
@@ -102,10 +127,14 @@ impl<B: LogBug> SourceReader for BuggyReader<B> {
         self.bug.reader_snapshot(self.inner.snapshot_state(checkpoint))
     }
     fn notify_checkpoint_complete(&mut self, checkpoint: CheckpointId) {
-        self.inner.notify_checkpoint_complete(checkpoint)
+        self.bug.clone().notify_checkpoint_complete(self, checkpoint)
     }
     fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) -> Result<(), ConnectorError> {
-        self.inner.pause_or_resume_splits(pause, resume)
+        self.aligned.extend(pause.iter().cloned());
+        for split in &resume {
+            self.aligned.remove(split);
+        }
+        self.bug.clone().pause_or_resume_splits(self, pause, resume)
     }
     async fn close(&mut self) {
         self.inner.close().await
@@ -137,7 +166,13 @@ impl<B: LogBug> Source for BuggySource<B> {
         self.inner.watermark_strategy()
     }
     fn create_reader(&self, ctx: ReaderContext) -> BuggyReader<B> {
-        BuggyReader { inner: self.inner.create_reader(ctx), bug: self.bug.clone() }
+        BuggyReader {
+            inner: self.inner.create_reader(ctx),
+            scratch: Default::default(),
+            aligned: Default::default(),
+            additions: 0,
+            bug: self.bug.clone(),
+        }
     }
 }
 

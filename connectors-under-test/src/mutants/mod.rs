@@ -42,6 +42,7 @@ mod skips_restored_checkpoint;
 mod snapshot_omits_pending;
 mod snapshots_fetch_position;
 mod stale_output_version;
+mod holds_new_splits;
 mod stale_reader_snapshot;
 mod trusts_server_length;
 mod unstamped_recovered_commit;
@@ -90,6 +91,7 @@ pub use snapshots_fetch_position::{
     FetchPosition, FetchPositionEmitter, FetchPositionReader, SnapshotsFetchPositionSetup, SnapshotsFetchPositionSource,
 };
 pub use stale_output_version::StaleOutputVersionSetup;
+pub use holds_new_splits::HoldsNewSplits;
 pub use stale_reader_snapshot::StaleReaderSnapshot;
 pub use trusts_server_length::TrustsServerLength;
 pub use unstamped_recovered_commit::UnstampedRecoveredCommit;

@@ -1,7 +1,8 @@
 //! Watermark alignment on the reference log source: read with alignment over skewed event
 //! time, splits that run ahead pause and resume, and no paused split is read; the mutants
 //! whose split reader ignores pauses, or resumes every paused split when one resumes, are
-//! caught by `watermark-alignment` alone.
+//! caught by `watermark-alignment` alone, as is the reader that holds a split paused that
+//! alignment never paused (paused without cause: nothing is lost).
 
 use crate::mutants::mutant;
 use connectors_under_test::contexts;
@@ -69,3 +70,31 @@ fn a_split_reader_that_forgets_its_pauses_when_given_a_split_is_caught_where_spl
     let (case, _) = caught("mutant: forgets pauses when given a split", "watermark-alignment");
     assert!(case.contains("new splits"), "only a split added while another is paused shows it, yet {case:?} failed");
 }
+
+/// Like [`caught`], for a mutant that pauses without cause (reads no paused split).
+fn caught_pausing_without_cause(name: &str, check: &str) {
+    let mutant = mutant(name, check);
+    let fixed =
+        |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
+    let outcome = mutant.seeds(20).run_until(|_, _, _| {}, fixed);
+    let Some(case) = outcome.cases.iter().find(|c| fixed(c)) else {
+        panic!("the mutant {name:?} survived: no fixed case failed {check} within 20 seeds\n{outcome}");
+    };
+    let report = case.reports.iter().find(|r| r.failed_checks().contains(&check)).expect("found above");
+    assert_eq!(report.failed_checks(), vec![check], "nothing is lost, duplicated or late\n{report}");
+    let verdict = report.verdict(check).expect("the check ran");
+    let evidence = verdict.evidence.join("\n");
+    for needle in ["was paused without cause: its reader held it paused", "within the group minimum", "plus the drift"] {
+        assert!(evidence.contains(needle), "{needle:?} not in {verdict:?}");
+    }
+    assert!(!evidence.contains("from a fetch that began after the pause"), "no paused split was read: {verdict:?}");
+    let same = suites::source(contexts::log_source_aligned()).only(&case.case).first_seed(report.seed).seeds(1).run();
+    assert!(same.failed_cases().is_empty(), "the reference fails the same case and seed too:\n{same}");
+    println!("{name:?}: caught in {:?} seed {} by {check}: {}", case.case, report.seed, verdict.summary);
+}
+
+#[test]
+fn a_reader_that_holds_new_splits_until_a_checkpoint_is_caught_pausing_without_cause() {
+    caught_pausing_without_cause("mutant: holds new splits until a checkpoint", "watermark-alignment");
+}
+

@@ -3,6 +3,7 @@
 
 mod global;
 mod reader_base;
+pub(crate) use reader_base::PauseLedger;
 mod sink;
 mod source;
 mod watermark;

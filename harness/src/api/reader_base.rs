@@ -19,6 +19,7 @@ use crate::error::{ConnectorError, RetryHint};
 use crate::history::CheckpointId;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -96,6 +97,27 @@ pub trait RecordEmitter: Send + 'static {
     type State;
     /// Emits the records of `element` and advances `state` past it.
     fn emit(&mut self, element: Self::Element, output: &mut ReaderOutput, state: &mut Self::State);
+}
+
+/// The splits a [`SourceReaderBase`] has told its fetchers to hold paused, shared with its
+/// subtask (one attempt, one node): after every pause or resume the runtime asks for, it
+/// compares them with what it asked, so a reader that holds a split paused the runtime never
+/// paused (or has resumed since) is seen at once. `None` until the base is told anything, or
+/// for a reader not built on the base (it says nothing of its pauses).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PauseLedger(Arc<Mutex<Option<BTreeSet<SplitId>>>>);
+
+impl PauseLedger {
+    fn update(&self, change: impl FnOnce(&mut BTreeSet<SplitId>)) {
+        change(self.0.lock().expect("one task uses the ledger at a time").get_or_insert_with(BTreeSet::new));
+    }
+
+    /// The splits held paused that are not in `asked` (the runtime's paused splits); `None`
+    /// when the reader says nothing of its pauses.
+    pub(crate) fn unasked(&self, asked: &BTreeSet<SplitId>) -> Option<Vec<SplitId>> {
+        let held = self.0.lock().expect("one task uses the ledger at a time");
+        held.as_ref().map(|held| held.difference(asked).cloned().collect())
+    }
 }
 
 /// How many fetcher tasks read the splits.
@@ -378,6 +400,9 @@ where
             }
             for split in std::mem::take(&mut self.finishing) {
                 if self.states.remove(&split).is_some() {
+                    self.ctx.pauses.update(|held| {
+                        held.remove(&split);
+                    });
                     output.finished_splits.push(split);
                     if self.request_splits {
                         self.ctx.send_split_request();
@@ -423,6 +448,13 @@ where
 
     /// Tells every fetcher; each passes on only the splits its split reader holds.
     fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) -> Result<(), ConnectorError> {
+        // What the fetchers will hold paused (each keeps only the splits it reads).
+        self.ctx.pauses.update(|held| {
+            held.extend(pause.iter().filter(|s| self.states.contains_key(*s)).cloned());
+            for split in &resume {
+                held.remove(split);
+            }
+        });
         for f in &self.fetchers {
             let _ = f
                 .changes

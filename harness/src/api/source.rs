@@ -335,6 +335,8 @@ pub struct ReaderContext {
     pub(crate) parallelism: usize,
     pub(crate) endpoint: Endpoint,
     pub(crate) requests: mpsc::UnboundedSender<ReaderRequest>,
+    /// What a reader built on the base holds paused (watermark alignment).
+    pub(crate) pauses: super::reader_base::PauseLedger,
 }
 
 impl ReaderContext {

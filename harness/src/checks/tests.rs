@@ -432,6 +432,53 @@ fn watermark_alignment_fails_on_a_paused_splits_records_fetched_after_the_pause(
 }
 
 #[test]
+fn watermark_alignment_fails_on_a_split_paused_within_the_drift() {
+    let paused = |w: i64| EventKind::SplitsPaused {
+        subtask: 1,
+        attempt: 3,
+        minimum: 40,
+        max_allowed: 50,
+        paused: vec![("s".into(), w)],
+        resumed: vec![],
+        observed: true,
+    };
+    let unasked = |splits: Vec<(String, Option<i64>)>| EventKind::UnaskedPause {
+        subtask: 1,
+        attempt: 3,
+        minimum: 40,
+        max_allowed: 50,
+        splits,
+    };
+    let base = || {
+        let mut h = H::new();
+        h.produced(2).at("jobmaster", EventKind::WatermarkAlignment { minimum: 40, max_allowed: 50 });
+        h
+    };
+    // Alignment's own pause above the maximum has a cause; at the maximum it has none.
+    let mut above = base();
+    above.at("taskexecutor-1", paused(51));
+    assert!(above.verdict("watermark-alignment").passed, "{:?}", above.verdict("watermark-alignment"));
+    let mut at_max = base();
+    at_max.at("taskexecutor-1", paused(50));
+    let v = at_max.verdict("watermark-alignment");
+    fails(
+        v.clone(),
+        "split \"s\" was paused without cause: alignment paused it with watermark 50, within the group minimum 40 plus the drift (10 ms, at most 50)",
+    );
+    assert!(v.summary.contains("1 splits paused without cause"), "{}", v.summary);
+    // The reader holding a split paused that alignment never paused (or resumed).
+    let mut held = base();
+    held.at("taskexecutor-1", paused(70)).at("taskexecutor-1", unasked(vec![("u".into(), Some(45))]));
+    fails(
+        held.verdict("watermark-alignment"),
+        "split \"u\" was paused without cause: its reader held it paused though alignment had not paused it (or had resumed it) with watermark 45, within the group minimum 40 plus the drift",
+    );
+    let mut fresh = base();
+    fresh.at("taskexecutor-1", unasked(vec![("u".into(), None)]));
+    fails(fresh.verdict("watermark-alignment"), "with no watermark yet");
+}
+
+#[test]
 fn verdicts_count_every_violation_and_name_every_record_while_the_evidence_is_capped() {
     let mut h = H::new();
     h.produced(25).emitted(1, &(1..=25).collect::<Vec<_>>()).triggered(1).barrier(1, 1).completed(1);

@@ -28,12 +28,14 @@ pub(crate) struct ReaderAlignment {
     /// The latest announcement: `(minimum, max_allowed)`.
     announced: Option<(Watermark, Watermark)>,
     paused: BTreeSet<SplitId>,
+    /// Splits the reader was seen holding paused without being asked (said once each).
+    unasked: BTreeSet<SplitId>,
     last_report_ms: u64,
 }
 
 impl ReaderAlignment {
     pub fn new(alignment: WatermarkAlignment, now_ms: u64) -> Self {
-        Self { alignment, announced: None, paused: BTreeSet::new(), last_report_ms: now_ms }
+        Self { alignment, announced: None, paused: BTreeSet::new(), unasked: BTreeSet::new(), last_report_ms: now_ms }
     }
 
     /// Virtual time of the next report.
@@ -52,6 +54,16 @@ impl ReaderAlignment {
         } else {
             tracker.alignment_report(now_ms)
         }
+    }
+
+    /// The splits alignment holds paused.
+    pub fn paused(&self) -> &BTreeSet<SplitId> {
+        &self.paused
+    }
+
+    /// Whether the reader's holding `split` paused unasked is news (first time this attempt).
+    pub fn first_unasked(&mut self, split: &SplitId) -> bool {
+        self.unasked.insert(split.clone())
     }
 
     /// The coordinator announced the group's minimum and the maximum a split may reach.

@@ -89,15 +89,36 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         let Some(adj) = a.adjust(w) else { return Ok(()) };
         let pause = adj.pause.iter().map(|(s, _)| s.clone()).collect();
         self.reader.pause_or_resume_splits(pause, adj.resume.clone())?;
+        // The reader now holds paused exactly what alignment asked for; a split it holds
+        // paused besides is paused without cause (said once per split and attempt).
+        let unasked = self.pauses.unasked(a.paused()).unwrap_or_default();
+        let fresh: Vec<(String, Option<i64>)> = unasked
+            .into_iter()
+            .filter(|s| a.first_unasked(s))
+            .map(|s| {
+                let at = w.split_watermarks().find(|(id, _)| **id == s).and_then(|(_, w)| w);
+                (s, at)
+            })
+            .collect();
+        let (minimum, max_allowed) = (adj.minimum, adj.max_allowed);
         self.record(EventKind::SplitsPaused {
             subtask: self.id,
             attempt: self.attempt,
-            minimum: adj.minimum,
-            max_allowed: adj.max_allowed,
+            minimum,
+            max_allowed,
             paused: adj.pause,
             resumed: adj.resume,
             observed: self.tells_fetches,
         });
+        if !fresh.is_empty() {
+            self.record(EventKind::UnaskedPause {
+                subtask: self.id,
+                attempt: self.attempt,
+                minimum,
+                max_allowed,
+                splits: fresh,
+            });
+        }
         Ok(())
     }
 

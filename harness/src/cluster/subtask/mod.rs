@@ -25,6 +25,7 @@ use super::config::Exchange;
 use super::hooks::{Hooks, Phase};
 use super::protocol::{MasterMsg, Payload, SubtaskState};
 use super::reader_alignment::ReaderAlignment;
+use crate::api::PauseLedger;
 use super::uplink::Uplink;
 use crate::api::{
     Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput, ReaderRequest, Sink, SinkWriter, Source,
@@ -147,6 +148,8 @@ struct Subtask<Src: Source, Snk: Sink> {
     alignment: Option<ReaderAlignment>,
     /// The reader tells which fetch its records came from ([`ReaderOutput`]'s `tells_fetches`).
     tells_fetches: bool,
+    /// What the reader holds paused, if it is built on the reader base.
+    pauses: PauseLedger,
     /// The exchange's ends, when the job has one.
     exchange: Option<exchanged::Exchanged>,
 }
@@ -234,11 +237,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         let (req_tx, requests) = mpsc::unbounded_channel();
         // What the connector sends is known to come from this attempt.
         let connector_endpoint = setup.endpoint.for_attempt(setup.subtask, setup.attempt);
+        let pauses = PauseLedger::default();
         let reader = setup.source.create_reader(ReaderContext {
             subtask: setup.subtask,
             parallelism: setup.parallelism,
             endpoint: connector_endpoint.clone(),
             requests: req_tx,
+            pauses: pauses.clone(),
         });
         let wctx = WriterContext {
             subtask: setup.subtask,
@@ -299,6 +304,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 .filter(|_| setup.subtask < setup.parallelism)
                 .map(|a| ReaderAlignment::new(a, now_ms())),
             tells_fetches: false,
+            pauses,
             exchange: setup.exchange.all_to_all().then(|| {
                 exchanged::Exchanged::new(
                     setup.subtask,
