@@ -1,7 +1,9 @@
 //! An exactly-once table sink (as Flink's Iceberg sink): each subtask writes one data file
 //! per checkpoint; the global committer on the job master combines all of a checkpoint's
-//! files into one snapshot and commits it with the checkpoint id as a property, so a
-//! recovered commit that already happened is recognised and skipped.
+//! files into one snapshot and commits it with the job id and checkpoint id as properties,
+//! so a recovered commit that already happened is recognised and skipped. The lookup is by
+//! the job that combined the committable (Iceberg's `flink.job-id`): a new job numbers its
+//! checkpoints again, and another job's higher id says nothing about its commits.
 //!
 //! For variants: [`TableCommitter::commit_stamped`] commits with a stamp of the variant's
 //! choosing, and [`TableWriter::buffered`] shows what a writer holds for its next file.
@@ -25,6 +27,8 @@ pub struct TableCommit {
     pub checkpoint: CheckpointId,
     /// Data files it adds.
     pub files: Vec<String>,
+    /// The job whose global committer combined it (restored with it from a savepoint).
+    pub job: String,
 }
 
 /// The table sink.
@@ -84,11 +88,17 @@ impl Committer for NoSubtaskCommits {
 /// The global committer: one snapshot per checkpoint.
 pub struct TableCommitter {
     client: TableClient,
+    job: String,
+    /// Look up what the committable's own job committed (the reference); `false`: the
+    /// latest snapshot's checkpoint, whichever job committed it.
+    pub by_job: bool,
 }
 
 impl TableCommitter {
-    async fn current(&self) -> Result<(u64, CheckpointId), ConnectorError> {
-        match self.client.request(TableRequest::Current).await? {
+    /// The current snapshot, and the last checkpoint `job` committed.
+    async fn current(&self, job: &str) -> Result<(u64, CheckpointId), ConnectorError> {
+        let job = self.by_job.then(|| job.to_string());
+        match self.client.request(TableRequest::Current { job }).await? {
             TableResponse::Current { snapshot, checkpoint } => Ok((snapshot, checkpoint)),
             other => Err(ConnectorError::fail_task(format!("unexpected table response {other:?}"))),
         }
@@ -100,7 +110,7 @@ impl GlobalCommitter for TableCommitter {
     type GlobalCommittable = TableCommit;
 
     fn combine(&mut self, checkpoint: CheckpointId, files: Vec<String>) -> TableCommit {
-        TableCommit { checkpoint, files }
+        TableCommit { checkpoint, files, job: self.job.clone() }
     }
 
     async fn commit(&mut self, requests: Vec<CommitRequest<TableCommit>>) -> Vec<CommitOutcome> {
@@ -111,8 +121,18 @@ impl GlobalCommitter for TableCommitter {
         &mut self,
         recovered: Vec<(CheckpointId, TableCommit)>,
     ) -> Result<Vec<(CheckpointId, TableCommit)>, ConnectorError> {
-        let (_, committed) = idempotent(20, || self.current()).await?;
-        Ok(recovered.into_iter().filter(|(c, _)| *c > committed).collect())
+        let mut kept = Vec::new();
+        let mut committed: std::collections::BTreeMap<String, CheckpointId> = Default::default();
+        for (c, commit) in recovered {
+            if !committed.contains_key(&commit.job) {
+                let (_, last) = idempotent(20, || self.current(&commit.job)).await?;
+                committed.insert(commit.job.clone(), last);
+            }
+            if c > committed[&commit.job] {
+                kept.push((c, commit));
+            }
+        }
+        Ok(kept)
     }
 }
 
@@ -136,7 +156,7 @@ impl TableCommitter {
                 out.push(CommitOutcome::RetryLater);
                 continue;
             }
-            let Ok((snapshot, committed)) = self.current().await else {
+            let Ok((snapshot, committed)) = self.current(&r.committable.job).await else {
                 out.push(CommitOutcome::RetryLater);
                 continue;
             };
@@ -148,6 +168,7 @@ impl TableCommitter {
                 parent: snapshot,
                 files: r.committable.files.clone(),
                 checkpoint: stamp(r.committable.checkpoint, committed),
+                job: r.committable.job.clone(),
             };
             out.push(match self.client.request(req).await {
                 Ok(TableResponse::Ok) => CommitOutcome::Committed,
@@ -180,7 +201,8 @@ impl Sink for TableSink {
         true
     }
     fn create_global_committer(&self, ctx: GlobalCommitterContext) -> Option<TableCommitter> {
-        Some(TableCommitter { client: TableClient::new(ctx.endpoint().clone(), &self.table) })
+        let client = TableClient::new(ctx.endpoint().clone(), &self.table);
+        Some(TableCommitter { client, job: ctx.job_id().to_string(), by_job: true })
     }
 }
 

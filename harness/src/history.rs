@@ -13,7 +13,35 @@ pub mod attempt;
 mod tests;
 
 /// Checkpoint identifier; 0 means "no checkpoint".
+///
+/// In a history, a checkpoint of the first job is numbered as its connectors see it (1, 2,
+/// …). A job started without state, or from a savepoint older than the latest checkpoint,
+/// numbers its checkpoints again as Flink does (from 1, or on from the savepoint's id): its
+/// connectors see those numbers, and the history adds the job's index above bit 32
+/// ([`job_checkpoint`]), so every checkpoint of a run has its own id. [`local_checkpoint`]
+/// gives the number the connectors saw.
 pub type CheckpointId = u64;
+
+/// The number a connector sees for the history's checkpoint `c` (its job's own numbering).
+pub fn local_checkpoint(c: CheckpointId) -> CheckpointId {
+    c & 0xFFFF_FFFF
+}
+
+/// The index of the job (0: the first) that took the history's checkpoint `c`.
+pub fn checkpoint_job(c: CheckpointId) -> u64 {
+    c >> 32
+}
+
+/// The id of job `job` (0: the first) as connectors see it ([`crate::api::WriterContext::job_id`]):
+/// 32 hexadecimal digits, as Flink prints a `JobID`.
+pub fn job_id(job: u64) -> String {
+    format!("{:032x}", job + 1)
+}
+
+/// The history's id of checkpoint `local` of job `job`.
+pub fn job_checkpoint(job: u64, local: CheckpointId) -> CheckpointId {
+    (job << 32) | local_checkpoint(local)
+}
 
 /// One step of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -275,6 +303,12 @@ pub enum EventKind {
     JobStopped { savepoint: CheckpointId },
     /// A node was shut down in order (the job was stopped or cancelled), not crashed.
     NodeStopped { node: String },
+    /// A new job was submitted after the previous one stopped: without state
+    /// (`restored_from` 0), or from the savepoint `restored_from`, older than the latest
+    /// completed checkpoint. Its checkpoints are numbered on from there
+    /// ([`job_checkpoint`]); its sources start where they declare (or the savepoint says),
+    /// against the output the previous job left.
+    NewJob { job: u64, restored_from: CheckpointId },
     /// A scenario step began (for the timeline).
     Step { step: String },
     /// A scenario block that disturbs the running job (a crash, a fault, a slow phase, a

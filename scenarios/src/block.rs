@@ -23,6 +23,16 @@ pub enum Worker {
     All,
 }
 
+/// Where the new job of a [`Block::NewJob`] starts (an operator's everyday choices).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NewJobFrom {
+    /// Without state: its sources start where they declare, its checkpoints from 1.
+    WithoutState,
+    /// From the savepoint taken before the one that stopped the last job: older than the
+    /// latest completed checkpoint. Its checkpoints are numbered on from that savepoint's.
+    OlderSavepoint,
+}
+
 /// What a block aims at.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Target {
@@ -196,6 +206,12 @@ pub enum Block {
         /// Parallelism to resume with (`None`: unchanged).
         resume_with: Option<usize>,
     },
+    /// Stop with a savepoint, then submit a new job in its place, started as `from` says,
+    /// against the output the stopped job left.
+    NewJob {
+        /// Where the new job starts.
+        from: NewJobFrom,
+    },
     /// Cancel the job and restore it from the latest checkpoint with another parallelism.
     Rescale {
         /// The new parallelism.
@@ -280,7 +296,7 @@ impl Block {
     }
 
     /// Every block kind's name, as [`Block::kind`] gives it.
-    pub const KINDS: [&'static str; 24] = [
+    pub const KINDS: [&'static str; 25] = [
         "produce",
         "add_splits",
         "checkpoint",
@@ -296,6 +312,7 @@ impl Block {
         "configure",
         "heal",
         "stop_with_savepoint",
+        "new_job",
         "rescale",
         "wait",
         "drain",
@@ -325,6 +342,7 @@ impl Block {
             Block::Configure { .. } => "configure",
             Block::Heal => "heal",
             Block::StopWithSavepoint { .. } => "stop_with_savepoint",
+            Block::NewJob { .. } => "new_job",
             Block::Rescale { .. } => "rescale",
             Block::Wait { .. } => "wait",
             Block::Drain { .. } => "drain",

@@ -1,7 +1,7 @@
 //! Running blocks against a cluster, through the harness's [`Control`].
 
-use crate::block::{Block, Fault, Target, Worker};
-use connsim::cluster::{task_executor, Phase, JOB_MASTER};
+use crate::block::{Block, Fault, NewJobFrom, Target, Worker};
+use connsim::cluster::{task_executor, NewJobStart, Phase, JOB_MASTER};
 use connsim::net::{FaultRule, RuleId};
 use connsim::run::Control;
 use std::collections::BTreeSet;
@@ -109,6 +109,7 @@ impl Block {
                 | Block::Pause { .. }
                 | Block::Fault { .. }
                 | Block::StopWithSavepoint { .. }
+                | Block::NewJob { .. }
                 | Block::Rescale { .. }
         )
     }
@@ -261,6 +262,32 @@ impl Block {
                             control.step(format!("savepoint {savepoint} taken; the job stopped"));
                             control.sleep_ms(20).await;
                             control.resume(resume_with.unwrap_or(control.parallelism())).await;
+                        }
+                        Err(e) => control.step(format!("stop-with-savepoint failed, the job keeps running: {e}")),
+                    }
+                }
+                Block::NewJob { from } => {
+                    let outcome = control.stop_with_savepoint(SAVEPOINT_WAIT_MS).await;
+                    if control.crash_armed() {
+                        control.step("no subtask reached DuringSavepoint");
+                        control.disarm();
+                    }
+                    match outcome {
+                        Ok(savepoint) => {
+                            control.step(format!("savepoint {savepoint} taken; the job stopped"));
+                            control.sleep_ms(20).await;
+                            let start = match from {
+                                NewJobFrom::WithoutState => NewJobStart::WithoutState,
+                                NewJobFrom::OlderSavepoint => NewJobStart::OlderSavepoint,
+                            };
+                            match control.start_new_job(start).await {
+                                Ok((job, 0)) => control.step(format!("job {job} started without state")),
+                                Ok((job, from)) => control.step(format!("job {job} started from savepoint {from}")),
+                                Err(e) => {
+                                    control.step(format!("no new job: {e}; resuming the stopped one"));
+                                    control.resume(control.parallelism()).await;
+                                }
+                            }
                         }
                         Err(e) => control.step(format!("stop-with-savepoint failed, the job keeps running: {e}")),
                     }

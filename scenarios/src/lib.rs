@@ -43,7 +43,7 @@ mod rust;
 mod scenario;
 pub mod suites;
 
-pub use block::{Block, Crash, Fault, Target, Worker};
+pub use block::{Block, Crash, Fault, NewJobFrom, Target, Worker};
 pub use job::JobSettings;
 pub use replay::{CaseFile, ReplayError};
 pub use scenario::{Scenario, ScenarioOutcome};

@@ -1,7 +1,7 @@
 //! Blocks printed as the Rust code that builds them, so a shrunk failure can be pasted into
 //! a test as it is (with `use connsim_scenarios::prelude::*;`).
 
-use crate::block::{Block, Fault, Target, Worker};
+use crate::block::{Block, Fault, NewJobFrom, Target, Worker};
 use connsim::run::Spread;
 use connsim::systems::Setting;
 
@@ -159,6 +159,8 @@ impl Block {
             Block::Heal => "heal()".into(),
             Block::StopWithSavepoint { resume_with: None } => "stop_with_savepoint()".into(),
             Block::StopWithSavepoint { resume_with: Some(p) } => format!("savepoint_and_rescale({p})"),
+            Block::NewJob { from: NewJobFrom::WithoutState } => "restart_without_state()".into(),
+            Block::NewJob { from: NewJobFrom::OlderSavepoint } => "restart_from_older_savepoint()".into(),
             Block::Rescale { parallelism } => format!("rescale({parallelism})"),
             Block::Wait { ms } => format!("wait({ms})"),
             Block::Drain { timeout_ms } => format!("drain({timeout_ms})"),

@@ -18,6 +18,11 @@ pub trait TableBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::
     fn keep_recovered(&self, kept: Vec<(CheckpointId, TableCommit)>) -> Vec<(CheckpointId, TableCommit)> {
         kept
     }
+    /// Whether the committer asks what the committable's own job committed (the reference),
+    /// or what the table's latest snapshot says, whichever job committed it.
+    fn by_job(&self) -> bool {
+        true
+    }
     /// The checkpoint stamped on the snapshot that commits `checkpoint`; `recovered`: it was
     /// recovered on restore; `current`: the table's stamp before the commit.
     fn stamp(&self, checkpoint: CheckpointId, recovered: bool, current: CheckpointId) -> CheckpointId {
@@ -80,7 +85,8 @@ impl<B: TableBug> Sink for BuggyTableSink<B> {
         true
     }
     fn create_global_committer(&self, ctx: GlobalCommitterContext) -> Option<Self::GlobalCommitter> {
-        let inner = self.inner.create_global_committer(ctx)?;
+        let mut inner = self.inner.create_global_committer(ctx)?;
+        inner.by_job = self.bug.by_job();
         Some(BuggyTableCommitter { inner, bug: self.bug.clone(), recovered_upto: 0 })
     }
 }

@@ -43,6 +43,7 @@ mod snapshot_omits_pending;
 mod snapshots_fetch_position;
 mod stale_output_version;
 mod holds_new_splits;
+mod skips_by_another_jobs_checkpoint;
 mod stale_reader_snapshot;
 mod trusts_server_length;
 mod unstamped_recovered_commit;
@@ -92,6 +93,7 @@ pub use snapshots_fetch_position::{
 };
 pub use stale_output_version::StaleOutputVersionSetup;
 pub use holds_new_splits::HoldsNewSplits;
+pub use skips_by_another_jobs_checkpoint::SkipsByAnotherJobsCheckpoint;
 pub use stale_reader_snapshot::StaleReaderSnapshot;
 pub use trusts_server_length::TrustsServerLength;
 pub use unstamped_recovered_commit::UnstampedRecoveredCommit;

@@ -106,6 +106,23 @@ pub fn savepoints_and_rescaling() -> Scenario {
         .requires("rescale")
 }
 
+/// New jobs against the output the last one left: one without state, then one from the
+/// savepoint before the one that stopped the last job.
+pub fn new_jobs() -> Scenario {
+    Scenario::new("new jobs")
+        .then(checkpoint())
+        .then(stop_with_savepoint())
+        .then(wait(50))
+        .then(restart_without_state())
+        .then(wait(100))
+        .then(checkpoint())
+        .then(restart_from_older_savepoint())
+        .then(wait(100))
+        .then(checkpoint())
+        .requires("new-job:without-state")
+        .requires("new-job:older-savepoint")
+}
+
 /// Combinators: phases, one_of, repeat, time_limit.
 pub fn combinators() -> Scenario {
     Scenario::new("combinators")

@@ -61,6 +61,7 @@ fn the_pinned_scenarios_use_every_block_kind_fault_and_phase() {
         pinned::master_and_systems(),
         pinned::network(),
         pinned::savepoints_and_rescaling(),
+        pinned::new_jobs(),
         pinned::combinators(),
         pinned::workload(),
         pinned::data_plane(),
@@ -114,6 +115,11 @@ fn network() {
 #[test]
 fn savepoints_and_rescaling() {
     snapshot("savepoints_and_rescaling", everywhere(pinned::savepoints_and_rescaling(), true));
+}
+
+#[test]
+fn new_jobs() {
+    snapshot("new_jobs", everywhere(pinned::new_jobs(), true));
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod determinism;
 mod event_time;
 mod exchange;
 mod mutants;
+mod new_jobs;
 mod pacing;
 mod reference;
 

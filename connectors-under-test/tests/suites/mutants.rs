@@ -240,6 +240,8 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::Configure { setting: Setting::TornAppends(_), .. } => Some("append-torn"),
         Block::Configure { setting: Setting::RetentionMs(Some(_)), .. } => Some("offset-out-of-range"),
         Block::During { fault: Fault::Delay { .. }, .. } => Some("request-outlived-its-sender"),
+        Block::NewJob { from: NewJobFrom::WithoutState } => Some("new-job:without-state"),
+        Block::NewJob { from: NewJobFrom::OlderSavepoint } => Some("new-job:older-savepoint"),
         _ => None,
     }
 }
@@ -259,6 +261,22 @@ fn recovered_snapshots_committed_without_their_checkpoint_id_are_committed_twice
         mutant("mutant: unstamped recovered commit", "no-duplicates"),
         catalogue::suite("table-sink (global committer)"),
         "no-duplicates",
+    );
+}
+
+#[test]
+fn a_global_committer_that_takes_another_jobs_checkpoint_id_for_its_own_loses_a_new_jobs_commits() {
+    only_exposed_by(
+        || mutant("mutant: skips commits by another job's checkpoint id", "no-loss"),
+        "restart without state",
+        restart_without_state(),
+        "no-loss",
+    );
+    only_exposed_by(
+        || mutant("mutant: skips commits by another job's checkpoint id", "no-loss"),
+        "restart from an older savepoint",
+        restart_from_older_savepoint(),
+        "no-loss",
     );
 }
 

@@ -25,9 +25,14 @@ use std::marker::PhantomData;
 #[derive(Clone)]
 pub struct GlobalCommitterContext {
     pub(crate) endpoint: Endpoint,
+    pub(crate) job_id: String,
 }
 
 impl GlobalCommitterContext {
+    /// The job's id ([`crate::api::WriterContext::job_id`]).
+    pub fn job_id(&self) -> &str {
+        &self.job_id
+    }
     /// The job master's gateway endpoint, for talking to external systems.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint

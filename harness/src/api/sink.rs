@@ -47,10 +47,18 @@ pub struct WriterContext {
     pub(crate) parallelism: usize,
     pub(crate) attempt: u64,
     pub(crate) restored_checkpoint: CheckpointId,
+    pub(crate) job_id: String,
     pub(crate) endpoint: Endpoint,
 }
 
 impl WriterContext {
+    /// The job's id (Flink's `JobID`): the same across failovers and restores of one job,
+    /// another for a new job started without state or from an older savepoint. Connectors
+    /// that record what they committed in the external system keep it beside the checkpoint
+    /// id, which a new job numbers again.
+    pub fn job_id(&self) -> &str {
+        &self.job_id
+    }
     /// This writer's subtask index.
     pub fn subtask(&self) -> usize {
         self.subtask
@@ -79,10 +87,15 @@ pub struct CommitterContext {
     pub(crate) subtask: usize,
     pub(crate) attempt: u64,
     pub(crate) restored_checkpoint: CheckpointId,
+    pub(crate) job_id: String,
     pub(crate) endpoint: Endpoint,
 }
 
 impl CommitterContext {
+    /// The job's id ([`WriterContext::job_id`]).
+    pub fn job_id(&self) -> &str {
+        &self.job_id
+    }
     /// This committer's subtask index.
     pub fn subtask(&self) -> usize {
         self.subtask

@@ -2,7 +2,9 @@
 //! pending in the enumerator, in one reader's state, or finished — and no split has vanished:
 //! every split placed in the previous completed checkpoint, or assigned between its trigger
 //! and this one's, is still somewhere. A global failover resets the enumerator to the last
-//! completed checkpoint, so assignments made before it are legitimately forgotten.
+//! completed checkpoint, so assignments made before it are legitimately forgotten. A new job
+//! (without state, or from an older savepoint) starts the accounting afresh: splits finished
+//! or placed by the jobs before it are its to read again.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::{CheckpointId, EventKind};
@@ -28,6 +30,11 @@ pub fn check(f: &RunFacts) -> Verdict {
         match &e.kind {
             EventKind::SplitsAssigned { splits, .. } => assignments.extend(splits.iter().map(|s| (i, s.clone()))),
             EventKind::Failover { strategy, .. } if strategy != "region" => window_start = i,
+            EventKind::NewJob { .. } => {
+                window_start = i;
+                known.clear();
+                finished_total.clear();
+            }
             EventKind::SplitFinished { subtask, attempt, split } => {
                 finished_by.entry((*subtask, *attempt)).or_default().push(split.clone());
             }

@@ -24,4 +24,4 @@ pub use hooks::Phase;
 pub(crate) use hooks::{Hit, Hooks, JmCommand};
 pub use jobmaster::{JobStatus, JobStatusCell};
 pub use protocol::{task_executor, SubtaskState, JOB_MASTER};
-pub use store::{CheckpointStore, CompletedCheckpoint};
+pub use store::{CheckpointStore, CompletedCheckpoint, NewJobStart};

@@ -50,6 +50,8 @@ pub enum ToTask {
         writers: usize,
         restore: Option<(CheckpointId, SubtaskState)>,
         deadline_ms: u64,
+        /// The job's index ([`crate::history::job_id`]).
+        job: u64,
     },
     /// Heartbeat for `attempt`: which attempt of the subtask runs here? Answered with
     /// `Option<attempt>`; renews the attempt's lease when it is the one asked about.

@@ -105,7 +105,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             }
         };
         match req {
-            ToTask::Deploy { subtask, attempt, parallelism, writers, restore, deadline_ms } => {
+            ToTask::Deploy { subtask, attempt, parallelism, writers, restore, deadline_ms, job } => {
                 let late = now().as_millis() as u64 > deadline_ms;
                 let ok = match running.get(&subtask) {
                     Some(r) if r.attempt == attempt => true,
@@ -125,6 +125,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                             parallelism,
                             writers,
                             attempt,
+                            job,
                             restore,
                             endpoint: endpoint.clone(),
                             history: history.clone(),

@@ -4,7 +4,7 @@ use super::sink::typed_requests;
 use super::value::{ErasedCommittable, ErasedGlobal};
 use crate::api::{CommitOutcome, CommitRequest, GlobalCommitter, Sink};
 use crate::error::ConnectorError;
-use crate::history::CheckpointId;
+use crate::history::{local_checkpoint, CheckpointId};
 use futures::future::BoxFuture;
 use std::future::Future;
 
@@ -28,16 +28,21 @@ where
 {
     fn combine(&mut self, checkpoint: CheckpointId, committables: Vec<ErasedCommittable>) -> ErasedGlobal {
         let typed = committables.iter().map(ErasedCommittable::typed).collect();
-        ErasedGlobal::data(GlobalCommitter::combine(self, checkpoint, typed))
+        ErasedGlobal::data(GlobalCommitter::combine(self, local_checkpoint(checkpoint), typed))
     }
     fn commit(&mut self, requests: Vec<CommitRequest<ErasedGlobal>>) -> BoxFuture<'_, Vec<CommitOutcome>> {
         Box::pin(GlobalCommitter::commit(self, typed_requests(requests)))
     }
     fn filter_recovered(&mut self, recovered: Recovered) -> BoxFuture<'_, Result<Recovered, ConnectorError>> {
-        let typed = recovered.iter().map(|(c, g)| (*c, g.typed::<G::GlobalCommittable>())).collect();
+        let typed = recovered.iter().map(|(c, g)| (local_checkpoint(*c), g.typed::<G::GlobalCommittable>())).collect();
         Box::pin(async move {
             let kept = GlobalCommitter::filter_recovered(self, typed).await?;
-            Ok(kept.into_iter().map(|(c, g)| (c, ErasedGlobal::data(g))).collect())
+            // Back to the history's ids: within one restored checkpoint, each local id names
+            // one checkpoint (a job's numbering only grows along what it restored).
+            let history_id = |local: CheckpointId| {
+                recovered.iter().map(|(c, _)| *c).find(|c| local_checkpoint(*c) == local).unwrap_or(local)
+            };
+            Ok(kept.into_iter().map(|(c, g)| (history_id(c), ErasedGlobal::data(g))).collect())
         })
     }
     fn end_of_input(&mut self) -> BoxFuture<'_, Result<(), ConnectorError>> {

@@ -7,7 +7,7 @@ use crate::api::{
     SinkWriter, Watermark, WriterContext,
 };
 use crate::error::ConnectorError;
-use crate::history::CheckpointId;
+use crate::history::{local_checkpoint, CheckpointId};
 use crate::record::Record;
 use futures::future::BoxFuture;
 use serde::de::Error as _;
@@ -175,18 +175,18 @@ where
         checkpoint: CheckpointId,
     ) -> BoxFuture<'_, Result<Vec<ErasedCommittable>, ConnectorError>> {
         Box::pin(async move {
-            let committables = SinkWriter::prepare_commit(self, checkpoint).await?;
+            let committables = SinkWriter::prepare_commit(self, local_checkpoint(checkpoint)).await?;
             Ok(committables.into_iter().map(ErasedCommittable::data).collect())
         })
     }
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<ErasedWriterState> {
-        SinkWriter::snapshot_state(self, checkpoint).into_iter().map(ErasedWriterState::data).collect()
+        SinkWriter::snapshot_state(self, local_checkpoint(checkpoint)).into_iter().map(ErasedWriterState::data).collect()
     }
     fn notify_checkpoint_complete(&mut self, checkpoint: CheckpointId) -> BoxFuture<'_, Result<(), ConnectorError>> {
-        Box::pin(SinkWriter::notify_checkpoint_complete(self, checkpoint))
+        Box::pin(SinkWriter::notify_checkpoint_complete(self, local_checkpoint(checkpoint)))
     }
     fn notify_checkpoint_aborted(&mut self, checkpoint: CheckpointId) -> BoxFuture<'_, Result<(), ConnectorError>> {
-        Box::pin(SinkWriter::notify_checkpoint_aborted(self, checkpoint))
+        Box::pin(SinkWriter::notify_checkpoint_aborted(self, local_checkpoint(checkpoint)))
     }
     fn close(&mut self) -> BoxFuture<'_, ()> {
         Box::pin(SinkWriter::close(self))
@@ -235,13 +235,18 @@ impl SinkWriter for ErasedWriter {
     }
 }
 
-/// Committables of a request list, in the connector's type.
+/// Committables of a request list, in the connector's type, with the checkpoint numbered
+/// as the connector's job numbers it.
 pub(super) fn typed_requests<C: Clone + 'static, K: super::value::Kind>(
     requests: Vec<CommitRequest<super::value::Erased<K>>>,
 ) -> Vec<CommitRequest<C>> {
     requests
         .into_iter()
-        .map(|r| CommitRequest { committable: r.committable.typed(), checkpoint: r.checkpoint, retries: r.retries })
+        .map(|r| CommitRequest {
+            committable: r.committable.typed(),
+            checkpoint: local_checkpoint(r.checkpoint),
+            retries: r.retries,
+        })
         .collect()
 }
 

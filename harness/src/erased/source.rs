@@ -6,7 +6,7 @@ use crate::api::{
     SourceReader, Split, SplitEnumerator, SplitId, WatermarkStrategy,
 };
 use crate::error::ConnectorError;
-use crate::history::CheckpointId;
+use crate::history::{local_checkpoint, CheckpointId};
 use futures::future::BoxFuture;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -183,13 +183,13 @@ impl<E: SplitEnumerator> DynEnumerator for E {
         with_typed(ctx, |c| SplitEnumerator::add_reader(self, subtask, c))
     }
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> ErasedEnumState {
-        ErasedEnumState::new(SplitEnumerator::snapshot_state(self, checkpoint))
+        ErasedEnumState::new(SplitEnumerator::snapshot_state(self, local_checkpoint(checkpoint)))
     }
     fn notify_checkpoint_complete(&mut self, checkpoint: CheckpointId) {
-        SplitEnumerator::notify_checkpoint_complete(self, checkpoint)
+        SplitEnumerator::notify_checkpoint_complete(self, local_checkpoint(checkpoint))
     }
     fn notify_checkpoint_aborted(&mut self, checkpoint: CheckpointId) {
-        SplitEnumerator::notify_checkpoint_aborted(self, checkpoint)
+        SplitEnumerator::notify_checkpoint_aborted(self, local_checkpoint(checkpoint))
     }
     fn handle_source_event(&mut self, subtask: usize, event: Vec<u8>, ctx: &mut Ctx) {
         with_typed(ctx, |c| SplitEnumerator::handle_source_event(self, subtask, event, c))
@@ -279,13 +279,13 @@ impl<R: SourceReader> DynReader for R {
         SourceReader::notify_no_more_splits(self)
     }
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<ErasedSplit> {
-        SourceReader::snapshot_state(self, checkpoint).into_iter().map(ErasedSplit::new).collect()
+        SourceReader::snapshot_state(self, local_checkpoint(checkpoint)).into_iter().map(ErasedSplit::new).collect()
     }
     fn notify_checkpoint_complete(&mut self, checkpoint: CheckpointId) {
-        SourceReader::notify_checkpoint_complete(self, checkpoint)
+        SourceReader::notify_checkpoint_complete(self, local_checkpoint(checkpoint))
     }
     fn notify_checkpoint_aborted(&mut self, checkpoint: CheckpointId) {
-        SourceReader::notify_checkpoint_aborted(self, checkpoint)
+        SourceReader::notify_checkpoint_aborted(self, local_checkpoint(checkpoint))
     }
     fn handle_source_event(&mut self, event: Vec<u8>) {
         SourceReader::handle_source_event(self, event)

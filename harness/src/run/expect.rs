@@ -115,6 +115,9 @@ impl Starts {
                 EventKind::CheckpointCompleted { .. } => {
                     first_completed.get_or_insert(index);
                 }
+                // A new job without state looks its start up again (one from a savepoint
+                // does not, as a restore).
+                EventKind::NewJob { restored_from: 0, .. } => first_completed = None,
                 _ => {}
             }
         }

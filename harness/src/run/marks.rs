@@ -30,6 +30,8 @@ pub const MARKS: &[(&str, &str)] = &[
     ("failover:jobmaster", "a new job-master incarnation restored everything from the latest checkpoint"),
     ("rescale", "the job was restored with another parallelism"),
     ("savepoint-stop", "the job stopped at a savepoint (stop-with-savepoint)"),
+    ("new-job:without-state", "a new job started without state against the output the last one left"),
+    ("new-job:older-savepoint", "a new job started from a savepoint older than the latest completed checkpoint"),
     ("checkpoint-declined", "a subtask declined a checkpoint"),
     ("message-delayed", "the gateway delayed a message"),
     ("response-lost", "a request took effect but its response was lost"),
@@ -250,6 +252,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                 marks.insert("exchange-resent");
             }
             EventKind::JobStarted { .. } => open_checkpoints.clear(),
+            EventKind::NewJob { restored_from, .. } => {
+                marks.insert(if *restored_from == 0 { "new-job:without-state" } else { "new-job:older-savepoint" });
+            }
             EventKind::Fault { fault, kind, .. } => {
                 marks.insert(match fault.as_str() {
                     "delay" => "message-delayed",

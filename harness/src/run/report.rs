@@ -185,6 +185,7 @@ fn timeline(f: &RunFacts, verdicts: &[Verdict]) -> Vec<String> {
                 | EventKind::LateNotification { .. }
                 | EventKind::Step { .. }
                 | EventKind::NodeStopped { .. }
+                | EventKind::NewJob { .. }
                 | EventKind::LeaseExpired { .. }
                 | EventKind::Paused { .. }
                 | EventKind::ZombieRequest { .. }

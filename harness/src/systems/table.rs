@@ -1,6 +1,7 @@
 //! A snapshot table (Iceberg-like): data files are written first and become visible only
 //! when a snapshot that lists them is committed. A commit names the snapshot it builds on
-//! (optimistic concurrency) and records the checkpoint it belongs to as a property.
+//! (optimistic concurrency) and records the job and checkpoint it belongs to as properties
+//! (Iceberg's `flink.job-id` and `flink.max-committed-checkpoint-id`).
 
 use super::output::{Entry, OutputReader, Part};
 use super::{serve_requests, BoxFuture, ExternalSystem};
@@ -19,10 +20,13 @@ use std::time::Duration;
 pub enum TableRequest {
     /// Writes (or rewrites, idempotently) a data file; invisible until a snapshot lists it.
     WriteDataFile { path: String, records: Vec<Record> },
-    /// The current snapshot id and its last committed checkpoint (0, 0 when empty).
-    Current,
-    /// Commits a snapshot adding `files` on top of snapshot `parent`.
-    Commit { parent: u64, files: Vec<String>, checkpoint: CheckpointId },
+    /// The current snapshot id, and the checkpoint property of the latest snapshot job
+    /// `job` committed (0 when none): walking the snapshot log back to the job's last commit,
+    /// as Iceberg's Flink committer does. Without a job: the latest snapshot's.
+    Current { job: Option<String> },
+    /// Commits a snapshot adding `files` on top of snapshot `parent`, with the job and
+    /// checkpoint it belongs to as properties.
+    Commit { parent: u64, files: Vec<String>, checkpoint: CheckpointId, job: String },
 }
 
 /// The table's answers.
@@ -45,8 +49,8 @@ pub enum TableResponse {
 #[derive(Default)]
 struct State {
     files: BTreeMap<String, Vec<Record>>,
-    /// Committed snapshots in order: (files added, checkpoint).
-    snapshots: Vec<(Vec<String>, CheckpointId)>,
+    /// Committed snapshots in order: (files added, checkpoint, job).
+    snapshots: Vec<(Vec<String>, CheckpointId, String)>,
     /// Changes when a data file a committed snapshot lists is rewritten.
     rewrites: u64,
 }
@@ -68,24 +72,29 @@ impl SnapshotTable {
         let mut s = self.state.lock().unwrap();
         match req {
             TableRequest::WriteDataFile { path, records } => {
-                if s.snapshots.iter().any(|(files, _)| files.contains(&path)) {
+                if s.snapshots.iter().any(|(files, ..)| files.contains(&path)) {
                     s.rewrites += 1; // a committed file changes under the readers' feet
                 }
                 s.files.insert(path, records);
                 TableResponse::Ok
             }
-            TableRequest::Current => TableResponse::Current {
+            TableRequest::Current { job } => TableResponse::Current {
                 snapshot: s.snapshots.len() as u64,
-                checkpoint: s.snapshots.last().map_or(0, |(_, c)| *c),
+                checkpoint: s
+                    .snapshots
+                    .iter()
+                    .rev()
+                    .find(|(.., j)| job.as_ref().is_none_or(|job| j == job))
+                    .map_or(0, |(_, c, _)| *c),
             },
-            TableRequest::Commit { parent, files, checkpoint } => {
+            TableRequest::Commit { parent, files, checkpoint, job } => {
                 if parent != s.snapshots.len() as u64 {
                     return TableResponse::Conflict { current: s.snapshots.len() as u64 };
                 }
                 if let Some(missing) = files.iter().find(|f| !s.files.contains_key(*f)) {
                     return TableResponse::MissingFile(missing.clone());
                 }
-                s.snapshots.push((files, checkpoint));
+                s.snapshots.push((files, checkpoint, job));
                 TableResponse::Ok
             }
         }
@@ -124,7 +133,7 @@ impl OutputReader for SnapshotTable {
     fn read(&self, _part: &str, from: u64) -> Vec<Entry> {
         let s = self.state.lock().unwrap();
         let snapshots = s.snapshots.iter().skip(from as usize);
-        let records = snapshots.flat_map(|(files, _)| files.iter().flat_map(|f| s.files[f].iter()));
+        let records = snapshots.flat_map(|(files, ..)| files.iter().flat_map(|f| s.files[f].iter()));
         records.map(|r| Entry::record(r.id, r.digest())).collect()
     }
 }
@@ -145,7 +154,7 @@ impl TableClient {
     pub async fn request(&self, req: TableRequest) -> Result<TableResponse, ConnectorError> {
         let kind = match &req {
             TableRequest::WriteDataFile { .. } => "table.write",
-            TableRequest::Current => "table.current",
+            TableRequest::Current { .. } => "table.current",
             TableRequest::Commit { .. } => "table.commit",
         };
         Ok(self.endpoint.call(&self.table, kind, &req, Duration::from_millis(50)).await?)

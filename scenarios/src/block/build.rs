@@ -1,7 +1,7 @@
 //! The functions that build blocks (`crash(worker(1)).at(phase)`, `drop_messages(…)`, …):
 //! what a scenario is written with, and what [`Block::to_rust`] prints.
 
-use super::{Block, Fault, Target, Worker};
+use super::{Block, Fault, NewJobFrom, Target, Worker};
 use connsim::cluster::Phase;
 use connsim::net::Refusal;
 use connsim::run::Spread;
@@ -189,6 +189,17 @@ pub fn stop_with_savepoint() -> Block {
 /// Stop with a savepoint and resume with `parallelism`.
 pub fn savepoint_and_rescale(parallelism: usize) -> Block {
     Block::StopWithSavepoint { resume_with: Some(parallelism) }
+}
+
+/// Stop with a savepoint, then start a new job without state against the output left.
+pub fn restart_without_state() -> Block {
+    Block::NewJob { from: NewJobFrom::WithoutState }
+}
+
+/// Stop with a savepoint, then start a new job from the savepoint before it (older than
+/// the latest completed checkpoint).
+pub fn restart_from_older_savepoint() -> Block {
+    Block::NewJob { from: NewJobFrom::OlderSavepoint }
 }
 
 /// Restore from the latest checkpoint with `parallelism`.

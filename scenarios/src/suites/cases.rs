@@ -74,6 +74,10 @@ pub struct Systems {
     pub appendable: Vec<String>,
     /// The source's systems with retention (logs).
     pub retaining: Vec<String>,
+    /// Whether the cases replace the job by a new one (without state, or from an older
+    /// savepoint) against the output it left: a sink's concern, so the sink and pipeline
+    /// suites.
+    pub new_jobs: bool,
 }
 
 impl Systems {
@@ -479,6 +483,34 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         }
         behind = behind.then(wait(200)).then(pause(Worker::Any, 600)).then(wait(300)).requires("offset-out-of-range");
         cases.insert(cases.len() - 1, case("the source falls behind retention", 4, Region, behind));
+    }
+    if aimed.new_jobs {
+        // An operator replaces the job: stop it with a savepoint and submit a new one without
+        // state, against the output it left. The new job's checkpoints are numbered from 1
+        // again, below every id the last job committed: a commit it makes must not be taken
+        // for one already done.
+        let fresh = Scenario::new("restart without state")
+            .then(checkpoint())
+            .then(wait(100))
+            .then(block::restart_without_state())
+            .then(wait(100))
+            .then(checkpoint())
+            .requires("new-job:without-state");
+        cases.insert(cases.len() - 1, case("restart without state", 4, Region, fresh));
+        // Or rolls back: a new job from the savepoint before the last one, older than the
+        // latest completed checkpoint, whose checkpoint ids go on from that savepoint's.
+        let older = Scenario::new("restart from an older savepoint")
+            .then(checkpoint())
+            .then(stop_with_savepoint())
+            .then(wait(100))
+            .then(checkpoint())
+            .then(wait(50))
+            .then(checkpoint())
+            .then(block::restart_from_older_savepoint())
+            .then(wait(100))
+            .then(checkpoint())
+            .requires("new-job:older-savepoint");
+        cases.insert(cases.len() - 1, case("restart from an older savepoint", 4, Region, older));
     }
     if aimed.source_grows {
         // Splits appear while the job master cannot reach the source system: discovery must

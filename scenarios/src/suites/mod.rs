@@ -241,6 +241,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
         transactional,
         appendable,
         retaining: Vec::new(),
+        new_jobs: true,
     };
     let (c, k) = (ctx.clone(), ctx.clone());
     let cases = build_cases(
@@ -270,6 +271,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
         transactional,
         appendable,
         retaining,
+        new_jobs: true,
     };
     let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
     let cases = build_cases(

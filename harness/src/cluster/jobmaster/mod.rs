@@ -169,7 +169,10 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         .collect();
     let suspects = vec![None; cfg.task_executors(p)];
     let global = if sink.has_global_committer() {
-        match sink.create_global_committer(GlobalCommitterContext { endpoint: endpoint.clone() }) {
+        match sink.create_global_committer(GlobalCommitterContext {
+            endpoint: endpoint.clone(),
+            job_id: crate::history::job_id(store.job()),
+        }) {
             Some(g) => Some(GlobalHost::new(g)),
             None => {
                 let reason = "the sink says it has a global committer, but create_global_committer returned None";

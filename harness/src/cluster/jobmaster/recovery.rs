@@ -49,6 +49,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             writers,
             restore,
             deadline_ms: 0,
+            job: self.store.job(),
         });
         if previous.0 != executor {
             // Cancel the attempt left behind, as Flink cancels a failed region's executions

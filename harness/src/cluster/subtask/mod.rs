@@ -87,6 +87,8 @@ pub(crate) struct SubtaskSetup<Src, Snk> {
     /// Writers (the sink's parallelism); subtasks from here on host only a reader.
     pub writers: usize,
     pub attempt: u64,
+    /// The job's index ([`crate::history::job_id`]).
+    pub job: u64,
     pub restore: Option<(CheckpointId, SubtaskState)>,
     pub endpoint: Endpoint,
     pub history: History,
@@ -249,7 +251,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             subtask: setup.subtask,
             parallelism: setup.writers,
             attempt: setup.attempt,
-            restored_checkpoint: restored_cp,
+            restored_checkpoint: crate::history::local_checkpoint(restored_cp),
+            job_id: crate::history::job_id(setup.job),
             endpoint: connector_endpoint.clone(),
         };
         let mut reader = reader;
@@ -269,7 +272,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             setup.sink.create_committer(CommitterContext {
                 subtask: setup.subtask,
                 attempt: setup.attempt,
-                restored_checkpoint: restored_cp,
+                restored_checkpoint: crate::history::local_checkpoint(restored_cp),
+                job_id: crate::history::job_id(setup.job),
                 endpoint: connector_endpoint.clone(),
             })
         });

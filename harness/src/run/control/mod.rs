@@ -13,8 +13,7 @@ use super::expect::Starts;
 use super::observe::Observer;
 use super::testbed::{Producer, RecordMaker};
 use crate::cluster::{
-    task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER,
-};
+    task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER, NewJobStart};
 use crate::history::{CheckpointId, EventKind, History};
 use crate::net::{FaultRule, Gateway, RuleId};
 use crate::systems::ExternalSystem;
@@ -425,6 +424,22 @@ impl Control {
         }
         self.sleep_ms(1).await; // the task executors come up before the job master deploys
         self.restart(JOB_MASTER);
+    }
+
+    /// Replaces the stopped job (after [`Control::stop_with_savepoint`]) by a new one, started
+    /// as `start` says: without state, or from the savepoint before the latest one. The new
+    /// job runs against the output the previous job left; its checkpoints are numbered as
+    /// Flink numbers a new job's (from 1, or on from the savepoint). Returns the new job's
+    /// index and the savepoint it restores (0: none), or why it cannot start so; then nothing
+    /// changes and the caller resumes the job as it was.
+    pub async fn start_new_job(&self, start: NewJobStart) -> Result<(u64, CheckpointId), String> {
+        if !matches!(self.status(), JobStatus::Stopped(_)) {
+            return Err(format!("the job is not stopped at a savepoint ({:?})", self.status()));
+        }
+        let (job, restored_from) = self.inner.store.start_new_job(start)?;
+        self.record(EventKind::NewJob { job, restored_from });
+        self.resume(self.parallelism()).await;
+        Ok((job, restored_from))
     }
 
     /// Rescales from the latest completed checkpoint: the running job is cancelled (every job
