@@ -25,6 +25,7 @@ pub fn log_source_for(d: TestData, start: LogStart) -> LogSourceSetup {
         .starting(start, before)
         .with_watermarks(LOG_WATERMARKS)
         .discovering_every(d.discovery_interval_ms)
+        .skewed(d.skew_ms)
 }
 
 /// How the suites read the log: event time is a record's id, so monotonous within every

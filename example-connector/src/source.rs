@@ -117,10 +117,12 @@ impl SplitEnumerator for FeedEnumerator {
     }
 }
 
-/// Reads its splits in turn, up to 50 records per fetch.
+/// Reads its splits in turn, up to 50 records per fetch, skipping those paused (watermark
+/// alignment).
 pub struct FeedSplitReader {
     feed: ModelClient<FeedRequest>,
     splits: Vec<FeedSplit>,
+    paused: BTreeSet<SplitId>,
     turn: usize,
     unbounded: bool,
 }
@@ -130,11 +132,15 @@ impl SplitReader for FeedSplitReader {
     type Element = (u64, Record);
     async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
         let mut batch = FetchedBatch::empty();
-        if self.splits.is_empty() {
+        if self.splits.iter().all(|s| self.paused.contains(&s.id())) {
             connsim::time::sleep(Duration::from_millis(10)).await;
             return Ok(batch);
         }
+        // The next split in turn that is not paused.
         self.turn = (self.turn + 1) % self.splits.len();
+        while self.paused.contains(&self.splits[self.turn].id()) {
+            self.turn = (self.turn + 1) % self.splits.len();
+        }
         let split = self.splits[self.turn].clone();
         let req = FeedRequest::Read { partition: split.partition, from: split.next, max: 50 };
         let Ok(got) = self.feed.call(&req).await else {
@@ -154,8 +160,14 @@ impl SplitReader for FeedSplitReader {
         Ok(batch)
     }
     fn handle_splits_changes(&mut self, change: SplitsChange<FeedSplit>) {
-        if let SplitsChange::Add(splits) = change {
-            self.splits.extend(splits);
+        match change {
+            SplitsChange::Add(splits) => self.splits.extend(splits),
+            SplitsChange::PauseResume { pause, resume } => {
+                self.paused.extend(pause);
+                for split in &resume {
+                    self.paused.remove(split);
+                }
+            }
         }
     }
 }
@@ -204,7 +216,13 @@ impl Source for FeedSource {
         let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.feed), self.unbounded);
         SourceReaderBase::new(
             ctx,
-            move || FeedSplitReader { feed: feed.clone(), splits: Vec::new(), turn: 0, unbounded },
+            move || FeedSplitReader {
+                feed: feed.clone(),
+                splits: Vec::new(),
+                paused: BTreeSet::new(),
+                turn: 0,
+                unbounded,
+            },
             FeedEmitter,
             FetcherMode::Single,
         )
@@ -223,6 +241,8 @@ pub struct FeedSourceSetup {
     pub pace_ms: u64,
     /// The source never ends.
     pub unbounded: bool,
+    /// Partition `p`'s records carry event times `p × skew_ms` ahead of the rest.
+    pub skew_ms: u64,
 }
 
 impl SourceSetup for FeedSourceSetup {
@@ -234,9 +254,11 @@ impl SourceSetup for FeedSourceSetup {
     fn build(&self, world: &mut World) -> FeedSource {
         let feed = Feed::new("feed", self.partitions);
         for i in 0..self.records {
-            let record = world.new_record(i % 1000, format!("feed {i}").into_bytes());
+            let partition = (i % self.partitions as u64) as u32;
+            let mut record = world.new_record(i % 1000, format!("feed {i}").into_bytes());
+            record.event_time_ms += i64::from(partition) * self.skew_ms as i64;
             let at = Duration::from_micros(i * self.pace_ms * 1000 / self.records.max(1));
-            feed.append(world.history(), (i % self.partitions as u64) as u32, record, at);
+            feed.append(world.history(), partition, record, at);
         }
         world.add_system(Arc::new(feed));
         FeedSource { feed: "feed".into(), partitions: self.partitions, unbounded: self.unbounded }

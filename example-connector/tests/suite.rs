@@ -24,6 +24,7 @@ fn main() -> std::process::ExitCode {
         records: data.records,
         pace_ms: data.pace_ms,
         unbounded: data.unbounded,
+        skew_ms: data.skew_ms,
     })
     .skipping("new splits while the source system is unreachable", FIXED_PARTITIONS)
     .skipping("discovery overlaps slow responses", FIXED_PARTITIONS);

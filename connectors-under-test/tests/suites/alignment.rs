@@ -98,3 +98,17 @@ fn a_reader_that_holds_new_splits_until_a_checkpoint_is_caught_pausing_without_c
     caught_pausing_without_cause("mutant: holds new splits until a checkpoint", "watermark-alignment");
 }
 
+
+#[test]
+fn a_split_reader_that_ignores_pauses_is_caught_by_the_plain_source_suites_alignment_case() {
+    // The plain log-source context opts into nothing: the suite's own alignment case reads it
+    // with alignment over skewed event time.
+    let suite = suites::source(contexts::log_source_with("ignores-pause", |s| {
+        connectors_under_test::mutants::MishandlesPauseSetup(s, connectors_under_test::mutants::PauseBug::Ignores)
+    }));
+    let outcome = suite.only("watermark alignment").seeds(5).run();
+    let caught = outcome.caught_by("watermark-alignment");
+    assert!(caught.is_some(), "the plain suite's alignment case missed a split reader ignoring pauses:\n{outcome}");
+    let same = suites::source(contexts::log_source()).only("watermark alignment").seeds(5).run();
+    assert!(same.failed_cases().is_empty(), "{same}");
+}

@@ -12,6 +12,7 @@ fn the_example_source_suite_reads_in_event_time_without_opting_in() {
         records: data.records,
         pace_ms: data.pace_ms,
         unbounded: data.unbounded,
+        skew_ms: data.skew_ms,
     };
     let outcome = suites::source(source_from_setup("feed-source", &["feed"], feed))
         .only("task failure mid-stream (region)")
@@ -33,4 +34,33 @@ fn the_example_source_suite_reads_in_event_time_without_opting_in() {
     assert!(outcome.to_string().contains("event time: off: the feed has no event times"), "{outcome}");
     let v = outcome.cases[0].reports[0].verdict("event-time").expect("the check ran");
     assert!(v.summary.contains("not claimed"), "{v:?}");
+}
+
+#[test]
+fn the_example_source_suite_reads_with_watermark_alignment_in_its_alignment_case() {
+    let feed = |data: suites::TestData| FeedSourceSetup {
+        partitions: data.splits,
+        records: data.records,
+        pace_ms: data.pace_ms,
+        unbounded: data.unbounded,
+        skew_ms: data.skew_ms,
+    };
+    let outcome = suites::source(source_from_setup("feed-source", &["feed"], feed))
+        .only("watermark alignment")
+        .seeds(3)
+        .run();
+    assert!(outcome.failed_cases().is_empty(), "{outcome}");
+    let case = &outcome.cases[0];
+    for mark in ["split-paused", "split-resumed", "watermark-advanced"] {
+        let share = case.mark_shares.iter().find(|m| m.mark == mark).expect("required");
+        assert_eq!((share.reached, share.seeds), (3, 3), "{mark}: {outcome}");
+    }
+    for r in &case.reports {
+        let v = r.verdict("watermark-alignment").expect("the check ran");
+        assert!(v.passed && !v.summary.contains("not claimed"), "seed {}: {v:?}", r.seed);
+    }
+    // A context whose reader cannot pause skips the case and says why.
+    let plain = source_from_setup("feed-source", &["feed"], feed).without_alignment("the feed reader never pauses");
+    let outcome = suites::source(plain).only("watermark alignment").seeds(1).run();
+    assert!(outcome.to_string().contains("no watermark alignment: the feed reader never pauses"), "{outcome}");
 }

@@ -43,6 +43,9 @@ pub struct CaseSpec {
     pub failover: FailoverStrategy,
     /// How many checkpoints may be pending at once.
     pub concurrent_checkpoints: usize,
+    /// The source is read with watermark alignment (the suite's event-time strategy with
+    /// [`SUITE_ALIGNMENT`](super::SUITE_ALIGNMENT)).
+    pub alignment: bool,
     /// What happens.
     pub body: Body,
 }
@@ -53,9 +56,18 @@ const RECORDS: u64 = 3_000;
 pub const PACE_MS: u64 = 2_000;
 
 fn case(name: &'static str, parallelism: usize, failover: FailoverStrategy, scenario: Scenario) -> CaseSpec {
-    let data = TestData::paced(SPLITS, RECORDS, PACE_MS);
+    let data = TestData { skew_ms: super::SUITE_SKEW_MS, ..TestData::paced(SPLITS, RECORDS, PACE_MS) };
     let body = Body::Scenario(scenario);
-    CaseSpec { name, requires: Vec::new(), data, parallelism, failover, concurrent_checkpoints: 1, body }
+    CaseSpec {
+        name,
+        requires: Vec::new(),
+        data,
+        parallelism,
+        failover,
+        concurrent_checkpoints: 1,
+        alignment: false,
+        body,
+    }
 }
 
 /// The external systems a suite's cases aim at (node names).
@@ -74,6 +86,9 @@ pub struct Systems {
     pub appendable: Vec<String>,
     /// The source's systems with retention (logs).
     pub retaining: Vec<String>,
+    /// Whether the source is read in event time, so a case reads it with watermark
+    /// alignment (source and pipeline suites).
+    pub aligns: bool,
     /// Whether the cases replace the job by a new one (without state, or from an older
     /// savepoint) against the output it left: a sink's concern, so the sink and pipeline
     /// suites.
@@ -436,10 +451,11 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         CaseSpec {
             name: "swarm",
             requires: vec!["crash", "restore-from-checkpoint"],
-            data: TestData::paced(SPLITS, RECORDS, PACE_MS),
+            data: TestData { skew_ms: super::SUITE_SKEW_MS, ..TestData::paced(SPLITS, RECORDS, PACE_MS) },
             parallelism: 4,
             failover: Region,
             concurrent_checkpoints: 1,
+            alignment: false,
             body: Body::Swarm,
         },
     ];
@@ -483,6 +499,26 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         }
         behind = behind.then(wait(200)).then(pause(Worker::Any, 600)).then(wait(300)).requires("offset-out-of-range");
         cases.insert(cases.len() - 1, case("the source falls behind retention", 4, Region, behind));
+    }
+    if aimed.aligns {
+        // Watermark alignment over the skewed splits: those that run ahead pause and resume,
+        // and a failover starts the restored readers' alignment afresh.
+        let mut aligned = case(
+            "watermark alignment",
+            4,
+            Region,
+            Scenario::new("watermark alignment")
+                .then(checkpoint())
+                .then(wait(200))
+                .then(crash(Worker::Any).restart_after(30))
+                .then(wait(200))
+                .then(checkpoint())
+                .requires("split-paused")
+                .requires("split-resumed")
+                .requires("failover:region"),
+        );
+        aligned.alignment = true;
+        cases.insert(cases.len() - 1, aligned);
     }
     if aimed.new_jobs {
         // An operator replaces the job: stop it with a savepoint and submit a new one without

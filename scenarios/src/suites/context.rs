@@ -31,6 +31,11 @@ pub struct TestData {
     /// `pace_ms`. The case "discovery overlaps slow responses" asks for an interval shorter
     /// than the source system's responses take, so rounds of discovery overlap.
     pub discovery_interval_ms: u64,
+    /// Event-time skew across splits: split `s`'s records carry event times `s × skew_ms`
+    /// ahead of the rest ([`TestData::skewed`]), so the splits' watermarks drift apart, the
+    /// combined watermark waits on the slowest, and watermark alignment has splits to pause.
+    /// A request the context passes on, like `pace_ms`.
+    pub skew_ms: u64,
 }
 
 /// The discovery interval of every case but one (see [`TestData::discovery_interval_ms`]).
@@ -39,7 +44,14 @@ pub const DISCOVERY_INTERVAL_MS: u64 = 50;
 impl TestData {
     /// `records` records in `splits` splits, arriving over `pace_ms`, bounded.
     pub fn paced(splits: u32, records: u64, pace_ms: u64) -> Self {
-        Self { splits, records, pace_ms, unbounded: false, discovery_interval_ms: DISCOVERY_INTERVAL_MS }
+        Self { splits, records, pace_ms, unbounded: false, discovery_interval_ms: DISCOVERY_INTERVAL_MS, skew_ms: 0 }
+    }
+
+    /// `record`, written to split `split`, with its event time moved `split × skew_ms` ahead
+    /// (call it before the model records the record as produced).
+    pub fn skewed(&self, mut record: connsim::Record, split: u32) -> connsim::Record {
+        record.event_time_ms += i64::from(split) * self.skew_ms as i64;
+        record
     }
 }
 
@@ -79,6 +91,13 @@ pub trait SourceContext: Send + Sync + 'static {
     fn event_time(&self) -> Result<(), String> {
         Ok(())
     }
+    /// Whether the source's reader pauses and resumes splits for watermark alignment
+    /// ([`SourceReader::pause_or_resume_splits`](connsim::api::SourceReader::pause_or_resume_splits)):
+    /// by default the suites' alignment case reads it with alignment on. `Err(why)` skips that
+    /// case, saying why.
+    fn alignment(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Runs a sink under the suites.
@@ -109,6 +128,8 @@ pub struct SourceFromSetup<F> {
     make: F,
     /// Why the source carries no event time, if it does not.
     no_event_time: Option<String>,
+    /// Why its reader cannot pause splits for watermark alignment, if it cannot.
+    no_alignment: Option<String>,
     /// Cases the source cannot run, with why.
     skipped: Vec<(String, String)>,
 }
@@ -126,6 +147,12 @@ impl<F> SourceFromSetup<F> {
         self.no_event_time = Some(why.to_string());
         self
     }
+    /// The source's reader cannot pause splits (`why`): the suites' alignment case is skipped,
+    /// saying so ([`SourceContext::alignment`]).
+    pub fn without_alignment(mut self, why: &str) -> Self {
+        self.no_alignment = Some(why.to_string());
+        self
+    }
 }
 
 /// A source context from a function building a [`SourceSetup`] for the case's data.
@@ -140,6 +167,7 @@ pub fn source_from_setup<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 's
         make,
         skipped: Vec::new(),
         no_event_time: None,
+        no_alignment: None,
     }
 }
 
@@ -162,6 +190,9 @@ impl<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 'static> SourceContext
     }
     fn event_time(&self) -> Result<(), String> {
         self.no_event_time.clone().map_or(Ok(()), Err)
+    }
+    fn alignment(&self) -> Result<(), String> {
+        self.no_alignment.clone().map_or(Ok(()), Err)
     }
 }
 

@@ -42,7 +42,7 @@ pub use run::{timeline_path, write_timeline, SWARM_SHARE_PERCENT};
 
 use crate::block::Block;
 use crate::replay::CaseFile;
-use connsim::api::{DeliveryGuarantee, WatermarkStrategy};
+use connsim::api::{DeliveryGuarantee, WatermarkAlignment, WatermarkStrategy};
 use connsim::cluster::Exchange;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::run::{
@@ -100,6 +100,9 @@ struct Settings {
     /// source's own; either way its fixed cases require `watermark-advanced` on every seed.
     /// `Err(why)`: not armed, and why.
     event_time: Result<Option<WatermarkStrategy>, String>,
+    /// The strategy the alignment cases read the source with (the event-time one with
+    /// [`SUITE_ALIGNMENT`]), or why they are skipped.
+    alignment: Result<WatermarkStrategy, String>,
 }
 
 /// The watermark strategy source and pipeline suites read a source with when it declares
@@ -107,6 +110,25 @@ struct Settings {
 /// 50 ms (as a Flink job gives `env.fromSource`).
 pub const SUITE_WATERMARKS: WatermarkStrategy =
     WatermarkStrategy { max_out_of_orderness_ms: 20, idle_timeout_ms: Some(100), interval_ms: 50, alignment: None };
+
+/// The watermark alignment the suites' alignment cases add to the source's strategy: one
+/// group, splits at most 20 ms apart, reports every 20 ms (Flink's
+/// `withWatermarkAlignment(group, maxDrift, updateInterval)`).
+pub const SUITE_ALIGNMENT: WatermarkAlignment = WatermarkAlignment { max_drift_ms: 20, update_interval_ms: 20 };
+
+/// How far ahead each split's event time runs of the one before it in every case's data
+/// ([`TestData::skew_ms`]): with [`SUITE_ALIGNMENT`]'s 20 ms drift, neighbouring splits are
+/// already too far apart, so alignment pauses and resumes.
+pub const SUITE_SKEW_MS: u64 = 40;
+
+/// The strategy the alignment cases read `ctx`'s source with, or why they cannot.
+fn alignment_of<C: SourceContext>(ctx: &Arc<C>) -> Result<WatermarkStrategy, String> {
+    ctx.event_time().map_err(|why| format!("the source carries no event time: {why}"))?;
+    ctx.alignment()?;
+    let own = declared_watermarks(&SourceOf { ctx: ctx.clone(), data: TestData::paced(1, 1, 0) });
+    let strategy = own.unwrap_or(SUITE_WATERMARKS);
+    Ok(WatermarkStrategy { alignment: Some(SUITE_ALIGNMENT), ..strategy })
+}
 
 /// Whether the suite reads `ctx`'s source in event time: with its own strategy if it declares
 /// one, else with [`SUITE_WATERMARKS`]; `Err` when the context says its source cannot carry
@@ -180,6 +202,7 @@ pub fn source<C: SourceContext>(ctx: C) -> Suite {
         source: ctx.systems(),
         sink: vec!["collector".into()],
         source_grows: true,
+        aligns: true,
         retaining,
         ..Systems::default()
     };
@@ -192,6 +215,7 @@ pub fn source<C: SourceContext>(ctx: C) -> Suite {
     );
     let mut suite = Suite::new(format!("source suite: {name}"), "source", cases);
     suite.settings.event_time = event_time_of(&ctx_for_event_time);
+    suite.settings.alignment = alignment_of(&ctx_for_event_time);
     suite
 }
 
@@ -238,6 +262,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
         source: Vec::new(),
         sink: ctx.systems(),
         source_grows: false,
+        aligns: false,
         transactional,
         appendable,
         retaining: Vec::new(),
@@ -268,6 +293,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
         source: source.systems(),
         sink: sink.systems(),
         source_grows: true,
+        aligns: true,
         transactional,
         appendable,
         retaining,
@@ -283,6 +309,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
     let mut suite =
         Suite::new(format!("pipeline suite: {} -> {} ({guarantee:?})", source.name(), sink.name()), "pipeline", cases);
     suite.settings.event_time = event_time_of(&source);
+    suite.settings.alignment = alignment_of(&source);
     suite
 }
 
@@ -303,6 +330,7 @@ impl Suite {
             exact_range: false,
             check_determinism: false,
             event_time: Err("the sink suite reads connsim's generator, without event time".into()),
+            alignment: Err("the sink suite reads connsim's generator, without event time".into()),
         };
         Self { name, id, cases, settings, filter, fail_fast: false, seeds_per_test: None, ignored: false }
     }

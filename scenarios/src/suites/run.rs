@@ -37,6 +37,11 @@ pub(super) fn run_case(
     mut runner: Runner<dyn AnyTestbed>,
 ) -> CaseResult {
     let t0 = Instant::now();
+    let alignment = match (&settings.alignment, spec.alignment) {
+        (Ok(strategy), true) => Some(*strategy),
+        (Err(why), true) => return CaseResult::skipped(name, &format!("no watermark alignment: {why}")),
+        (_, false) => None,
+    };
     runner.configure(|c| {
         c.job.parallelism = spec.parallelism;
         c.job.failover = spec.failover;
@@ -48,6 +53,9 @@ pub(super) fn run_case(
         c.job.sink_parallelism = settings.sink_parallelism;
         if let Ok(Some(strategy)) = settings.event_time {
             c.job.watermarks = Some(strategy);
+        }
+        if alignment.is_some() {
+            c.job.watermarks = alignment;
         }
     });
     runner.first_seed(settings.first_seed).seeds(settings.seeds);
