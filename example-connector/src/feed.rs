@@ -1,11 +1,14 @@
-//! The feed's model: partitions of records that arrive over time (each has a release time;
-//! a read returns only what has arrived). Its state lives outside the node (in an `Arc`), so
+//! The feed's model: partitions of messages (bytes: headers and a value, as the upstream
+//! producer wrote them) that arrive over time (each has a release time; a read returns only
+//! what has arrived). Its state lives outside the node (in an `Arc`), so
 //! a crash of its node loses nothing but requests in flight; it is served over the gateway,
 //! so network faults reach the source's reads.
 
 use connsim::history::History;
 use connsim::net::Inbox;
 use connsim::systems::{serve_model, BoxFuture, ExternalSystem, ModelRequest};
+use crate::event::{Event, EventCodec, FeedMessage};
+use connsim::api::ElementCodec;
 use connsim::Record;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
@@ -28,8 +31,8 @@ pub enum FeedRequest {
 /// The feed's answer to a read.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FeedBatch {
-    /// The records with their positions.
-    pub records: Vec<(u64, Record)>,
+    /// The messages with their positions.
+    pub records: Vec<(u64, FeedMessage)>,
     /// The partition holds no records past these (all of it has arrived and been read).
     pub end: bool,
 }
@@ -47,8 +50,8 @@ pub fn split_id(p: u32) -> String {
     format!("feed-{p}")
 }
 
-/// A partition: records in order, each with the time it arrives.
-type Partition = Vec<(Record, Duration)>;
+/// A partition: messages in order, each with the time it arrives.
+type Partition = Vec<(FeedMessage, Duration)>;
 
 /// The feed.
 #[derive(Clone)]
@@ -63,20 +66,22 @@ impl Feed {
         Self { name: name.to_string(), partitions: Arc::new(Mutex::new(vec![Vec::new(); partitions as usize])) }
     }
 
-    /// Appends `record` to `partition`, arriving `at` after the start of the run, and records
-    /// it as produced: split [`split_id`], position its place in the partition.
+    /// Appends `record` to `partition` as the upstream producer writes its event
+    /// ([`FeedMessage::produce`]), arriving `at` after the start of the run, and records it as
+    /// produced: split [`split_id`], position its place in the partition.
     pub fn append(&self, history: &History, partition: u32, record: Record, at: Duration) {
         let mut parts = self.partitions.lock().unwrap();
         let part = &mut parts[partition as usize];
         history.record_produced(&self.name, &record, &split_id(partition), part.len() as u64);
-        part.push((record, at));
+        let event: Event = EventCodec::element(&record);
+        part.push((FeedMessage::produce(&event), at));
     }
 
     fn read(&self, partition: u32, from: u64, max: usize) -> FeedBatch {
         let now = connsim::net::now();
         let parts = self.partitions.lock().unwrap();
         let Some(part) = parts.get(partition as usize) else { return FeedBatch { records: Vec::new(), end: true } };
-        let records: Vec<(u64, Record)> = (from..part.len() as u64)
+        let records: Vec<(u64, FeedMessage)> = (from..part.len() as u64)
             .take(max)
             .map_while(|pos| part.get(pos as usize).filter(|(_, at)| *at <= now).map(|(r, _)| (pos, r.clone())))
             .collect();

@@ -4,7 +4,10 @@
 //! [`connsim::systems::serve_model`], [`connsim::systems::ModelClient`]). Everything here uses
 //! connsim's public API only.
 //!
-//! - [`feed`]: the source's external system: partitions of records that arrive over time.
+//! - [`event`]: the connector's own element type, [`event::Event`], the formats it travels in
+//!   (the feed's messages, the store's binary layout), and how the suites map test records
+//!   onto events ([`event::EventCodec`]).
+//! - [`feed`]: the source's external system: partitions of messages that arrive over time.
 //! - [`source`]: the source. A split per partition, carrying its next position; readers fetch
 //!   through `SourceReaderBase`.
 //! - [`store`]: the sink's external system. Writers stage records under a transaction name; a
@@ -16,6 +19,7 @@
 
 #![deny(missing_docs)]
 
+pub mod event;
 pub mod feed;
 pub mod sink;
 pub mod source;

@@ -1,15 +1,18 @@
 //! The staging sink: exactly once by two-phase commit. Transaction names carry the subtask,
 //! the attempt and the checkpoint, so a restarted attempt never adds to a transaction an
-//! earlier attempt prepared.
+//! earlier attempt prepared. It takes [`Event`]s, its own element type, and writes them in
+//! the store's binary layout with its own serializer ([`encode_event`]).
 
+use crate::event::{Event, EventCodec};
 use crate::store::{Store, StoreRequest, StoreResponse};
 use connsim::api::{
-    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
+    CommitOutcome, CommitRequest, Committer, CommitterContext, ElementSink, NoGlobalCommitter, Sink, SinkWriter,
+    WriterContext,
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
 use connsim::systems::ModelClient;
-use connsim::{ConnectorError, Record};
+use connsim::ConnectorError;
 use std::sync::Arc;
 
 /// The sink: where the store is.
@@ -31,23 +34,37 @@ pub struct Staged {
     pub records: usize,
 }
 
-/// Its writer: buffers records until the barrier.
+/// The sink's serializer: `event` in the store's binary layout (`id`, `user`, `at_ms` as 8
+/// bytes little-endian each, the body's length as 4, the body).
+pub fn encode_event(event: &Event) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(28 + event.body.len());
+    bytes.extend_from_slice(&event.id.to_le_bytes());
+    bytes.extend_from_slice(&event.user.to_le_bytes());
+    bytes.extend_from_slice(&event.at_ms.to_le_bytes());
+    bytes.extend_from_slice(&(event.body.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&event.body);
+    bytes
+}
+
+/// Its writer: buffers events until the barrier.
 pub struct StagingWriter {
     store: ModelClient<StoreRequest>,
     prefix: String,
-    buffer: Vec<Record>,
+    buffer: Vec<Event>,
+    /// The serializer ([`encode_event`]; another for a variant).
+    pub encode: fn(&Event) -> Vec<u8>,
 }
 
 async fn call(store: &ModelClient<StoreRequest>, req: &StoreRequest) -> Result<StoreResponse, ConnectorError> {
     store.call(req).await.map_err(|e| ConnectorError::retry(format!("call to {}: {e}", store.node())))
 }
 
-impl SinkWriter for StagingWriter {
+impl SinkWriter<Event> for StagingWriter {
     type Committable = Staged;
     type State = ();
 
-    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        self.buffer.push(record);
+    async fn write(&mut self, event: Event) -> Result<(), ConnectorError> {
+        self.buffer.push(event);
         Ok(())
     }
 
@@ -61,7 +78,8 @@ impl SinkWriter for StagingWriter {
         }
         let txn = format!("{}-{checkpoint}", self.prefix);
         let records = self.buffer.len();
-        let req = StoreRequest::Stage { txn: txn.clone(), records: std::mem::take(&mut self.buffer) };
+        let entries = std::mem::take(&mut self.buffer).iter().map(self.encode).collect();
+        let req = StoreRequest::Stage { txn: txn.clone(), entries };
         // Staging the same records twice under one name is harmless only if the store
         // deduplicates; it does not, so a failed stage fails the task (and it recovers).
         match call(&self.store, &req).await {
@@ -95,7 +113,7 @@ impl Committer for StagingCommitter {
     }
 }
 
-impl Sink for StagingSink {
+impl Sink<Event> for StagingSink {
     type Committable = Staged;
     type WriterState = ();
     type Writer = StagingWriter;
@@ -105,7 +123,7 @@ impl Sink for StagingSink {
     async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<StagingWriter, ConnectorError> {
         let prefix = format!("txn-{}-{}", ctx.subtask(), ctx.attempt());
         let store = ModelClient::new(ctx.endpoint().clone(), &self.store);
-        Ok(StagingWriter { store, prefix, buffer: Vec::new() })
+        Ok(StagingWriter { store, prefix, buffer: Vec::new(), encode: encode_event })
     }
 
     fn create_committer(&self, ctx: CommitterContext) -> StagingCommitter {
@@ -119,14 +137,15 @@ impl Sink for StagingSink {
 pub struct StagingSinkSetup;
 
 impl SinkSetup for StagingSinkSetup {
-    type Sink = StagingSink;
+    /// The sink, given the suites' test records as [`Event`]s by [`EventCodec`].
+    type Sink = ElementSink<StagingSink, EventCodec>;
     fn name(&self) -> String {
         "staging-sink".into()
     }
-    fn build(&self, world: &mut World) -> StagingSink {
+    fn build(&self, world: &mut World) -> ElementSink<StagingSink, EventCodec> {
         let store = Store::new("store");
         world.set_output(store.output());
         world.add_system(Arc::new(store));
-        StagingSink { store: "store".into() }
+        ElementSink::new(StagingSink { store: "store".into() })
     }
 }

@@ -1,17 +1,20 @@
 //! The feed source: a split per partition of the feed, assigned to reader `p mod parallelism`;
 //! readers fetch through `SourceReaderBase` over the network, one partition after another,
 //! and a split remembers the next position to read (its whole progress: a restore resumes
-//! exactly there).
+//! exactly there). It emits [`Event`]s, its own element type, decoded from the feed's
+//! messages by its own deserializer ([`decode_message`]).
 
+use crate::event::{Event, EventCodec, FeedMessage, FeedValue, EVENT_ID};
 use crate::feed::{split_id, Feed, FeedRequest};
 use connsim::api::{
     Boundedness, EnumeratorContext, EnumeratorState, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput,
-    RecordEmitter, Source, SourceReaderBase, Split, SplitEnumerator, SplitId, SplitReader, SplitState, SplitsChange,
+    ElementSource, RecordEmitter, Source, SourceReaderBase, Split, SplitEnumerator, SplitId, SplitReader, SplitState,
+    SplitsChange,
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SourceSetup, World};
 use connsim::systems::ModelClient;
-use connsim::{ConnectorError, Record};
+use connsim::ConnectorError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -77,6 +80,26 @@ pub struct FeedSource {
     pub unbounded: bool,
 }
 
+impl FeedSource {
+    /// A reader whose records come out through `emitter` (the source's own reader uses
+    /// [`FeedEmitter::default`]; a variant may swap the deserializer).
+    pub fn reader_with(&self, ctx: ReaderContext, emitter: FeedEmitter) -> SourceReaderBase<FeedSplitReader, FeedEmitter, Event> {
+        let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.feed), self.unbounded);
+        SourceReaderBase::new(
+            ctx,
+            move || FeedSplitReader {
+                feed: feed.clone(),
+                splits: Vec::new(),
+                paused: BTreeSet::new(),
+                turn: 0,
+                unbounded,
+            },
+            emitter,
+            FetcherMode::Single,
+        )
+    }
+}
+
 /// Assigns split `p` to reader `p mod parallelism` once that reader registered.
 pub struct FeedEnumerator {
     pending: Vec<FeedSplit>,
@@ -129,8 +152,8 @@ pub struct FeedSplitReader {
 
 impl SplitReader for FeedSplitReader {
     type Split = FeedSplit;
-    type Element = (u64, Record);
-    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
+    type Element = (u64, FeedMessage);
+    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, FeedMessage)>, ConnectorError> {
         let mut batch = FetchedBatch::empty();
         if self.splits.iter().all(|s| self.paused.contains(&s.id())) {
             connsim::time::sleep(Duration::from_millis(10)).await;
@@ -147,8 +170,8 @@ impl SplitReader for FeedSplitReader {
             return Ok(batch); // lost on the way: read the same positions again next time
         };
         let read = got.records.len() as u64;
-        for (pos, record) in got.records {
-            batch.elements.push((split.id(), (pos, record)));
+        for (pos, message) in got.records {
+            batch.elements.push((split.id(), (pos, message)));
         }
         self.splits[self.turn].next += read;
         if got.end && !self.unbounded {
@@ -172,8 +195,31 @@ impl SplitReader for FeedSplitReader {
     }
 }
 
-/// Emits a record and moves its split past it.
-pub struct FeedEmitter;
+/// The source's deserializer: the event a feed message carries (its id from the `event-id`
+/// header, the rest from the JSON value).
+pub fn decode_message(message: &FeedMessage) -> Result<Event, String> {
+    let (_, id) = message
+        .headers
+        .iter()
+        .find(|(name, _)| name == EVENT_ID)
+        .ok_or_else(|| format!("no {EVENT_ID} header in {:?}", message.headers))?;
+    let id = std::str::from_utf8(id).ok().and_then(|s| s.parse().ok()).ok_or("an event id that is no number")?;
+    let value: FeedValue = serde_json::from_slice(&message.value).map_err(|e| format!("value: {e}"))?;
+    Ok(Event { id, user: value.user, at_ms: value.at_ms, body: value.body.into_bytes() })
+}
+
+/// Emits the event a message carries and moves its split past it; a message that does not
+/// decode is skipped (and the split moves past it too).
+pub struct FeedEmitter {
+    /// The deserializer.
+    pub decode: fn(&FeedMessage) -> Result<Event, String>,
+}
+
+impl Default for FeedEmitter {
+    fn default() -> Self {
+        Self { decode: decode_message }
+    }
+}
 
 impl SplitState<FeedSplit> for FeedSplit {
     fn from_split(split: FeedSplit) -> Self {
@@ -184,21 +230,23 @@ impl SplitState<FeedSplit> for FeedSplit {
     }
 }
 
-impl RecordEmitter for FeedEmitter {
-    type Element = (u64, Record);
+impl RecordEmitter<Event> for FeedEmitter {
+    type Element = (u64, FeedMessage);
     type State = FeedSplit;
-    fn emit(&mut self, (pos, record): (u64, Record), output: &mut ReaderOutput, state: &mut FeedSplit) {
-        output.collect(record);
+    fn emit(&mut self, (pos, message): (u64, FeedMessage), output: &mut ReaderOutput<Event>, state: &mut FeedSplit) {
+        if let Ok(event) = (self.decode)(&message) {
+            output.collect(event);
+            state.emitted += 1;
+        }
         state.next = pos + 1;
-        state.emitted += 1;
     }
 }
 
-impl Source for FeedSource {
+impl Source<Event> for FeedSource {
     type Split = FeedSplit;
     type EnumState = FeedEnumState;
     type Enumerator = FeedEnumerator;
-    type Reader = SourceReaderBase<FeedSplitReader, FeedEmitter>;
+    type Reader = SourceReaderBase<FeedSplitReader, FeedEmitter, Event>;
     fn boundedness(&self) -> Boundedness {
         match self.unbounded {
             true => Boundedness::Unbounded,
@@ -213,19 +261,7 @@ impl Source for FeedSource {
         FeedEnumerator { pending: state.pending, unbounded: self.unbounded, handed_over: 0 }
     }
     fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
-        let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.feed), self.unbounded);
-        SourceReaderBase::new(
-            ctx,
-            move || FeedSplitReader {
-                feed: feed.clone(),
-                splits: Vec::new(),
-                paused: BTreeSet::new(),
-                turn: 0,
-                unbounded,
-            },
-            FeedEmitter,
-            FetcherMode::Single,
-        )
+        self.reader_with(ctx, FeedEmitter::default())
     }
 }
 
@@ -246,12 +282,13 @@ pub struct FeedSourceSetup {
 }
 
 impl SourceSetup for FeedSourceSetup {
-    type Source = FeedSource;
+    /// The source, its events traced to the suites' test records by [`EventCodec`].
+    type Source = ElementSource<FeedSource, EventCodec>;
     fn name(&self) -> String {
         let mode = if self.unbounded { ", unbounded" } else { "" };
         format!("feed-source({}p, {} records over {} ms{mode})", self.partitions, self.records, self.pace_ms)
     }
-    fn build(&self, world: &mut World) -> FeedSource {
+    fn build(&self, world: &mut World) -> ElementSource<FeedSource, EventCodec> {
         let feed = Feed::new("feed", self.partitions);
         for i in 0..self.records {
             let partition = (i % self.partitions as u64) as u32;
@@ -261,6 +298,7 @@ impl SourceSetup for FeedSourceSetup {
             feed.append(world.history(), partition, record, at);
         }
         world.add_system(Arc::new(feed));
-        FeedSource { feed: "feed".into(), partitions: self.partitions, unbounded: self.unbounded }
+        let (partitions, unbounded) = (self.partitions, self.unbounded);
+        ElementSource::new(FeedSource { feed: "feed".into(), partitions, unbounded })
     }
 }

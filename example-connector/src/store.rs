@@ -1,11 +1,17 @@
 //! The staging store's model. Its durable state lives outside the node (in an `Arc`), so a
 //! crash of its node loses nothing but requests in flight; it is served over the gateway, so
 //! network faults reach the connector's calls to it.
+//!
+//! It holds bytes, as a real store does: each staged entry is what the sink's serializer
+//! wrote. A downstream reader lists the transactions committed (each knows its commit's
+//! sequence number) and decodes their entries with the format's decoder
+//! ([`crate::event::decode_stored`]): what it sees follows from the stored data alone, not
+//! from a list the commit path keeps for it; bytes that do not decode are shown as such.
 
 use connsim::net::Inbox;
-use connsim::record::Seen;
+use crate::event::{decode_stored, EventCodec};
+use connsim::api::ElementCodec;
 use connsim::systems::{serve_model, BoxFuture, Entry, ExternalSystem, ModelRequest, OutputReader, Part};
-use connsim::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -13,13 +19,13 @@ use std::sync::{Arc, Mutex};
 /// A request to the store.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum StoreRequest {
-    /// Adds records to a transaction (created on first use); a transaction that was
-    /// committed takes no more.
+    /// Adds entries (serialized events) to a transaction (created on first use); a
+    /// transaction that was committed takes no more.
     Stage {
         /// Transaction name.
         txn: String,
-        /// Records to add.
-        records: Vec<Record>,
+        /// Entries to add, as the sink serialized them.
+        entries: Vec<Vec<u8>>,
     },
     /// Makes a transaction visible.
     Commit {
@@ -49,11 +55,26 @@ pub enum StoreResponse {
     Unknown,
 }
 
+/// A transaction: its entries, and its commit's sequence number once committed.
+#[derive(Default)]
+struct Txn {
+    entries: Vec<Vec<u8>>,
+    committed: Option<u64>,
+}
+
 #[derive(Default)]
 struct State {
-    staged: BTreeMap<String, Vec<Seen>>,
-    committed: BTreeMap<String, usize>,
-    visible: Vec<Seen>,
+    txns: BTreeMap<String, Txn>,
+    commits: u64,
+}
+
+impl State {
+    /// The committed transactions' entries, in commit order.
+    fn visible(&self) -> impl Iterator<Item = &Vec<u8>> {
+        let mut committed: Vec<(u64, &Txn)> = self.txns.values().filter_map(|t| Some((t.committed?, t))).collect();
+        committed.sort_unstable_by_key(|(seq, _)| *seq);
+        committed.into_iter().flat_map(|(_, t)| &t.entries)
+    }
 }
 
 /// The store.
@@ -71,20 +92,25 @@ impl Store {
 
     fn handle(&self, req: StoreRequest) -> StoreResponse {
         let mut s = self.state.lock().unwrap();
+        let s = &mut *s;
         match req {
-            StoreRequest::Stage { txn, .. } if s.committed.contains_key(&txn) => StoreResponse::AlreadyCommitted,
-            StoreRequest::Stage { txn, records } => {
-                s.staged.entry(txn).or_default().extend(records.iter().map(Seen::of));
+            StoreRequest::Stage { txn, entries } => {
+                let t = s.txns.entry(txn).or_default();
+                if t.committed.is_some() {
+                    return StoreResponse::AlreadyCommitted;
+                }
+                t.entries.extend(entries);
                 StoreResponse::Ok
             }
-            StoreRequest::Commit { txn } if s.committed.contains_key(&txn) => StoreResponse::AlreadyCommitted,
-            StoreRequest::Commit { txn } => {
-                let Some(records) = s.staged.remove(&txn) else { return StoreResponse::Unknown };
-                let at = s.visible.len();
-                s.visible.extend(records);
-                s.committed.insert(txn, at);
-                StoreResponse::Ok
-            }
+            StoreRequest::Commit { txn } => match s.txns.get_mut(&txn) {
+                None => StoreResponse::Unknown,
+                Some(t) if t.committed.is_some() => StoreResponse::AlreadyCommitted,
+                Some(t) => {
+                    s.commits += 1;
+                    t.committed = Some(s.commits);
+                    StoreResponse::Ok
+                }
+            },
         }
     }
 
@@ -111,10 +137,18 @@ impl OutputReader for Store {
     }
     /// Only commits change what a reader sees, and they only append.
     fn parts(&self) -> Vec<Part> {
-        vec![Part { name: "committed".into(), version: 0, end: self.state.lock().unwrap().visible.len() as u64 }]
+        vec![Part { name: "committed".into(), version: 0, end: self.state.lock().unwrap().visible().count() as u64 }]
     }
-    fn read(&self, _part: &str, from: u64) -> Vec<Entry> {
+    /// Decodes each visible entry as a downstream reader does; one that does not decode is
+    /// garbage, named by its offset.
+    fn read(&self, part: &str, from: u64) -> Vec<Entry> {
         let s = self.state.lock().unwrap();
-        s.visible.iter().skip(from as usize).map(|seen| Entry::Record(*seen)).collect()
+        let decoded = s.visible().enumerate().skip(from as usize).map(|(at, bytes)| {
+            match decode_stored(bytes).and_then(|event| EventCodec::record(&event)) {
+                Ok(record) => Entry::record(record.id, record.digest()),
+                Err(why) => Entry::Garbage(format!("{}/{part} offset {at}: {why}", self.name)),
+            }
+        });
+        decoded.collect()
     }
 }

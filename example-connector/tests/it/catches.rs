@@ -2,12 +2,13 @@
 //! way a connector author would write down a bug they fear, must fail the check its story
 //! predicts; and a case that never reached its fault path must not read as a catch.
 
-use connsim::api::{CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext};
+use connsim::api::{CommitterContext, ElementSink, NoGlobalCommitter, Sink, SinkWriter, WriterContext};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
 use connsim::systems::ModelClient;
-use connsim::{ConnectorError, Record};
+use connsim::ConnectorError;
 use connsim_scenarios::suites::{self, sink_from_setup};
+use example_connector::event::{Event, EventCodec};
 use example_connector::sink::{Staged, StagingCommitter, StagingSink, StagingSinkSetup, StagingWriter};
 use example_connector::store::StoreRequest;
 
@@ -25,12 +26,12 @@ struct EagerWriter {
     store: ModelClient<StoreRequest>,
 }
 
-impl SinkWriter for EagerWriter {
+impl SinkWriter<Event> for EagerWriter {
     type Committable = Staged;
     type State = ();
 
-    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        self.inner.write(record).await
+    async fn write(&mut self, event: Event) -> Result<(), ConnectorError> {
+        self.inner.write(event).await
     }
 
     async fn flush(&mut self, end_of_input: bool) -> Result<(), ConnectorError> {
@@ -55,7 +56,7 @@ impl SinkWriter for EagerWriter {
     }
 }
 
-impl Sink for EagerSink {
+impl Sink<Event> for EagerSink {
     type Committable = Staged;
     type WriterState = ();
     type Writer = EagerWriter;
@@ -77,12 +78,12 @@ impl Sink for EagerSink {
 struct EagerSinkSetup;
 
 impl SinkSetup for EagerSinkSetup {
-    type Sink = EagerSink;
+    type Sink = ElementSink<EagerSink, EventCodec>;
     fn name(&self) -> String {
         "eager-staging-sink".into()
     }
-    fn build(&self, world: &mut World) -> EagerSink {
-        EagerSink(StagingSinkSetup.build(world))
+    fn build(&self, world: &mut World) -> Self::Sink {
+        ElementSink::new(EagerSink(StagingSinkSetup.build(world).inner().clone()))
     }
 }
 

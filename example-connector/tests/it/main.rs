@@ -5,3 +5,4 @@
 
 mod catches;
 mod event_time;
+mod mutants;

@@ -1,6 +1,7 @@
 //! The connector API, in the shape of Flink's FLIP-27 Source API and its two-phase-commit
 //! Sink API. Connector authors implement these traits; the simulated cluster hosts them.
 
+mod element;
 mod global;
 mod reader_base;
 pub(crate) use reader_base::PauseLedger;
@@ -8,6 +9,7 @@ mod sink;
 mod source;
 mod watermark;
 
+pub use element::{ElementCodec, ElementReader, ElementSink, ElementSource, ElementWriter, RecordCodec};
 pub use global::{GlobalCommitter, GlobalCommitterContext, NoGlobalCommitter};
 pub use reader_base::{
     FetchedBatch, FetcherMode, RecordEmitter, SourceReaderBase, SplitReader, SplitState, SplitsChange,

@@ -15,6 +15,7 @@
 //! one fetched element per call: a barrier can fall between any two records of a batch.
 
 use super::source::{InputStatus, ReaderContext, ReaderOutput, SourceReader, Split, SplitId};
+use crate::record::Record;
 use crate::error::{ConnectorError, RetryHint};
 use crate::history::CheckpointId;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -90,13 +91,15 @@ pub trait SplitState<S>: Send + 'static {
 }
 
 /// Turns a fetched element into records and advances the split's state.
-pub trait RecordEmitter: Send + 'static {
+///
+/// `T` is what the source emits (its element type; [`Record`] by default).
+pub trait RecordEmitter<T = Record>: Send + 'static {
     /// What the split reader fetched.
     type Element;
     /// The split state it advances.
     type State;
     /// Emits the records of `element` and advances `state` past it.
-    fn emit(&mut self, element: Self::Element, output: &mut ReaderOutput, state: &mut Self::State);
+    fn emit(&mut self, element: Self::Element, output: &mut ReaderOutput<T>, state: &mut Self::State);
 }
 
 /// The splits a [`SourceReaderBase`] has told its fetchers to hold paused, shared with its
@@ -145,12 +148,14 @@ struct Fetcher<S> {
 }
 
 /// A [`SourceReader`] built from a [`SplitReader`] factory and a [`RecordEmitter`].
-pub struct SourceReaderBase<SR: SplitReader, RE: RecordEmitter> {
+///
+/// `T` is the element type the source emits ([`Record`] by default).
+pub struct SourceReaderBase<SR: SplitReader, RE: RecordEmitter<T>, T: 'static = Record> {
     ctx: ReaderContext,
     new_split_reader: Box<dyn FnMut() -> SR + Send>,
     emitter: RE,
     mode: FetcherMode,
-    states: BTreeMap<SplitId, RE::State>,
+    states: BTreeMap<SplitId, <RE as RecordEmitter<T>>::State>,
     fetchers: Vec<Fetcher<SR::Split>>,
     queue_tx: mpsc::Sender<Fetched<SR::Element>>,
     queue_rx: mpsc::Receiver<Fetched<SR::Element>>,
@@ -174,10 +179,10 @@ const IDLE_BACKOFF_MS_MAX: u64 = 10;
 /// Capacity of the element queue between fetchers and the reader, in batches (Flink's default 2).
 pub const DEFAULT_QUEUE_CAPACITY: usize = 2;
 
-impl<SR, RE> SourceReaderBase<SR, RE>
+impl<SR, RE, T> SourceReaderBase<SR, RE, T>
 where
     SR: SplitReader,
-    RE: RecordEmitter<Element = SR::Element>,
+    RE: RecordEmitter<T, Element = SR::Element>,
     RE::State: SplitState<SR::Split>,
 {
     /// A reader that creates split readers with `new_split_reader`.
@@ -346,11 +351,12 @@ async fn fetch_until_done<SR: SplitReader>(
     }
 }
 
-impl<SR, RE> SourceReader for SourceReaderBase<SR, RE>
+impl<SR, RE, T> SourceReader<T> for SourceReaderBase<SR, RE, T>
 where
     SR: SplitReader,
-    RE: RecordEmitter<Element = SR::Element>,
+    RE: RecordEmitter<T, Element = SR::Element>,
     RE::State: SplitState<SR::Split>,
+    T: Send + 'static,
 {
     type Split = SR::Split;
 
@@ -361,7 +367,7 @@ where
         async { Ok(()) }
     }
 
-    fn poll_next(&mut self, output: &mut ReaderOutput) -> Result<InputStatus, ConnectorError> {
+    fn poll_next(&mut self, output: &mut ReaderOutput<T>) -> Result<InputStatus, ConnectorError> {
         output.tells_fetches = true;
         if self.current.is_empty() && self.finishing.is_empty() {
             let next = match self.stash.take() {
@@ -487,7 +493,7 @@ where
     }
 }
 
-impl<SR: SplitReader, RE: RecordEmitter> Drop for SourceReaderBase<SR, RE> {
+impl<SR: SplitReader, RE: RecordEmitter<T>, T: 'static> Drop for SourceReaderBase<SR, RE, T> {
     fn drop(&mut self) {
         for f in &self.fetchers {
             f.task.abort();

@@ -115,15 +115,20 @@ impl CommitterContext {
     }
 }
 
-/// Writes records and prepares committables on every checkpoint barrier.
-pub trait SinkWriter: Send + 'static {
+/// Writes elements and prepares committables on every checkpoint barrier.
+///
+/// `In` is the element type the sink takes (Flink's `SinkWriter<InputT>`): the connector's
+/// own, serialized by its own code; [`Record`] by default. A suite hands a sink of its own
+/// element type the test data through an [`ElementCodec`](super::ElementCodec)
+/// ([`ElementSink`](super::ElementSink)).
+pub trait SinkWriter<In = Record>: Send + 'static {
     /// What `prepare_commit` hands to the committer.
     type Committable;
     /// Checkpointed writer state.
     type State;
 
-    /// Writes one record.
-    fn write(&mut self, record: Record) -> impl Future<Output = Result<(), ConnectorError>> + Send;
+    /// Writes one element.
+    fn write(&mut self, element: In) -> impl Future<Output = Result<(), ConnectorError>> + Send;
     /// The combined watermark of the records written so far advanced to `watermark` (only
     /// when the job reads its source with a watermark strategy; [`i64::MAX`] at the end of
     /// the input). Records written later may still be late ones. Default: nothing.
@@ -218,13 +223,15 @@ pub trait Committer: Send + 'static {
 /// from the sink's serialized form, so nodes share no memory through it. An `Arc` inside a
 /// sink is not shared between the job master and the task executors, nor between task
 /// executors.
-pub trait Sink: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
+///
+/// `In` is the element type its writers take ([`SinkWriter`]); [`Record`] by default.
+pub trait Sink<In = Record>: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
     /// What writers prepare and committers commit.
     type Committable: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static;
     /// Checkpointed writer state.
     type WriterState: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static;
     /// The writer.
-    type Writer: SinkWriter<Committable = Self::Committable, State = Self::WriterState>;
+    type Writer: SinkWriter<In, Committable = Self::Committable, State = Self::WriterState>;
     /// The committer.
     type Committer: Committer<Committable = Self::Committable>;
     /// The global committer; `NoGlobalCommitter<Self::Committable>` for sinks without one.

@@ -58,7 +58,9 @@ pub enum Boundedness {
 /// A source is a serializable value (as Flink's is): the job master and every task executor
 /// get their own copy, decoded from the source's serialized form, so the enumerator and the
 /// readers share no memory through it (an `Arc` inside a source is not shared).
-pub trait Source: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
+///
+/// `T` is the element type its readers emit ([`SourceReader`]); [`Record`] by default.
+pub trait Source<T = Record>: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
     /// The split type.
     type Split: Split;
     /// The enumerator's checkpointed state.
@@ -66,7 +68,7 @@ pub trait Source: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
     /// The enumerator.
     type Enumerator: SplitEnumerator<Split = Self::Split, State = Self::EnumState>;
     /// The reader.
-    type Reader: SourceReader<Split = Self::Split>;
+    type Reader: SourceReader<T, Split = Self::Split>;
 
     /// Whether the input ends.
     fn boundedness(&self) -> Boundedness;
@@ -243,10 +245,11 @@ pub(crate) enum OutputMark {
     ReaderIdle,
 }
 
-/// Collects what a reader emits during one `poll_next`.
-#[derive(Debug, Default)]
-pub struct ReaderOutput {
-    pub(crate) records: Vec<Record>,
+/// Collects what a reader emits during one `poll_next`: elements of the source's element
+/// type `T` ([`Record`] by default).
+#[derive(Debug)]
+pub struct ReaderOutput<T = Record> {
+    pub(crate) records: Vec<T>,
     pub(crate) finished_splits: Vec<SplitId>,
     /// Set by the runtime when the job reads the source with a watermark strategy: only then
     /// are splits and watermarks kept.
@@ -264,10 +267,24 @@ pub struct ReaderOutput {
     pub(crate) tells_fetches: bool,
 }
 
-impl ReaderOutput {
-    /// Emits one record downstream.
-    pub fn collect(&mut self, record: Record) {
-        self.records.push(record);
+impl<T> Default for ReaderOutput<T> {
+    fn default() -> Self {
+        Self {
+            records: Vec::new(),
+            finished_splits: Vec::new(),
+            event_time: false,
+            split_runs: Vec::new(),
+            watermarks: Vec::new(),
+            paused_reads: Vec::new(),
+            tells_fetches: false,
+        }
+    }
+}
+
+impl<T> ReaderOutput<T> {
+    /// Emits one element downstream.
+    pub fn collect(&mut self, element: T) {
+        self.records.push(element);
     }
     /// Says that the records collected from now on, in this poll and later ones, belong to
     /// `split` (Flink's `ReaderOutput::createOutputForSplit`), so the runtime tracks event
@@ -364,7 +381,12 @@ impl ReaderContext {
 
 /// A source reader, hosted by a task executor. Most authors build one with
 /// [`SourceReaderBase`](super::SourceReaderBase) instead of implementing this directly.
-pub trait SourceReader: Send + 'static {
+///
+/// `T` is the element type it emits (Flink's `SourceReader<T, SplitT>`): the connector's own,
+/// made by its own deserializer; [`Record`] by default. A suite traces a source of its own
+/// element type back to the test data through an [`ElementCodec`](super::ElementCodec)
+/// ([`ElementSource`](super::ElementSource)).
+pub trait SourceReader<T = Record>: Send + 'static {
     /// The split type.
     type Split: Split;
 
@@ -373,7 +395,7 @@ pub trait SourceReader: Send + 'static {
         async { Ok(()) }
     }
     /// Emits whatever is ready now, without waiting.
-    fn poll_next(&mut self, output: &mut ReaderOutput) -> Result<InputStatus, ConnectorError>;
+    fn poll_next(&mut self, output: &mut ReaderOutput<T>) -> Result<InputStatus, ConnectorError>;
     /// Completes when `poll_next` may find something. Must be cancel-safe.
     fn available(&mut self) -> impl Future<Output = ()> + Send;
     /// New splits from the enumerator.

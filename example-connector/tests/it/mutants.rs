@@ -1,0 +1,165 @@
+//! Bugs in the connector's own serializer and deserializer, caught by its default suites with
+//! no opt-in: the suites give the sink test records as the connector's own events and read
+//! back what a downstream reader decodes from the store's bytes; they trace the events the
+//! source decodes from the feed's messages back to the records the feed was given.
+
+use connsim::api::{CommitterContext, ElementSink, ElementSource, NoGlobalCommitter, ReaderContext, Sink, Source};
+use connsim::api::{Boundedness, EnumeratorContext, SourceReaderBase, WriterContext};
+use connsim::run::{SinkSetup, SourceSetup, World};
+use connsim::ConnectorError;
+use connsim_scenarios::suites::{self, sink_from_setup, source_from_setup, Suite, TestData};
+use example_connector::event::{Event, EventCodec, FeedMessage};
+use example_connector::sink::{encode_event, Staged, StagingCommitter, StagingSink, StagingSinkSetup, StagingWriter};
+use example_connector::source::{
+    decode_message, FeedEmitter, FeedEnumState, FeedEnumerator, FeedSource, FeedSourceSetup, FeedSplit,
+    FeedSplitReader,
+};
+
+/// The staging sink with another serializer.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct Reserialized(StagingSink, Encoding);
+
+/// Which serializer.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+enum Encoding {
+    /// Writes the user id's low byte only, as if the schema's user id were one byte wide: the
+    /// layout stays valid, and users from 256 on are written as someone else.
+    UserAsByte,
+    /// Writes the body's length in characters counted one short (an off-by-one in a length
+    /// prefix): a downstream reader finds a byte more than it was told, for every event.
+    LengthOneShort,
+}
+
+fn encode_with(encoding: Encoding) -> fn(&Event) -> Vec<u8> {
+    match encoding {
+        Encoding::UserAsByte => |e| encode_event(&Event { user: e.user & 0xff, ..e.clone() }), // the bug
+        Encoding::LengthOneShort => |e| {
+            let mut bytes = encode_event(e);
+            let len = (e.body.len() as u32).saturating_sub(1); // the bug
+            bytes[24..28].copy_from_slice(&len.to_le_bytes());
+            bytes
+        },
+    }
+}
+
+impl Sink<Event> for Reserialized {
+    type Committable = Staged;
+    type WriterState = ();
+    type Writer = StagingWriter;
+    type Committer = StagingCommitter;
+    type GlobalCommitter = NoGlobalCommitter<Staged>;
+    async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<StagingWriter, ConnectorError> {
+        let mut writer = self.0.create_writer(ctx, restored).await?;
+        writer.encode = encode_with(self.1);
+        Ok(writer)
+    }
+    fn create_committer(&self, ctx: CommitterContext) -> StagingCommitter {
+        self.0.create_committer(ctx)
+    }
+}
+
+struct ReserializedSetup(Encoding);
+
+impl SinkSetup for ReserializedSetup {
+    type Sink = ElementSink<Reserialized, EventCodec>;
+    fn name(&self) -> String {
+        format!("staging-sink({:?})", self.0)
+    }
+    fn build(&self, world: &mut World) -> Self::Sink {
+        ElementSink::new(Reserialized(StagingSinkSetup.build(world).inner().clone(), self.0))
+    }
+}
+
+/// The feed source with another deserializer: the event id from the first header, whatever
+/// its name (written for a producer that only ever wrote `event-id`). A traced producer
+/// writes `trace-id` first: every tenth event is read as an event nobody produced.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct FirstHeaderSource(FeedSource);
+
+fn first_header_id(message: &FeedMessage) -> Result<Event, String> {
+    let event = decode_message(message)?;
+    let (_, first) = message.headers.first().ok_or("no headers")?;
+    let id = std::str::from_utf8(first).ok().and_then(|s| s.parse().ok()).ok_or("an id that is no number")?;
+    Ok(Event { id, ..event }) // the bug: the first header, not the one named event-id
+}
+
+impl Source<Event> for FirstHeaderSource {
+    type Split = FeedSplit;
+    type EnumState = FeedEnumState;
+    type Enumerator = FeedEnumerator;
+    type Reader = SourceReaderBase<FeedSplitReader, FeedEmitter, Event>;
+    fn boundedness(&self) -> Boundedness {
+        self.0.boundedness()
+    }
+    fn create_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>) -> FeedEnumerator {
+        self.0.create_enumerator(ctx)
+    }
+    fn restore_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>, state: FeedEnumState) -> FeedEnumerator {
+        self.0.restore_enumerator(ctx, state)
+    }
+    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
+        self.0.reader_with(ctx, FeedEmitter { decode: first_header_id })
+    }
+}
+
+struct FirstHeaderSetup(FeedSourceSetup);
+
+impl SourceSetup for FirstHeaderSetup {
+    type Source = ElementSource<FirstHeaderSource, EventCodec>;
+    fn name(&self) -> String {
+        format!("first-header-id({})", self.0.name())
+    }
+    fn build(&self, world: &mut World) -> Self::Source {
+        ElementSource::new(FirstHeaderSource(self.0.build(world).inner().clone()))
+    }
+}
+
+fn feed(data: TestData) -> FeedSourceSetup {
+    FeedSourceSetup {
+        partitions: data.splits,
+        records: data.records,
+        pace_ms: data.pace_ms,
+        unbounded: data.unbounded,
+        skew_ms: data.skew_ms,
+    }
+}
+
+/// Runs `suite` until a fixed case fails `check` within 20 seeds; the correct connector
+/// passes the same case and seed. Returns the failing report's verdict of `check`.
+fn caught(suite: Suite, reference: Suite, check: &str) -> connsim::checks::Verdict {
+    let fixed =
+        |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
+    let outcome = suite.seeds(20).run_until(|_, _, _| {}, fixed);
+    let case = outcome.cases.iter().find(|c| fixed(c)).unwrap_or_else(|| panic!("survived:\n{outcome}"));
+    let report = case.reports.iter().find(|r| r.failed_checks().contains(&check)).expect("found above");
+    let same = reference.only(&case.case).first_seed(report.seed).seeds(1).run();
+    assert!(same.failed_cases().is_empty(), "the correct connector fails the same case and seed:\n{same}");
+    println!("caught by {check} in {:?} seed {}", case.case, report.seed);
+    report.verdict(check).expect("the check ran").clone()
+}
+
+#[test]
+fn a_serializer_that_writes_the_user_id_as_one_byte_is_caught_by_what_a_downstream_reader_decodes() {
+    let suite = suites::sink(sink_from_setup(ReserializedSetup(Encoding::UserAsByte), &["store"]));
+    let reference = suites::sink(sink_from_setup(StagingSinkSetup, &["store"]));
+    let verdict = caught(suite, reference, "no-corruption");
+    assert!(verdict.summary.contains("records became visible with changed content"), "{verdict:?}");
+}
+
+#[test]
+fn bytes_a_downstream_reader_cannot_decode_are_named_by_output_part_and_offset() {
+    let suite = suites::sink(sink_from_setup(ReserializedSetup(Encoding::LengthOneShort), &["store"]));
+    let reference = suites::sink(sink_from_setup(StagingSinkSetup, &["store"]));
+    let verdict = caught(suite, reference, "no-corruption");
+    let evidence = verdict.evidence.join("\n");
+    assert!(evidence.contains("store/committed offset "), "{evidence}");
+    assert!(evidence.contains("the body should be"), "{evidence}");
+}
+
+#[test]
+fn a_deserializer_that_takes_the_first_header_for_the_event_id_is_caught_inventing_events() {
+    let suite = suites::source(source_from_setup("feed-source", &["feed"], |d| FirstHeaderSetup(feed(d))));
+    let reference = suites::source(source_from_setup("feed-source", &["feed"], feed));
+    let verdict = caught(suite, reference, "no-phantoms");
+    assert!(verdict.evidence.iter().any(|e| e.contains("r10000000")), "{verdict:?}");
+}
