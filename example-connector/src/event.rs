@@ -87,7 +87,10 @@ impl FeedMessage {
 /// body. Anything else (short, long, a length past the end) is no event.
 pub fn decode_stored(bytes: &[u8]) -> Result<Event, String> {
     let word = |at: usize| -> Result<[u8; 8], String> {
-        bytes.get(at..at + 8).and_then(|b| b.try_into().ok()).ok_or_else(|| format!("{} bytes: no field at {at}", bytes.len()))
+        bytes
+            .get(at..at + 8)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| format!("{} bytes: no field at {at}", bytes.len()))
     };
     let (id, user, at_ms) = (u64::from_le_bytes(word(0)?), u64::from_le_bytes(word(8)?), i64::from_le_bytes(word(16)?));
     let len = bytes.get(24..28).ok_or_else(|| format!("{} bytes: no body length", bytes.len()))?;

@@ -4,11 +4,11 @@
 //! a crash of its node loses nothing but requests in flight; it is served over the gateway,
 //! so network faults reach the source's reads.
 
+use crate::event::{Event, EventCodec, FeedMessage};
+use connsim::api::ElementCodec;
 use connsim::history::History;
 use connsim::net::Inbox;
 use connsim::systems::{serve_model, BoxFuture, ExternalSystem, ModelRequest};
-use crate::event::{Event, EventCodec, FeedMessage};
-use connsim::api::ElementCodec;
 use connsim::Record;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};

@@ -7,8 +7,8 @@
 use crate::event::{Event, EventCodec, FeedMessage, FeedValue, EVENT_ID};
 use crate::feed::{split_id, Feed, FeedRequest};
 use connsim::api::{
-    Boundedness, EnumeratorContext, EnumeratorState, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput,
-    ElementSource, RecordEmitter, Source, SourceReaderBase, Split, SplitEnumerator, SplitId, SplitReader, SplitState,
+    Boundedness, ElementSource, EnumeratorContext, EnumeratorState, FetchedBatch, FetcherMode, ReaderContext,
+    ReaderOutput, RecordEmitter, Source, SourceReaderBase, Split, SplitEnumerator, SplitId, SplitReader, SplitState,
     SplitsChange,
 };
 use connsim::history::CheckpointId;
@@ -83,20 +83,13 @@ pub struct FeedSource {
 impl FeedSource {
     /// A reader whose records come out through `emitter` (the source's own reader uses
     /// [`FeedEmitter::default`]; a variant may swap the deserializer).
-    pub fn reader_with(&self, ctx: ReaderContext, emitter: FeedEmitter) -> SourceReaderBase<FeedSplitReader, FeedEmitter, Event> {
+    pub fn reader_with(
+        &self,
+        ctx: ReaderContext,
+        emitter: FeedEmitter,
+    ) -> SourceReaderBase<FeedSplitReader, FeedEmitter, Event> {
         let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.feed), self.unbounded);
-        SourceReaderBase::new(
-            ctx,
-            move || FeedSplitReader {
-                feed: feed.clone(),
-                splits: Vec::new(),
-                paused: BTreeSet::new(),
-                turn: 0,
-                unbounded,
-            },
-            emitter,
-            FetcherMode::Single,
-        )
+        SourceReaderBase::new(ctx, move || FeedSplitReader::new(feed.clone(), unbounded), emitter, FetcherMode::Single)
     }
 }
 
@@ -148,6 +141,13 @@ pub struct FeedSplitReader {
     paused: BTreeSet<SplitId>,
     turn: usize,
     unbounded: bool,
+}
+
+impl FeedSplitReader {
+    /// A split reader of the feed behind `feed`, holding no splits yet.
+    pub fn new(feed: ModelClient<FeedRequest>, unbounded: bool) -> Self {
+        Self { feed, splits: Vec::new(), paused: BTreeSet::new(), turn: 0, unbounded }
+    }
 }
 
 impl SplitReader for FeedSplitReader {

@@ -8,9 +8,9 @@
 //! ([`crate::event::decode_stored`]): what it sees follows from the stored data alone, not
 //! from a list the commit path keeps for it; bytes that do not decode are shown as such.
 
-use connsim::net::Inbox;
 use crate::event::{decode_stored, EventCodec};
 use connsim::api::ElementCodec;
+use connsim::net::Inbox;
 use connsim::systems::{serve_model, BoxFuture, Entry, ExternalSystem, ModelRequest, OutputReader, Part};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -20,6 +20,7 @@ mod drops_stale_prefetch;
 mod forgets_removed_transactions;
 mod gives_up_on_error_replies;
 mod holds_commits_back;
+mod holds_new_splits;
 mod idles_on_refusal;
 mod ignores_splits_back;
 mod ignores_writer_state;
@@ -38,12 +39,11 @@ mod resets_to_latest;
 mod restarts_returned_splits;
 mod restores_fetched_watermark;
 mod retries_at_the_barrier;
+mod skips_by_another_jobs_checkpoint;
 mod skips_restored_checkpoint;
 mod snapshot_omits_pending;
 mod snapshots_fetch_position;
 mod stale_output_version;
-mod holds_new_splits;
-mod skips_by_another_jobs_checkpoint;
 mod stale_reader_snapshot;
 mod trusts_server_length;
 mod unstamped_recovered_commit;
@@ -66,6 +66,7 @@ pub use drops_stale_prefetch::{DropsStalePrefetchSetup, DropsStalePrefetchSource
 pub use forgets_removed_transactions::{ForgetsRemovedTransactionsSetup, ForgetsRemovedTransactionsSink};
 pub use gives_up_on_error_replies::GivesUpOnErrorReplies;
 pub use holds_commits_back::{HoldsCommitsBackCommitter, HoldsCommitsBackSetup, HoldsCommitsBackSink};
+pub use holds_new_splits::HoldsNewSplits;
 pub use idles_on_refusal::{IdlesOnRefusal, IdlesOnRefusalSetup, IdlesOnRefusalSource, RefusalIdleReader};
 pub use ignores_splits_back::{IgnoresSplitsBack, IgnoresSplitsBackSetup, IgnoresSplitsBackSource};
 pub use ignores_writer_state::{IgnoresStateSetup, IgnoresStateSink};
@@ -86,14 +87,13 @@ pub use restores_fetched_watermark::{
     FetchTime, FetchTimeEmitter, FetchTimeReader, RestoresFetchedWatermarkSetup, RestoresFetchedWatermarkSource,
 };
 pub use retries_at_the_barrier::{RetriesAtTheBarrierSetup, RetriesAtTheBarrierSink, RetryingWriter};
+pub use skips_by_another_jobs_checkpoint::SkipsByAnotherJobsCheckpoint;
 pub use skips_restored_checkpoint::SkipsRestoredCheckpoint;
 pub use snapshot_omits_pending::SnapshotOmitsPending;
 pub use snapshots_fetch_position::{
     FetchPosition, FetchPositionEmitter, FetchPositionReader, SnapshotsFetchPositionSetup, SnapshotsFetchPositionSource,
 };
 pub use stale_output_version::StaleOutputVersionSetup;
-pub use holds_new_splits::HoldsNewSplits;
-pub use skips_by_another_jobs_checkpoint::SkipsByAnotherJobsCheckpoint;
 pub use stale_reader_snapshot::StaleReaderSnapshot;
 pub use trusts_server_length::TrustsServerLength;
 pub use unstamped_recovered_commit::UnstampedRecoveredCommit;

@@ -84,7 +84,8 @@ fn caught_pausing_without_cause(name: &str, check: &str) {
     assert_eq!(report.failed_checks(), vec![check], "nothing is lost, duplicated or late\n{report}");
     let verdict = report.verdict(check).expect("the check ran");
     let evidence = verdict.evidence.join("\n");
-    for needle in ["was paused without cause: its reader held it paused", "within the group minimum", "plus the drift"] {
+    for needle in ["was paused without cause: its reader held it paused", "within the group minimum", "plus the drift"]
+    {
         assert!(evidence.contains(needle), "{needle:?} not in {verdict:?}");
     }
     assert!(!evidence.contains("from a fetch that began after the pause"), "no paused split was read: {verdict:?}");
@@ -97,7 +98,6 @@ fn caught_pausing_without_cause(name: &str, check: &str) {
 fn a_reader_that_holds_new_splits_until_a_checkpoint_is_caught_pausing_without_cause() {
     caught_pausing_without_cause("mutant: holds new splits until a checkpoint", "watermark-alignment");
 }
-
 
 #[test]
 fn a_split_reader_that_ignores_pauses_is_caught_by_the_plain_source_suites_alignment_case() {

@@ -6,8 +6,10 @@
 
 use connectors_under_test::catalogue;
 
-const CASES: [(&str, &str); 2] =
-    [("restart without state", "new-job:without-state"), ("restart from an older savepoint", "new-job:older-savepoint")];
+const CASES: [(&str, &str); 2] = [
+    ("restart without state", "new-job:without-state"),
+    ("restart from an older savepoint", "new-job:older-savepoint"),
+];
 
 #[test]
 fn every_reference_sink_passes_a_new_job_that_writes_its_input_again() {

@@ -45,10 +45,8 @@ fn the_example_source_suite_reads_with_watermark_alignment_in_its_alignment_case
         unbounded: data.unbounded,
         skew_ms: data.skew_ms,
     };
-    let outcome = suites::source(source_from_setup("feed-source", &["feed"], feed))
-        .only("watermark alignment")
-        .seeds(3)
-        .run();
+    let outcome =
+        suites::source(source_from_setup("feed-source", &["feed"], feed)).only("watermark alignment").seeds(3).run();
     assert!(outcome.failed_cases().is_empty(), "{outcome}");
     let case = &outcome.cases[0];
     for mark in ["split-paused", "split-resumed", "watermark-advanced"] {

@@ -15,9 +15,9 @@
 //! one fetched element per call: a barrier can fall between any two records of a batch.
 
 use super::source::{InputStatus, ReaderContext, ReaderOutput, SourceReader, Split, SplitId};
-use crate::record::Record;
 use crate::error::{ConnectorError, RetryHint};
 use crate::history::CheckpointId;
+use crate::record::Record;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::future::Future;
 use std::sync::{Arc, Mutex};

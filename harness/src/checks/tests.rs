@@ -496,7 +496,10 @@ fn a_new_job_may_add_one_copy_to_what_the_jobs_before_it_left_visible() {
     // The new job made r2 visible twice: one copy more than it may add.
     let mut twice = base();
     twice.appeared(&[1, 2, 3]).appeared(&[2]).visible(&[1, 2, 3, 1, 2, 3, 2]);
-    fails(twice.verdict("no-duplicates"), "visible 3 times, 1 of them left by earlier jobs when the last new job started");
+    fails(
+        twice.verdict("no-duplicates"),
+        "visible 3 times, 1 of them left by earlier jobs when the last new job started",
+    );
     // From a savepoint whose barrier had passed r1..r3 (position 3): only r4 and r5 are
     // read again; a second copy of r2 is a savepoint committable committed twice.
     let older = |again: &[u64]| {

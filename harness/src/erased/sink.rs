@@ -180,7 +180,10 @@ where
         })
     }
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<ErasedWriterState> {
-        SinkWriter::snapshot_state(self, local_checkpoint(checkpoint)).into_iter().map(ErasedWriterState::data).collect()
+        SinkWriter::snapshot_state(self, local_checkpoint(checkpoint))
+            .into_iter()
+            .map(ErasedWriterState::data)
+            .collect()
     }
     fn notify_checkpoint_complete(&mut self, checkpoint: CheckpointId) -> BoxFuture<'_, Result<(), ConnectorError>> {
         Box::pin(SinkWriter::notify_checkpoint_complete(self, local_checkpoint(checkpoint)))

@@ -25,8 +25,8 @@ use super::config::Exchange;
 use super::hooks::{Hooks, Phase};
 use super::protocol::{MasterMsg, Payload, SubtaskState};
 use super::reader_alignment::ReaderAlignment;
-use crate::api::PauseLedger;
 use super::uplink::Uplink;
+use crate::api::PauseLedger;
 use crate::api::{
     Committer, CommitterContext, InputStatus, ReaderContext, ReaderOutput, ReaderRequest, Sink, SinkWriter, Source,
     SourceReader, WatermarkTracker, WriterContext,

@@ -13,7 +13,8 @@ use super::expect::Starts;
 use super::observe::Observer;
 use super::testbed::{Producer, RecordMaker};
 use crate::cluster::{
-    task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, Phase, JOB_MASTER, NewJobStart};
+    task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, NewJobStart, Phase, JOB_MASTER,
+};
 use crate::history::{CheckpointId, EventKind, History};
 use crate::net::{FaultRule, Gateway, RuleId};
 use crate::systems::ExternalSystem;

@@ -1,19 +1,20 @@
-//! Bugs in the connector's own serializer and deserializer, caught by its default suites with
-//! no opt-in: the suites give the sink test records as the connector's own events and read
-//! back what a downstream reader decodes from the store's bytes; they trace the events the
-//! source decodes from the feed's messages back to the records the feed was given.
+//! The connector's own serializer and deserializer: bugs a downstream reader's decoder or
+//! the trace back to the test records shows.
 
-use connsim::api::{CommitterContext, ElementSink, ElementSource, NoGlobalCommitter, ReaderContext, Sink, Source};
-use connsim::api::{Boundedness, EnumeratorContext, SourceReaderBase, WriterContext};
+use connsim::api::{
+    Boundedness, CommitterContext, ElementSink, ElementSource, EnumeratorContext, NoGlobalCommitter, ReaderContext,
+    Sink, Source, SourceReaderBase, WriterContext,
+};
 use connsim::run::{SinkSetup, SourceSetup, World};
 use connsim::ConnectorError;
-use connsim_scenarios::suites::{self, sink_from_setup, source_from_setup, Suite, TestData};
+use connsim_scenarios::suites::{self, sink_from_setup, source_from_setup};
 use example_connector::event::{Event, EventCodec, FeedMessage};
 use example_connector::sink::{encode_event, Staged, StagingCommitter, StagingSink, StagingSinkSetup, StagingWriter};
 use example_connector::source::{
-    decode_message, FeedEmitter, FeedEnumState, FeedEnumerator, FeedSource, FeedSourceSetup, FeedSplit,
-    FeedSplitReader,
+    decode_message, FeedEmitter, FeedEnumState, FeedEnumerator, FeedSource, FeedSourceSetup, FeedSplit, FeedSplitReader,
 };
+
+use super::{caught, feed};
 
 /// The staging sink with another serializer.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -112,30 +113,6 @@ impl SourceSetup for FirstHeaderSetup {
     fn build(&self, world: &mut World) -> Self::Source {
         ElementSource::new(FirstHeaderSource(self.0.build(world).inner().clone()))
     }
-}
-
-fn feed(data: TestData) -> FeedSourceSetup {
-    FeedSourceSetup {
-        partitions: data.splits,
-        records: data.records,
-        pace_ms: data.pace_ms,
-        unbounded: data.unbounded,
-        skew_ms: data.skew_ms,
-    }
-}
-
-/// Runs `suite` until a fixed case fails `check` within 20 seeds; the correct connector
-/// passes the same case and seed. Returns the failing report's verdict of `check`.
-fn caught(suite: Suite, reference: Suite, check: &str) -> connsim::checks::Verdict {
-    let fixed =
-        |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
-    let outcome = suite.seeds(20).run_until(|_, _, _| {}, fixed);
-    let case = outcome.cases.iter().find(|c| fixed(c)).unwrap_or_else(|| panic!("survived:\n{outcome}"));
-    let report = case.reports.iter().find(|r| r.failed_checks().contains(&check)).expect("found above");
-    let same = reference.only(&case.case).first_seed(report.seed).seeds(1).run();
-    assert!(same.failed_cases().is_empty(), "the correct connector fails the same case and seed:\n{same}");
-    println!("caught by {check} in {:?} seed {}", case.case, report.seed);
-    report.verdict(check).expect("the check ran").clone()
 }
 
 #[test]

@@ -1,0 +1,215 @@
+//! Readers that mishandle watermark alignment's pauses, caught by the default alignment case.
+
+use connsim::api::{
+    Boundedness, ElementSource, EnumeratorContext, FetchedBatch, FetcherMode, InputStatus, ReaderContext, ReaderOutput,
+    Source, SourceReader, SourceReaderBase, SplitId, SplitReader, SplitsChange,
+};
+use connsim::history::CheckpointId;
+use connsim::run::{SourceSetup, World};
+use connsim::systems::ModelClient;
+use connsim::ConnectorError;
+use connsim_scenarios::suites::{self, source_from_setup};
+use example_connector::event::{Event, EventCodec, FeedMessage};
+use example_connector::source::{
+    FeedEmitter, FeedEnumState, FeedEnumerator, FeedSource, FeedSourceSetup, FeedSplit, FeedSplitReader,
+};
+
+use super::{caught, feed};
+
+/// How a feed source variant reads: a split reader or a reader around the reference's.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+enum ReadBug {
+    /// The split reader resumes every paused split when told to resume one (Kafka's
+    /// `consumer.resume(consumer.paused())`).
+    ResumesAll,
+    /// The reader passes a resume on to its reader base only at its next poll (batching the
+    /// fetcher's commands): until then the split stays paused though alignment resumed it.
+    LazyResume,
+}
+
+/// The feed's split reader with [`ReadBug::ResumesAll`].
+struct ResumesAll {
+    inner: FeedSplitReader,
+    paused: std::collections::BTreeSet<SplitId>,
+}
+
+impl SplitReader for ResumesAll {
+    type Split = FeedSplit;
+    type Element = (u64, FeedMessage);
+    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, FeedMessage)>, ConnectorError> {
+        self.inner.fetch().await
+    }
+    fn handle_splits_changes(&mut self, change: SplitsChange<FeedSplit>) {
+        match change {
+            SplitsChange::PauseResume { pause, mut resume } => {
+                if !resume.is_empty() {
+                    resume.extend(std::mem::take(&mut self.paused)); // the bug
+                }
+                self.paused.extend(pause.iter().cloned());
+                self.inner.handle_splits_changes(SplitsChange::PauseResume { pause, resume });
+            }
+            change => self.inner.handle_splits_changes(change),
+        }
+    }
+}
+
+/// The feed's reader with [`ReadBug::LazyResume`].
+struct LazyResume {
+    inner: SourceReaderBase<FeedSplitReader, FeedEmitter, Event>,
+    resumes: Vec<SplitId>,
+}
+
+impl SourceReader<Event> for LazyResume {
+    type Split = FeedSplit;
+    fn poll_next(&mut self, output: &mut ReaderOutput<Event>) -> Result<InputStatus, ConnectorError> {
+        if !self.resumes.is_empty() {
+            self.inner.pause_or_resume_splits(Vec::new(), std::mem::take(&mut self.resumes))?;
+        }
+        self.inner.poll_next(output)
+    }
+    async fn available(&mut self) {
+        if self.resumes.is_empty() {
+            self.inner.available().await
+        }
+    }
+    fn add_splits(&mut self, splits: Vec<FeedSplit>) {
+        self.inner.add_splits(splits)
+    }
+    fn notify_no_more_splits(&mut self) {
+        self.inner.notify_no_more_splits()
+    }
+    fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<FeedSplit> {
+        self.inner.snapshot_state(checkpoint)
+    }
+    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) -> Result<(), ConnectorError> {
+        self.resumes.extend(resume); // the bug: resumed at the next poll
+        if pause.is_empty() {
+            return Ok(());
+        }
+        self.inner.pause_or_resume_splits(pause, Vec::new())
+    }
+    async fn close(&mut self) {
+        self.inner.close().await
+    }
+}
+
+/// The feed source read with a [`ReadBug`].
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct MisreadSource(FeedSource, ReadBug);
+
+/// Either variant's reader.
+enum MisreadReader {
+    ResumesAll(SourceReaderBase<ResumesAll, FeedEmitter, Event>),
+    LazyResume(LazyResume),
+}
+
+impl SourceReader<Event> for MisreadReader {
+    type Split = FeedSplit;
+    fn poll_next(&mut self, output: &mut ReaderOutput<Event>) -> Result<InputStatus, ConnectorError> {
+        match self {
+            MisreadReader::ResumesAll(r) => r.poll_next(output),
+            MisreadReader::LazyResume(r) => r.poll_next(output),
+        }
+    }
+    async fn available(&mut self) {
+        match self {
+            MisreadReader::ResumesAll(r) => r.available().await,
+            MisreadReader::LazyResume(r) => r.available().await,
+        }
+    }
+    fn add_splits(&mut self, splits: Vec<FeedSplit>) {
+        match self {
+            MisreadReader::ResumesAll(r) => r.add_splits(splits),
+            MisreadReader::LazyResume(r) => r.add_splits(splits),
+        }
+    }
+    fn notify_no_more_splits(&mut self) {
+        match self {
+            MisreadReader::ResumesAll(r) => r.notify_no_more_splits(),
+            MisreadReader::LazyResume(r) => r.notify_no_more_splits(),
+        }
+    }
+    fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<FeedSplit> {
+        match self {
+            MisreadReader::ResumesAll(r) => r.snapshot_state(checkpoint),
+            MisreadReader::LazyResume(r) => r.snapshot_state(checkpoint),
+        }
+    }
+    fn pause_or_resume_splits(&mut self, pause: Vec<SplitId>, resume: Vec<SplitId>) -> Result<(), ConnectorError> {
+        match self {
+            MisreadReader::ResumesAll(r) => r.pause_or_resume_splits(pause, resume),
+            MisreadReader::LazyResume(r) => r.pause_or_resume_splits(pause, resume),
+        }
+    }
+    async fn close(&mut self) {
+        match self {
+            MisreadReader::ResumesAll(r) => r.close().await,
+            MisreadReader::LazyResume(r) => r.close().await,
+        }
+    }
+}
+
+impl Source<Event> for MisreadSource {
+    type Split = FeedSplit;
+    type EnumState = FeedEnumState;
+    type Enumerator = FeedEnumerator;
+    type Reader = MisreadReader;
+    fn boundedness(&self) -> Boundedness {
+        self.0.boundedness()
+    }
+    fn create_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>) -> FeedEnumerator {
+        self.0.create_enumerator(ctx)
+    }
+    fn restore_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>, state: FeedEnumState) -> FeedEnumerator {
+        self.0.restore_enumerator(ctx, state)
+    }
+    fn create_reader(&self, ctx: ReaderContext) -> MisreadReader {
+        match self.1 {
+            ReadBug::ResumesAll => {
+                let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.0.feed), self.0.unbounded);
+                let split_reader = move || ResumesAll {
+                    inner: FeedSplitReader::new(feed.clone(), unbounded),
+                    paused: Default::default(),
+                };
+                let base = SourceReaderBase::new(ctx, split_reader, FeedEmitter::default(), FetcherMode::Single);
+                MisreadReader::ResumesAll(base)
+            }
+            ReadBug::LazyResume => {
+                MisreadReader::LazyResume(LazyResume { inner: self.0.create_reader(ctx), resumes: Vec::new() })
+            }
+        }
+    }
+}
+
+struct MisreadSetup(FeedSourceSetup, ReadBug);
+
+impl SourceSetup for MisreadSetup {
+    type Source = ElementSource<MisreadSource, EventCodec>;
+    fn name(&self) -> String {
+        format!("{:?}({})", self.1, self.0.name())
+    }
+    fn build(&self, world: &mut World) -> Self::Source {
+        ElementSource::new(MisreadSource(self.0.build(world).inner().clone(), self.1))
+    }
+}
+
+#[test]
+fn a_split_reader_that_resumes_every_paused_split_is_caught_by_the_default_alignment_case() {
+    let suite =
+        suites::source(source_from_setup("feed-source", &["feed"], |d| MisreadSetup(feed(d), ReadBug::ResumesAll)));
+    let reference = suites::source(source_from_setup("feed-source", &["feed"], feed));
+    let verdict = caught(suite.only("watermark alignment"), reference, "watermark-alignment");
+    assert!(verdict.evidence.iter().any(|e| e.contains("from a fetch that began after the pause")), "{verdict:?}");
+}
+
+#[test]
+fn a_reader_that_resumes_lazily_is_caught_holding_a_split_paused_without_cause() {
+    let suite =
+        suites::source(source_from_setup("feed-source", &["feed"], |d| MisreadSetup(feed(d), ReadBug::LazyResume)));
+    let reference = suites::source(source_from_setup("feed-source", &["feed"], feed));
+    let verdict = caught(suite.only("watermark alignment"), reference, "watermark-alignment");
+    assert!(
+        verdict.evidence.iter().any(|e| e.contains("paused without cause: its reader held it paused")),
+        "{verdict:?}"
+    );
+}
