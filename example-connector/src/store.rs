@@ -114,6 +114,12 @@ impl Store {
         }
     }
 
+    /// Every entry the store holds, staged or committed, in transaction-name order (for a
+    /// test's misreading reader; a downstream reader sees only what [`Store::output`] shows).
+    pub fn staged_for_tests(&self) -> Vec<Vec<u8>> {
+        self.state.lock().unwrap().txns.values().flat_map(|t| t.entries.iter().cloned()).collect()
+    }
+
     /// What a downstream reader sees: every committed transaction's records, in commit
     /// order. The harness reads it after every request the store serves.
     pub fn output(&self) -> Arc<dyn OutputReader> {

@@ -4,5 +4,6 @@
 //! test binaries, not one per file.
 
 mod catches;
+mod conformance;
 mod event_time;
 mod mutants;

@@ -8,6 +8,7 @@
 //! ([`serve_requests`]), so a model never announces what became visible.
 
 mod collector;
+pub mod conformance;
 mod fs;
 mod kit;
 mod kv;

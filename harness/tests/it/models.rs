@@ -332,3 +332,78 @@ fn appending_to_a_partition_that_does_not_exist_says_so_and_leaves_the_history_u
     assert_eq!(history.take().len(), 0, "nothing recorded, and the history is not poisoned");
     assert_eq!(log.end_offset("t", 0), 0, "nothing appended");
 }
+
+/// The transactional log, driven as a transactional sink drives it: a transaction per name,
+/// its producer initialised on the first write.
+struct TxnLog {
+    producers: std::sync::Mutex<std::collections::BTreeMap<String, (connsim::systems::TxnHandle, u64)>>,
+}
+
+impl connsim::systems::conformance::TransactionalStore for TxnLog {
+    fn build(&self, history: &History) -> (Arc<dyn ExternalSystem>, Arc<dyn OutputReader>) {
+        self.producers.lock().unwrap().clear(); // a fresh log knows no producer
+        let log = PartitionedLog::new("log", history.clone());
+        log.create_topic("out", 1);
+        let output = log.output("out");
+        (Arc::new(log), output)
+    }
+    fn write<'a>(
+        &'a self,
+        endpoint: &'a Endpoint,
+        txn: &'a str,
+        records: Vec<Record>,
+    ) -> connsim::systems::conformance::StoreFuture<'a> {
+        Box::pin(async move {
+            let client = LogClient::new(endpoint.clone(), "log");
+            let known = self.producers.lock().unwrap().get(txn).cloned();
+            let (handle, seq) = match known {
+                Some(p) => p,
+                None => (client.init_transactions(txn).await.map_err(|e| e.to_string())?, 0),
+            };
+            client.produce("out", 0, records, Some(handle.clone()), seq).await.map_err(|e| e.to_string())?;
+            self.producers.lock().unwrap().insert(txn.to_string(), (handle, seq + 1));
+            Ok(())
+        })
+    }
+    fn commit<'a>(&'a self, endpoint: &'a Endpoint, txn: &'a str) -> connsim::systems::conformance::StoreFuture<'a> {
+        self.end(endpoint, txn, true)
+    }
+    fn abort<'a>(
+        &'a self,
+        endpoint: &'a Endpoint,
+        txn: &'a str,
+    ) -> Option<connsim::systems::conformance::StoreFuture<'a>> {
+        Some(self.end(endpoint, txn, false))
+    }
+}
+
+impl TxnLog {
+    fn end<'a>(
+        &'a self,
+        endpoint: &'a Endpoint,
+        txn: &'a str,
+        commit: bool,
+    ) -> connsim::systems::conformance::StoreFuture<'a> {
+        Box::pin(async move {
+            let Some((handle, _)) = self.producers.lock().unwrap().get(txn).cloned() else {
+                return Err(format!("no transaction {txn}"));
+            };
+            let req = match commit {
+                true => LogRequest::CommitTransaction { txn: handle },
+                false => LogRequest::AbortTransaction { txn: handle },
+            };
+            match LogClient::new(endpoint.clone(), "log").request(req).await {
+                Ok(LogResponse::Ok | LogResponse::AlreadyCommitted) => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        })
+    }
+}
+
+#[test]
+fn the_transactional_log_holds_to_the_transactional_store_conformance_properties() {
+    let log = TxnLog { producers: Default::default() };
+    for c in connsim::systems::conformance::check_transactional_store(&log) {
+        assert!(c.result.is_ok() && c.skipped.is_none(), "{}: {:?} {:?}", c.property, c.result, c.skipped);
+    }
+}
