@@ -29,7 +29,10 @@ pub fn check(f: &RunFacts) -> Verdict {
     }
     let left = left_by_earlier_jobs(f);
     let before = dups.len();
-    dups.retain(|(id, n)| *n > 1 + left.get(id).copied().unwrap_or(0));
+    // What the new job may show: the copies the jobs before it left, and one more of a
+    // record it reads again.
+    let allowed = |id: &RecordId| left.get(id).map_or(1, |&(copies, again)| (copies + usize::from(again)).max(1));
+    dups.retain(|(id, n)| *n > allowed(id));
     if dups.is_empty() {
         return Verdict::pass(
             NAME,
@@ -58,7 +61,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     let evidence = dups
         .iter()
         .take(EVIDENCE_MAX)
-        .map(|(id, n)| match left.get(id) {
+        .map(|(id, n)| match left.get(id).map(|(k, _)| k) {
             Some(k) => format!(
                 "{} visible {n} times, {k} of them left by earlier jobs when the last new job started: {}",
                 f.origin(*id),
@@ -174,12 +177,12 @@ fn at_least_once(
     .counting(unexplained.len(), unexplained.iter().map(|(id, ..)| *id))
 }
 
-/// Per record the new job reads again: the copies visible when the last new job started
-/// (only records with some), or an empty map when no new job started. A job without state
-/// reads everything again; one from a savepoint only what its splits' positions at that
+/// Per record visible when the last new job started: the copies then, and whether the new
+/// job reads it again (an empty map when no new job started). A job without state reads
+/// everything again; one from a savepoint only what its splits' positions at that
 /// savepoint's barriers had not passed (a split no barrier placed, pending in the
 /// enumerator or without a position, is read again whole).
-fn left_by_earlier_jobs(f: &RunFacts) -> BTreeMap<RecordId, usize> {
+fn left_by_earlier_jobs(f: &RunFacts) -> BTreeMap<RecordId, (usize, bool)> {
     let Some(start) = f.events.iter().rposition(|e| matches!(e.kind, EventKind::NewJob { .. })) else {
         return BTreeMap::new();
     };
@@ -213,6 +216,5 @@ fn left_by_earlier_jobs(f: &RunFacts) -> BTreeMap<RecordId, usize> {
             }
         }
     }
-    visible.retain(|id, n| *n > 0 && read_again(id));
-    visible
+    visible.into_iter().filter(|(_, n)| *n > 0).map(|(id, n)| (id, (n, read_again(&id)))).collect()
 }
