@@ -227,6 +227,9 @@ where
     fn keeps_split_order(&self) -> bool {
         self.sink.keeps_split_order()
     }
+    fn accepts_late_records(&self) -> bool {
+        self.sink.accepts_late_records()
+    }
     async fn create_writer(
         &self,
         ctx: WriterContext,

@@ -247,6 +247,13 @@ pub trait Sink<In = Record>: Clone + Send + Sync + Serialize + DeserializeOwned 
     fn keeps_split_order(&self) -> bool {
         false
     }
+    /// Whether the sink takes records behind the combined watermark its input already passed
+    /// on (a sink that ignores event time, or handles lateness itself). The `event-time`
+    /// check then does not judge records at the subtask's output; a split's own watermark
+    /// still binds its records. Default: no, late records are a violation.
+    fn accepts_late_records(&self) -> bool {
+        false
+    }
     /// A writer for one subtask, restored from `restored` (empty when starting fresh).
     fn create_writer(
         &self,

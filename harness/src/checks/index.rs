@@ -31,6 +31,9 @@ pub struct RunEnd {
     pub guarantee: DeliveryGuarantee,
     /// Whether the sink claims per-split order ([`crate::api::Sink::keeps_split_order`]).
     pub ordered: bool,
+    /// Whether the sink takes records behind the watermark its input already passed on
+    /// ([`crate::api::Sink::accepts_late_records`]).
+    pub late_accepted: bool,
     /// Between the readers and the writers.
     pub exchange: crate::cluster::Exchange,
     /// Whether the source ends.
@@ -54,6 +57,7 @@ impl RunEnd {
             visible: Ok(Vec::new()),
             guarantee: DeliveryGuarantee::ExactlyOnce,
             ordered: false,
+            late_accepted: false,
             exchange: crate::cluster::Exchange::Forward,
             bounded: true,
             status: JobStatus::Finished,
@@ -80,6 +84,8 @@ pub struct RunFacts {
     pub guarantee: DeliveryGuarantee,
     /// Whether the sink claims per-split order.
     pub ordered: bool,
+    /// Whether the sink takes late records.
+    pub late_accepted: bool,
     /// Between the readers and the writers.
     pub exchange: crate::cluster::Exchange,
     /// Whether the source ends.
@@ -179,6 +185,7 @@ impl RunFacts {
             unreadable,
             guarantee: end.guarantee,
             ordered: end.ordered,
+            late_accepted: end.late_accepted,
             exchange: end.exchange,
             bounded: end.bounded,
             status: end.status,

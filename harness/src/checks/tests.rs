@@ -376,6 +376,12 @@ fn event_time_fails_on_a_record_behind_the_combined_watermark_its_splits_idle_ma
     fails(marked.clone(), "r3 of split s (event time 3)");
     assert!(marked.evidence[0].contains("while the connector had marked the split idle"), "{marked:?}");
     assert!(marked.summary.contains("2 records late at their subtask's output"), "{}", marked.summary);
+    // A sink that accepts late records: not judged, and the verdict says so.
+    let mut accepting = history(&[("s", 1)], &["s"]);
+    accepting.end.late_accepted = true;
+    let v = accepting.verdict("event-time");
+    assert!(v.passed && v.summary.contains("2 records behind the combined watermark"), "{v:?}");
+    assert!(v.summary.contains("the sink accepts late records"), "{v:?}");
     // Another split's idle mark says nothing about s.
     assert!(history(&[("s", 1)], &["u"]).verdict("event-time").passed);
     // The reader's own output marked idle stands for a split without watermarks of its own,

@@ -21,6 +21,7 @@ pub(crate) trait DynSink: erased_serde::Serialize + Send + Sync + 'static {
     fn clone_typed(&self) -> Arc<dyn DynSink>;
     fn delivery_guarantee(&self) -> DeliveryGuarantee;
     fn keeps_split_order(&self) -> bool;
+    fn accepts_late_records(&self) -> bool;
     fn create_writer(
         &self,
         ctx: WriterContext,
@@ -49,6 +50,9 @@ impl<K: Sink> DynSink for Typed<K> {
     }
     fn keeps_split_order(&self) -> bool {
         self.0.keeps_split_order()
+    }
+    fn accepts_late_records(&self) -> bool {
+        self.0.accepts_late_records()
     }
     fn create_writer(
         &self,
@@ -121,6 +125,9 @@ impl Sink for ErasedSink {
     }
     fn keeps_split_order(&self) -> bool {
         self.0.keeps_split_order()
+    }
+    fn accepts_late_records(&self) -> bool {
+        self.0.accepts_late_records()
     }
     fn create_writer(
         &self,

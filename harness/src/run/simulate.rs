@@ -172,6 +172,7 @@ async fn drive(
             visible: Ok(Vec::new()),
             guarantee: sink.delivery_guarantee(),
             ordered: sink.keeps_split_order(),
+            late_accepted: sink.accepts_late_records(),
             exchange: config.job.exchange,
             bounded,
             status: JobStatus::Running,
