@@ -132,6 +132,11 @@ where
         let b = &mut self.buffer;
         b.event_time = output.event_time;
         b.tells_fetches = false;
+        // The split current from an earlier poll stays current, as in the runtime's output.
+        let current = output.split_runs.last().map(|(_, s)| s.clone());
+        if let Some(split) = &current {
+            b.split_runs.push((0, split.clone()));
+        }
         let status = self.inner.poll_next(b);
         // Everything the connector emitted moves over, its positions shifted past what the
         // output already holds.
@@ -148,7 +153,11 @@ where
             }
         }
         output.finished_splits.append(&mut b.finished_splits);
-        output.split_runs.extend(b.split_runs.drain(..).map(|(i, s)| (at + i, s)));
+        let mut runs = b.split_runs.drain(..);
+        if current.is_some() {
+            runs.next(); // the current split, already the output's
+        }
+        output.split_runs.extend(runs.map(|(i, s)| (at + i, s)));
         output.watermarks.extend(b.watermarks.drain(..).map(|(i, s, m)| (at + i, s, m)));
         output.paused_reads.extend(b.paused_reads.drain(..).map(|(i, j, s)| (at + i, at + j, s)));
         output.tells_fetches |= b.tells_fetches;
@@ -295,5 +304,97 @@ where
     }
     fn close(&mut self) -> impl Future<Output = ()> + Send {
         self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{OutputMark, Split};
+
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    struct S;
+    impl Split for S {
+        fn id(&self) -> SplitId {
+            "s".into()
+        }
+    }
+
+    /// Marks the current split idle first, then emits one element of split "t".
+    struct Marks;
+    impl SourceReader<u64> for Marks {
+        type Split = S;
+        fn poll_next(&mut self, output: &mut ReaderOutput<u64>) -> Result<InputStatus, ConnectorError> {
+            output.mark_idle();
+            output.for_split(&"t".to_string());
+            output.collect(42);
+            Ok(InputStatus::NothingAvailable)
+        }
+        async fn available(&mut self) {}
+        fn add_splits(&mut self, _: Vec<S>) {}
+        fn notify_no_more_splits(&mut self) {}
+        fn snapshot_state(&mut self, _: CheckpointId) -> Vec<S> {
+            Vec::new()
+        }
+    }
+
+    /// Elements are record keys; only key 42 is a test record's.
+    struct Keys;
+    impl ElementCodec for Keys {
+        type Element = u64;
+        fn element(record: &Record) -> u64 {
+            record.key
+        }
+        fn record(key: &u64) -> Result<Record, String> {
+            match key {
+                42 => Ok(Record { id: crate::record::RecordId(7), key: 42, event_time_ms: 1, payload: Vec::new() }),
+                other => Err(format!("no record has key {other}")),
+            }
+        }
+    }
+
+    #[test]
+    fn a_traced_reader_keeps_the_current_split_and_moves_marks_and_runs_over() {
+        let mut reader: ElementReader<Marks, Keys> =
+            ElementReader { inner: Marks, buffer: ReaderOutput::default(), codec: PhantomData };
+        // The runtime's output: event time on, split "s" current from an earlier poll, one
+        // record already there.
+        let mut out = ReaderOutput { event_time: true, ..ReaderOutput::default() };
+        out.records.push(Record { id: crate::record::RecordId(1), key: 0, event_time_ms: 0, payload: Vec::new() });
+        out.split_runs.push((0, "s".to_string()));
+        reader.poll_next(&mut out).expect("traced");
+        assert_eq!(out.records.iter().map(|r| r.id.0).collect::<Vec<_>>(), vec![1, 7]);
+        // The idle mark before any for_split applies to the current split, "s".
+        assert!(
+            matches!(out.watermarks.as_slice(), [(1, Some(s), OutputMark::Idle)] if s == "s"),
+            "{:?}",
+            out.watermarks
+        );
+        assert_eq!(out.split_runs, vec![(0, "s".to_string()), (1, "t".to_string())]);
+    }
+
+    #[test]
+    fn an_element_the_codec_cannot_trace_fails_the_job_saying_what_to_fix() {
+        struct Unknown;
+        impl SourceReader<u64> for Unknown {
+            type Split = S;
+            fn poll_next(&mut self, output: &mut ReaderOutput<u64>) -> Result<InputStatus, ConnectorError> {
+                output.collect(5);
+                Ok(InputStatus::NothingAvailable)
+            }
+            async fn available(&mut self) {}
+            fn add_splits(&mut self, _: Vec<S>) {}
+            fn notify_no_more_splits(&mut self) {}
+            fn snapshot_state(&mut self, _: CheckpointId) -> Vec<S> {
+                Vec::new()
+            }
+        }
+        let mut reader: ElementReader<Unknown, Keys> =
+            ElementReader { inner: Unknown, buffer: ReaderOutput::default(), codec: PhantomData };
+        let err = reader.poll_next(&mut ReaderOutput::default()).expect_err("untraceable");
+        assert!(
+            err.to_string().contains("no record has key 5") && err.to_string().contains("ElementCodec::record"),
+            "{err}"
+        );
     }
 }
