@@ -60,7 +60,8 @@ fn cases(t: &TargetRow) -> Vec<Case> {
                         ),
                     ),
                     None => {
-                        let what = format!("never reached {} in {} seeds", c.missed_marks.join(", "), c.seeds);
+                        let what =
+                            format!("marks reached on too few of {} seeds: {}", c.seeds, c.missed_marks.join(", "));
                         ("coverage".to_string(), what.clone(), what)
                     }
                 });

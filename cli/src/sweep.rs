@@ -140,7 +140,11 @@ pub fn run(args: SweepArgs) -> Result<bool, String> {
                     let why = match c.first_failing_seed {
                         Some(seed) => format!("{} (seed {seed})", c.failed_checks.join(", ")),
                         None => {
-                            format!("never reached {} in {} seeds (run more seeds)", c.missed_marks.join(", "), c.seeds)
+                            format!(
+                                "marks reached on too few of {} seeds: {} (run more seeds)",
+                                c.seeds,
+                                c.missed_marks.join(", ")
+                            )
                         }
                     };
                     (Status::Failed, format!("FAILED in {:?}: {why}", c.name))

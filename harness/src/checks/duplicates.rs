@@ -27,11 +27,9 @@ pub fn check(f: &RunFacts) -> Verdict {
     if dups.is_empty() {
         return Verdict::pass(NAME, "no record is visible twice");
     }
-    let left = left_by_earlier_jobs(f);
+    let allowance = allowed_by_new_jobs(f);
     let before = dups.len();
-    // What the new job may show: the copies the jobs before it left, and one more of a
-    // record it reads again.
-    let allowed = |id: &RecordId| left.get(id).map_or(1, |&(copies, again)| (copies + usize::from(again)).max(1));
+    let allowed = |id: &RecordId| allowance.get(id).copied().unwrap_or(1);
     dups.retain(|(id, n)| *n > allowed(id));
     if dups.is_empty() {
         return Verdict::pass(
@@ -61,9 +59,9 @@ pub fn check(f: &RunFacts) -> Verdict {
     let evidence = dups
         .iter()
         .take(EVIDENCE_MAX)
-        .map(|(id, n)| match left.get(id).map(|(k, _)| k) {
+        .map(|(id, n)| match allowance.get(id) {
             Some(k) => format!(
-                "{} visible {n} times, {k} of them left by earlier jobs when the last new job started: {}",
+                "{} visible {n} times, {k} allowed for the jobs that read it (one copy each): {}",
                 f.origin(*id),
                 when(id)
             ),
@@ -177,44 +175,81 @@ fn at_least_once(
     .counting(unexplained.len(), unexplained.iter().map(|(id, ..)| *id))
 }
 
-/// Per record visible when the last new job started: the copies then, and whether the new
-/// job reads it again (an empty map when no new job started). A job without state reads
-/// everything again; one from a savepoint only what its splits' positions at that
-/// savepoint's barriers had not passed (a split no barrier placed, pending in the
-/// enumerator or without a position, is read again whole).
-fn left_by_earlier_jobs(f: &RunFacts) -> BTreeMap<RecordId, (usize, bool)> {
-    let Some(start) = f.events.iter().rposition(|e| matches!(e.kind, EventKind::NewJob { .. })) else {
-        return BTreeMap::new();
-    };
-    let EventKind::NewJob { restored_from, .. } = f.events[start].kind else { unreachable!("found above") };
+/// Per record, the copies the output may hold at the end when new jobs started (only
+/// records some new job changed), or an empty map when none did. The allowance starts at one
+/// copy; at each new job, in order, it becomes the copies visible then (never more than the
+/// allowance so far: an earlier job's own duplicate is not forgiven) plus one for a record
+/// the new job reads again. A job without state reads everything again; one from a
+/// savepoint only what its splits' positions at that savepoint's barriers had not passed (a
+/// split finished before the savepoint completed, and not at a barrier of it, is passed
+/// whole; a split neither placed nor finished, pending in the enumerator or without a
+/// position, is read again whole).
+fn allowed_by_new_jobs(f: &RunFacts) -> BTreeMap<RecordId, usize> {
+    let starts: Vec<usize> = f
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.kind, EventKind::NewJob { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let mut allowed: BTreeMap<RecordId, usize> = BTreeMap::new();
+    if starts.is_empty() {
+        return allowed;
+    }
+    let mut visible: BTreeMap<RecordId, usize> = BTreeMap::new();
+    let mut changes = f.changes().peekable();
+    for start in starts {
+        while let Some(c) = changes.next_if(|c| c.index < start) {
+            for s in c.records {
+                let n = visible.entry(s.id).or_default();
+                if c.appeared {
+                    *n += 1;
+                } else {
+                    *n = n.saturating_sub(1);
+                }
+            }
+        }
+        let read_again = read_again_by(f, start);
+        for (id, n) in &visible {
+            let carried = allowed.get(id).copied().unwrap_or(1);
+            let next = ((*n).min(carried) + usize::from(read_again(id))).max(1);
+            allowed.insert(*id, next);
+        }
+    }
+    allowed
+}
+
+/// Whether the new job started at event `start` reads a record again.
+fn read_again_by(f: &RunFacts, start: usize) -> impl Fn(&RecordId) -> bool + '_ {
+    let EventKind::NewJob { restored_from, .. } = f.events[start].kind else { unreachable!("a NewJob event") };
     let mut passed: BTreeMap<&str, u64> = BTreeMap::new();
     if restored_from != 0 {
+        let completed = f.events[..start]
+            .iter()
+            .position(
+                |e| matches!(e.kind, EventKind::CheckpointCompleted { checkpoint } if checkpoint == restored_from),
+            )
+            .unwrap_or(start);
+        for e in &f.events[..completed] {
+            if let EventKind::SplitFinished { split, .. } = &e.kind {
+                passed.insert(split, u64::MAX);
+            }
+        }
         for e in &f.events[..start] {
             if let EventKind::Barrier { checkpoint, splits, positions, .. } = &e.kind {
                 if *checkpoint == restored_from {
                     for (split, pos) in splits.iter().zip(positions) {
-                        if let Some(pos) = pos {
-                            passed.insert(split, *pos);
-                        }
+                        match pos {
+                            Some(pos) => passed.insert(split, *pos),
+                            None => passed.remove(split.as_str()),
+                        };
                     }
                 }
             }
         }
     }
-    let read_again = |id: &RecordId| match f.origin_of(*id) {
+    move |id: &RecordId| match f.origin_of(*id) {
         Some(o) => passed.get(&*o.split).is_none_or(|p| o.pos >= *p),
         None => true,
-    };
-    let mut visible: BTreeMap<RecordId, usize> = BTreeMap::new();
-    for c in f.changes().take_while(|c| c.index < start) {
-        for s in c.records {
-            let n = visible.entry(s.id).or_default();
-            if c.appeared {
-                *n += 1;
-            } else {
-                *n = n.saturating_sub(1);
-            }
-        }
     }
-    visible.into_iter().filter(|(_, n)| *n > 0).map(|(id, n)| (id, (n, read_again(&id)))).collect()
 }

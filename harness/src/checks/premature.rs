@@ -9,7 +9,7 @@
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::api::DeliveryGuarantee;
 use crate::history::{CheckpointId, EventKind};
-use crate::record::{IdMap, IdSet, RecordId};
+use crate::record::{IdMap, RecordId};
 use std::collections::BTreeMap;
 
 /// A subtask attempt.
@@ -20,7 +20,8 @@ pub fn check(f: &RunFacts) -> Verdict {
     const NAME: &str = "no-premature-visibility";
     let exactly_once = f.guarantee == DeliveryGuarantee::ExactlyOnce;
     // Only asked "contains?", never iterated, so hash containers cannot affect the output's order.
-    let mut safe = IdSet::default();
+    // Each record covered by a completed checkpoint, with the event at which it became so.
+    let mut safe: IdMap<usize> = IdMap::default();
     let mut visible: IdMap<usize> = IdMap::default();
     // Sized for every produced record once, rather than grown (and rehashed) on the way.
     if exactly_once {
@@ -45,11 +46,19 @@ pub fn check(f: &RunFacts) -> Verdict {
                 let n = emitted.get(&(*subtask, *attempt)).map_or(0, Vec::len);
                 barriers.entry(*checkpoint).or_default().push(((*subtask, *attempt), n));
             }
+            // A new job's copies need its own checkpoints: without state nothing is covered,
+            // from a savepoint what that savepoint covered.
+            EventKind::NewJob { restored_from, .. } if exactly_once => {
+                let covered_until = f.completed.get(restored_from).copied();
+                safe.retain(|_, at| covered_until.is_some_and(|until| *at <= until));
+            }
             EventKind::CheckpointCompleted { checkpoint } if exactly_once => {
                 for (key, n) in barriers.remove(checkpoint).unwrap_or_default() {
                     let from = safe_upto.entry(key).or_default();
                     if n > *from {
-                        safe.extend(&emitted[&key][*from..n]);
+                        for id in &emitted[&key][*from..n] {
+                            safe.entry(*id).or_insert(i);
+                        }
                         *from = n;
                     }
                 }
@@ -67,7 +76,7 @@ pub fn check(f: &RunFacts) -> Verdict {
             let n = visible.entry(s.id).or_default();
             if c.appeared {
                 *n += 1;
-                if exactly_once && !safe.contains(&s.id) {
+                if exactly_once && !safe.contains_key(&s.id) {
                     premature += 1;
                     ids.push(s.id);
                     bad(format!(

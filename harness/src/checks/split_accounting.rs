@@ -3,8 +3,8 @@
 //! every split placed in the previous completed checkpoint, or assigned between its trigger
 //! and this one's, is still somewhere. A global failover resets the enumerator to the last
 //! completed checkpoint, so assignments made before it are legitimately forgotten. A new job
-//! (without state, or from an older savepoint) starts the accounting afresh: splits finished
-//! or placed by the jobs before it are its to read again.
+//! without state starts the accounting afresh (every split is its to read again); one from
+//! a savepoint goes on from what that savepoint placed and had finished.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::{CheckpointId, EventKind};
@@ -23,6 +23,8 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut triggered_at: BTreeMap<CheckpointId, usize> = BTreeMap::new();
     let mut finished_total: BTreeSet<String> = BTreeSet::new();
     let mut known: BTreeSet<String> = BTreeSet::new();
+    // What each completed checkpoint placed and had finished, for a new job restoring it.
+    let mut at_completion: BTreeMap<CheckpointId, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
     let mut evidence = Vec::new();
     let mut first_bad = None;
     let mut checked = 0;
@@ -30,10 +32,13 @@ pub fn check(f: &RunFacts) -> Verdict {
         match &e.kind {
             EventKind::SplitsAssigned { splits, .. } => assignments.extend(splits.iter().map(|s| (i, s.clone()))),
             EventKind::Failover { strategy, .. } if strategy != "region" => window_start = i,
-            EventKind::NewJob { .. } => {
+            EventKind::NewJob { restored_from, .. } => {
+                // Without state the new job reads every split again; from a savepoint it
+                // goes on from what that savepoint placed and had finished.
                 window_start = i;
-                known.clear();
-                finished_total.clear();
+                let (k, done) = at_completion.get(restored_from).cloned().unwrap_or_default();
+                known = k;
+                finished_total = done;
             }
             EventKind::SplitFinished { subtask, attempt, split } => {
                 finished_by.entry((*subtask, *attempt)).or_default().push(split.clone());
@@ -84,6 +89,7 @@ pub fn check(f: &RunFacts) -> Verdict {
                     }
                 }
                 known = places.into_keys().collect();
+                at_completion.insert(*c, (known.clone(), finished_total.clone()));
             }
             _ => {}
         }

@@ -28,14 +28,21 @@ pub(crate) struct ReaderAlignment {
     /// The latest announcement: `(minimum, max_allowed)`.
     announced: Option<(Watermark, Watermark)>,
     paused: BTreeSet<SplitId>,
-    /// Splits the reader was seen holding paused without being asked (said once each).
-    unasked: BTreeSet<SplitId>,
+    /// Splits the reader was seen holding paused without being asked, since when (virtual
+    /// ms), and whether that was said already.
+    unasked: std::collections::BTreeMap<SplitId, (u64, bool)>,
     last_report_ms: u64,
 }
 
 impl ReaderAlignment {
     pub fn new(alignment: WatermarkAlignment, now_ms: u64) -> Self {
-        Self { alignment, announced: None, paused: BTreeSet::new(), unasked: BTreeSet::new(), last_report_ms: now_ms }
+        Self {
+            alignment,
+            announced: None,
+            paused: BTreeSet::new(),
+            unasked: Default::default(),
+            last_report_ms: now_ms,
+        }
     }
 
     /// Virtual time of the next report.
@@ -61,9 +68,26 @@ impl ReaderAlignment {
         &self.paused
     }
 
-    /// Whether the reader's holding `split` paused unasked is news (first time this attempt).
-    pub fn first_unasked(&mut self, split: &SplitId) -> bool {
-        self.unasked.insert(split.clone())
+    /// The latest announcement: `(minimum, max_allowed)`.
+    pub fn announced(&self) -> Option<(Watermark, Watermark)> {
+        self.announced
+    }
+
+    /// The reader holds `unasked` paused without alignment asking, now: those it has held so
+    /// for an update interval or more and that were not said yet (each once per attempt). A
+    /// split no longer held starts over.
+    pub fn held_unasked(&mut self, unasked: Vec<SplitId>, now_ms: u64) -> Vec<SplitId> {
+        let interval = self.alignment.update_interval_ms.max(1);
+        self.unasked.retain(|s, (_, said)| *said || unasked.contains(s));
+        let mut due = Vec::new();
+        for split in unasked {
+            let (since, said) = self.unasked.entry(split.clone()).or_insert((now_ms, false));
+            if !*said && now_ms.saturating_sub(*since) >= interval {
+                *said = true;
+                due.push(split);
+            }
+        }
+        due
     }
 
     /// The coordinator announced the group's minimum and the maximum a split may reach.

@@ -40,9 +40,14 @@ where
             // Back to the history's ids: within one restored checkpoint, each local id names
             // one checkpoint (a job's numbering only grows along what it restored).
             let history_id = |local: CheckpointId| {
-                recovered.iter().map(|(c, _)| *c).find(|c| local_checkpoint(*c) == local).unwrap_or(local)
+                recovered.iter().map(|(c, _)| *c).find(|c| local_checkpoint(*c) == local).ok_or_else(|| {
+                    ConnectorError::fail_job(format!(
+                        "GlobalCommitter::filter_recovered returned checkpoint {local}, which is not among the \
+                         recovered ones: return a subset of what it was given"
+                    ))
+                })
             };
-            Ok(kept.into_iter().map(|(c, g)| (history_id(c), ErasedGlobal::data(g))).collect())
+            kept.into_iter().map(|(c, g)| Ok((history_id(c)?, ErasedGlobal::data(g)))).collect()
         })
     }
     fn end_of_input(&mut self) -> BoxFuture<'_, Result<(), ConnectorError>> {

@@ -69,6 +69,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         if let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) {
             if let Some(watermark) = a.report(w, self.ended, now) {
                 drop(self.uplink.send_once(MasterMsg::ReportedWatermark { watermark }));
+                self.check_pauses();
             }
         }
         self.resend(now);
@@ -89,37 +90,44 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         let Some(adj) = a.adjust(w) else { return Ok(()) };
         let pause = adj.pause.iter().map(|(s, _)| s.clone()).collect();
         self.reader.pause_or_resume_splits(pause, adj.resume.clone())?;
-        // The reader now holds paused exactly what alignment asked for; a split it holds
-        // paused besides is paused without cause (said once per split and attempt).
-        let unasked = self.pauses.unasked(a.paused()).unwrap_or_default();
-        let fresh: Vec<(String, Option<i64>)> = unasked
+        self.record(EventKind::SplitsPaused {
+            subtask: self.id,
+            attempt: self.attempt,
+            minimum: adj.minimum,
+            max_allowed: adj.max_allowed,
+            paused: adj.pause,
+            resumed: adj.resume,
+            observed: self.tells_fetches,
+        });
+        self.check_pauses();
+        Ok(())
+    }
+
+    /// Compares what the reader holds paused with what alignment holds paused (after every
+    /// adjustment and every alignment report): a split the reader still holds paused
+    /// unasked an update interval after it was first seen so is paused without cause (a
+    /// resume passed on a moment late is not), said once per split and attempt.
+    pub(super) fn check_pauses(&mut self) {
+        let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) else { return };
+        let Some(unasked) = self.pauses.unasked(a.paused()) else { return };
+        let Some((minimum, max_allowed)) = a.announced() else { return };
+        let held: Vec<(String, Option<i64>)> = a
+            .held_unasked(unasked, now_ms())
             .into_iter()
-            .filter(|s| a.first_unasked(s))
             .map(|s| {
                 let at = w.split_watermarks().find(|(id, _)| **id == s).and_then(|(_, w)| w);
                 (s, at)
             })
             .collect();
-        let (minimum, max_allowed) = (adj.minimum, adj.max_allowed);
-        self.record(EventKind::SplitsPaused {
-            subtask: self.id,
-            attempt: self.attempt,
-            minimum,
-            max_allowed,
-            paused: adj.pause,
-            resumed: adj.resume,
-            observed: self.tells_fetches,
-        });
-        if !fresh.is_empty() {
+        if !held.is_empty() {
             self.record(EventKind::UnaskedPause {
                 subtask: self.id,
                 attempt: self.attempt,
                 minimum,
                 max_allowed,
-                splits: fresh,
+                splits: held,
             });
         }
-        Ok(())
     }
 
     /// Records what advanced and hands an advanced combined watermark to the writer.
