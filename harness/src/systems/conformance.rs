@@ -127,13 +127,18 @@ fn run<S: TransactionalStore>(store: &S, check: Property<S>) -> Result<(), Strin
     let (system, output) = store.build(&history);
     rt.block_on(async move {
         let (g, served, name) = (gateway.clone(), system.clone(), system.name());
-        madsim::runtime::Handle::current().create_node().name(name.clone()).build().spawn(async move {
+        let handle = madsim::runtime::Handle::current();
+        let node = handle.create_node().name(name.clone()).build();
+        node.spawn(async move {
             let (_ep, inbox) = g.bind(&name);
             served.serve(inbox).await
         });
         madsim::time::sleep(Duration::from_millis(1)).await;
         let h = Harness { endpoint: gateway.bind("conformance").0, system, output };
-        check(store, &h).await
+        let outcome = check(store, &h).await;
+        // A dropped runtime keeps its pending tasks: the model's serve loop ends here.
+        handle.kill(node.id());
+        outcome
     })
 }
 
