@@ -73,7 +73,7 @@ impl SourceReader<Event> for LazyResume {
         self.inner.poll_next(output)
     }
     async fn available(&mut self) {
-        if !(self.next_poll && !self.resumes.is_empty()) {
+        if !self.next_poll || self.resumes.is_empty() {
             self.inner.available().await
         }
     }
