@@ -17,7 +17,7 @@ use connsim::api::{
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{LogClient, PartitionedLog};
+use connsim::systems::{LogClient, LogEntry, PartitionedLog, RecordLogFormat};
 use connsim::{ConnectorError, Record};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -68,10 +68,11 @@ impl LogWriter {
         self.produce(records).await
     }
 
-    /// Sends `records` (retried: a retry after a lost response writes twice).
+    /// Serializes and sends `records` (retried: a retry after a lost response writes twice).
     pub(crate) async fn produce(&self, records: Vec<Record>) -> Result<(), ConnectorError> {
         let (client, topic, partition) = (&self.client, &self.topic, self.partition);
-        idempotent(TRIES, || client.produce(topic, partition, records.clone(), None, 0)).await
+        let entries: Vec<LogEntry> = records.iter().map(RecordLogFormat::encode).collect();
+        idempotent(TRIES, || client.produce(topic, partition, entries.clone(), None, 0)).await
     }
 
     /// The records buffered and not sent yet.

@@ -28,7 +28,9 @@ use connsim::api::{
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{LogClient, LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle};
+use connsim::systems::{
+    LogClient, LogEntry, LogError, LogRequest, LogResponse, PartitionedLog, RecordLogFormat, TxnHandle,
+};
 use connsim::{ConnectorError, Record};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -135,7 +137,8 @@ impl TxnLogWriter {
         };
         for (partition, records) in batches {
             let (client, txn, seq) = (&self.client, &self.txn, self.sequence);
-            idempotent(TRIES, || client.produce(&self.topic, partition, records.clone(), Some(txn.clone()), seq))
+            let entries: Vec<LogEntry> = records.iter().map(RecordLogFormat::encode).collect();
+            idempotent(TRIES, || client.produce(&self.topic, partition, entries.clone(), Some(txn.clone()), seq))
                 .await?;
             self.sequence += 1;
         }

@@ -43,6 +43,37 @@ pub(crate) fn decode<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> bincode:
     })
 }
 
+/// `Option<Vec<u8>>` on the wire: `#[serde(with = "connsim::bytes::option")]`. `None` and
+/// `Some` encode as serde's option does; the bytes inside as one byte string.
+pub mod option {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    struct Borrowed<'a>(&'a [u8]);
+
+    impl Serialize for Borrowed<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.serialize_bytes(self.0)
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(transparent)]
+    struct Owned(#[serde(with = "super")] Vec<u8>);
+
+    /// Writes `None`, or `Some` and the bytes as one byte string.
+    pub fn serialize<S: Serializer>(bytes: &Option<Vec<u8>>, serializer: S) -> Result<S::Ok, S::Error> {
+        match bytes {
+            Some(b) => serializer.serialize_some(&Borrowed(b)),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    /// Reads what [`serialize`] wrote.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<u8>>, D::Error> {
+        Ok(Option::<Owned>::deserialize(deserializer)?.map(|o| o.0))
+    }
+}
+
 struct ByteBuf;
 
 impl<'de> Visitor<'de> for ByteBuf {
@@ -93,6 +124,24 @@ mod tests {
             assert_eq!(pj, bj);
             assert_eq!(serde_json::from_str::<AsBytes>(&pj).unwrap(), bytes);
             assert_eq!(serde_json::from_str::<Plain>(&bj).unwrap(), plain);
+        }
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct MaybeBytes {
+        #[serde(with = "crate::bytes::option")]
+        data: Option<Vec<u8>>,
+    }
+
+    #[test]
+    fn optional_bytes_encode_as_a_plain_optional_vector() {
+        for data in [None, Some(vec![]), Some(vec![1u8, 2, 255])] {
+            let plain = bincode::serialize(&data).unwrap();
+            let wrapped = MaybeBytes { data: data.clone() };
+            assert_eq!(bincode::serialize(&wrapped).unwrap(), plain);
+            assert_eq!(bincode::deserialize::<MaybeBytes>(&plain).unwrap(), wrapped);
+            let json = serde_json::to_string(&wrapped).unwrap();
+            assert_eq!(serde_json::from_str::<MaybeBytes>(&json).unwrap(), wrapped);
         }
     }
 

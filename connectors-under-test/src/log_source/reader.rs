@@ -7,7 +7,7 @@ use connsim::api::{
     FetchedBatch, ReaderOutput, RecordEmitter, SourceReaderBase, Split, SplitState, SplitsChange, WatermarkStrategy,
 };
 use connsim::net::Endpoint;
-use connsim::systems::LogClient;
+use connsim::systems::{LogClient, RecordLogFormat};
 use connsim::{ConnectorError, Record};
 use std::collections::BTreeSet;
 
@@ -94,8 +94,13 @@ impl connsim::api::SplitReader for LogSplitReader {
                 // next record, whose event time is at least the latest produced.
                 batch.idle.push(id.clone());
             }
-            for (offset, record) in entries {
+            for (offset, entry) in entries {
                 if !done(offset) {
+                    // The deserializer: bytes it cannot read fail the task, as Flink's
+                    // deserialization schema does by throwing.
+                    let record = RecordLogFormat::decode(&entry).map_err(|why| {
+                        ConnectorError::fail_task(format!("{id} offset {offset} does not deserialize: {why}"))
+                    })?;
                     batch.elements.push((id.clone(), (offset, record)));
                 }
             }

@@ -20,7 +20,7 @@ use crate::BarrierMode;
 use connsim::api::{CommitterContext, DeliveryGuarantee, NoGlobalCommitter, Sink, SinkWriter, WriterContext};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::systems::LogClient;
+use connsim::systems::{LogClient, RecordLogFormat};
 use connsim::{ConnectorError, Record, RecordId, RetryHint};
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -67,7 +67,10 @@ impl DedupingWriter {
                 if entries.is_empty() || next <= offset {
                     break;
                 }
-                self.written.extend(entries.iter().map(|(_, r)| r.id));
+                for (_, entry) in &entries {
+                    let record = RecordLogFormat::decode(entry).map_err(ConnectorError::fail_task)?;
+                    self.written.insert(record.id);
+                }
                 offset = next;
             }
         }
@@ -79,7 +82,7 @@ impl DedupingWriter {
     async fn send(&mut self) -> Result<(), ConnectorError> {
         let mut tries = 0;
         while !self.buffer.is_empty() {
-            let batch = self.buffer.clone();
+            let batch = self.buffer.iter().map(RecordLogFormat::encode).collect();
             match self.client.produce(&self.topic, self.partition, batch, None, 0).await {
                 Ok(()) => {
                     self.written.extend(self.buffer.drain(..).map(|r| r.id));

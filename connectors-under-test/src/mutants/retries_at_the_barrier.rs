@@ -21,7 +21,7 @@ use crate::txn_log_sink::{TxnLogCommitter, TxnLogSink, TxnLogSinkSetup, TxnLogWr
 use connsim::api::{CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{LogError, LogRequest, LogResponse, TxnHandle};
+use connsim::systems::{LogError, LogRequest, LogResponse, RecordLogFormat, TxnHandle};
 use connsim::{ConnectorError, Record};
 use std::time::Duration;
 
@@ -70,7 +70,7 @@ impl SinkWriter for RetryingWriter {
         let req = LogRequest::Produce {
             topic: w.topic.clone(),
             partition: w.partition,
-            records: vec![record],
+            entries: vec![RecordLogFormat::encode(&record)],
             txn: Some(w.txn.clone()),
             sequence: w.sequence,
         };

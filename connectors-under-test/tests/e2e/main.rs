@@ -4,6 +4,7 @@
 //! `CONNSIM_SEED` replays one seed.
 
 mod alone;
+mod log_bytes;
 mod mutants;
 mod pipelines;
 

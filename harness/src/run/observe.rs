@@ -65,6 +65,11 @@ fn guarded<T>(location: &str, f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
+/// [`guarded`] for reading one part: the error names the part too.
+fn guarded_read<T>(location: &str, part: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    guarded(location, f).map_err(|e| e.replacen(" panicked", &format!(" panicked reading part {part}"), 1))
+}
+
 /// What appeared in and vanished from one part.
 #[derive(Default)]
 struct Diff {
@@ -192,7 +197,7 @@ impl Observer {
                 _ => None,
             };
             let output = self.output.clone();
-            let read = guarded(&self.location, || output.read(&part.name, tail_from.unwrap_or(0)))?;
+            let read = guarded_read(&self.location, &part.name, || output.read(&part.name, tail_from.unwrap_or(0)))?;
             let d = match tail_from {
                 Some(_) => {
                     let c = s.parts.get_mut(&part.name).expect("matched above");

@@ -5,6 +5,7 @@
 //! `retention.ms`: entries older are deleted, and a fetch below the log start offset is
 //! answered `OffsetOutOfRange`).
 
+use super::log_entry::{LogEntry, LogFormat, RecordLogFormat};
 use super::output::{Entry as Visible, OutputReader, Part};
 use super::{serve_calls, BoxFuture, Caller, ExternalSystem, Setting, SettingEnv};
 use crate::history::EventKind;
@@ -34,11 +35,11 @@ pub enum LogRequest {
     Fetch { topic: String, partition: u32, offset: u64, max: usize },
     /// End offsets (high watermarks) of every partition.
     ListOffsets { topic: String },
-    /// Appends records, inside a transaction when `txn` is set. Transactional produces are
+    /// Appends entries, inside a transaction when `txn` is set. Transactional produces are
     /// idempotent as Kafka's: `sequence` counts batches from 0 per epoch; a retry of one of
     /// the producer's last five batches is acknowledged without appending it again, and any
     /// other sequence but the next (older, or ahead) is refused `OutOfOrderSequence`.
-    Produce { topic: String, partition: u32, records: Vec<Record>, txn: Option<TxnHandle>, sequence: u64 },
+    Produce { topic: String, partition: u32, entries: Vec<LogEntry>, txn: Option<TxnHandle>, sequence: u64 },
     /// Starts a new epoch for a transactional id, aborting its open transaction (fencing).
     InitTransactions { id: String },
     /// Commits the transaction of `txn`; its epoch ends with it (a produce still in flight
@@ -79,7 +80,7 @@ pub enum LogResponse {
     /// End offset per partition.
     Offsets(Vec<u64>),
     /// Committed entries with their offsets, and the offset to fetch next.
-    Fetched { entries: Vec<(u64, Record)>, next_offset: u64 },
+    Fetched { entries: Vec<(u64, LogEntry)>, next_offset: u64 },
     /// Done.
     Ok,
     /// The new producer epoch.
@@ -100,7 +101,7 @@ enum Status {
 }
 
 struct Entry {
-    record: Record,
+    entry: LogEntry,
     status: Status,
     /// When it was appended (virtual ms): retention counts from here.
     appended_ms: u64,
@@ -156,6 +157,9 @@ struct State {
     retention_checked_ms: u64,
     /// Topics the harness reads as output: retention never deletes from them.
     outputs: BTreeSet<String>,
+    /// How test records are written into and decoded out of each topic; a topic not named
+    /// here uses [`RecordLogFormat`].
+    formats: BTreeMap<String, Arc<dyn LogFormat>>,
     /// How many of a producer's last batches a retry is recognised against; `None`: all.
     dedup_window: Option<u64>,
 }
@@ -224,8 +228,24 @@ impl PartitionedLog {
         Self { name: name.to_string(), state: Arc::new(Mutex::new(state)), history }
     }
 
-    /// Creates a topic (or grows it) to `partitions` partitions.
+    /// Creates a topic (or grows it) to `partitions` partitions; test records are written
+    /// into it and decoded out of it as [`RecordLogFormat`] lays them out.
     pub fn create_topic(&self, topic: &str, partitions: u32) {
+        self.grow(topic, partitions);
+    }
+
+    /// Creates a topic (or grows it) to `partitions` partitions, its test records written
+    /// and decoded by `format`: your connector's serializer's layout.
+    pub fn create_topic_with(&self, topic: &str, partitions: u32, format: Arc<dyn LogFormat>) {
+        self.state.lock().unwrap().formats.insert(topic.to_string(), format);
+        self.grow(topic, partitions);
+    }
+
+    fn format(&self, topic: &str) -> Arc<dyn LogFormat> {
+        self.state.lock().unwrap().formats.get(topic).cloned().unwrap_or_else(|| Arc::new(RecordLogFormat))
+    }
+
+    fn grow(&self, topic: &str, partitions: u32) {
         let mut s = self.state.lock().unwrap();
         let parts = s.topics.entry(topic.to_string()).or_default();
         while parts.len() < partitions as usize {
@@ -235,22 +255,24 @@ impl PartitionedLog {
         s.changes += 1;
     }
 
-    /// Appends records as an upstream producer would (outside any connector); each is recorded
-    /// as produced into split `<topic>-<partition>`.
+    /// Appends records as an upstream producer would (outside any connector), serialized by
+    /// the topic's format; each is recorded as produced into split `<topic>-<partition>`.
     pub fn append(&self, topic: &str, partition: u32, records: Vec<Record>) {
+        let format = self.format(topic);
         let mut s = self.state.lock().unwrap();
         s.changes += 1;
         let part = &mut s.topics.get_mut(topic).expect("topic exists")[partition as usize];
         let appended_ms = madsim::time::TimeHandle::try_current().map_or(0, |t| t.elapsed().as_millis() as u64);
         for record in records {
             self.history.record_produced(&self.name, &record, &part.split, part.entries.len() as u64);
-            part.entries.push(Entry { record, status: Status::Committed, appended_ms });
+            part.entries.push(Entry { entry: format.entry(&record), status: Status::Committed, appended_ms });
         }
     }
 
     /// Appends each `(partition, record)` in order, as one producer call per record would
     /// ([`PartitionedLog::append`]): the same entries and `Produced` events, in one step.
     pub fn append_each(&self, topic: &str, records: Vec<(u32, Record)>) {
+        let format = self.format(topic);
         let mut s = self.state.lock().unwrap();
         let parts = s.topics.get_mut(topic).expect("topic exists");
         // Checked before anything changes, and the panic comes after the lock is released,
@@ -272,7 +294,8 @@ impl PartitionedLog {
         });
         self.history.record_produced_all(&self.name, produced);
         for (partition, record) in records {
-            parts[partition as usize].entries.push(Entry { record, status: Status::Committed, appended_ms });
+            let entry = format.entry(&record);
+            parts[partition as usize].entries.push(Entry { entry, status: Status::Committed, appended_ms });
         }
     }
 
@@ -288,27 +311,30 @@ impl PartitionedLog {
     }
 
     /// What a read-committed consumer of `topic` sees, partition by partition: committed
-    /// records below each partition's last stable offset.
-    pub fn read_committed(&self, topic: &str) -> Vec<Record> {
+    /// entries below each partition's last stable offset.
+    pub fn read_committed(&self, topic: &str) -> Vec<LogEntry> {
         let s = self.state.lock().unwrap();
         let Some(parts) = s.topics.get(topic) else { return Vec::new() };
         parts
             .iter()
             .flat_map(|p| {
                 let stable = &p.entries[p.start.min(p.lso()) as usize..p.lso() as usize];
-                stable.iter().filter(|e| e.status == Status::Committed).map(|e| e.record.clone())
+                stable.iter().filter(|e| e.status == Status::Committed).map(|e| e.entry.clone())
             })
             .collect()
     }
 
-    /// The output reader for `topic`: a read-committed consumer, partition by partition.
+    /// The output reader for `topic`: a read-committed consumer, partition by partition,
+    /// decoding each entry by the topic's format (an entry it cannot decode is visible
+    /// garbage named by partition and offset).
     /// Each partition is read up to its last stable offset, the first offset still in an
     /// open transaction: records behind an open transaction stay invisible until it ends,
     /// even committed ones, exactly as Kafka's `isolation.level=read_committed`.
     /// Retention never deletes from a topic read as output.
     pub fn output(&self, topic: &str) -> Arc<dyn OutputReader> {
         self.state.lock().unwrap().outputs.insert(topic.to_string());
-        Arc::new(LogOutput { log: self.clone(), topic: topic.to_string() })
+        let format = self.format(topic);
+        Arc::new(LogOutput { log: self.clone(), topic: topic.to_string(), format })
     }
 
     fn handle(&self, caller: &Caller, req: LogRequest) -> LogResponse {
@@ -355,13 +381,13 @@ impl PartitionedLog {
                 while next < lso && entries.len() < max {
                     let e = &part.entries[next as usize];
                     if e.status == Status::Committed {
-                        entries.push((next, e.record.clone()));
+                        entries.push((next, e.entry.clone()));
                     }
                     next += 1;
                 }
                 LogResponse::Fetched { entries, next_offset: next }
             }
-            LogRequest::Produce { topic, partition, records, txn, sequence } => {
+            LogRequest::Produce { topic, partition, entries, txn, sequence } => {
                 if let Some(t) = &txn {
                     let window = s.dedup_window.unwrap_or(u64::MAX);
                     let Some(p) = s.producers.get_mut(&t.id).filter(|p| p.epoch == t.epoch) else {
@@ -399,7 +425,7 @@ impl PartitionedLog {
                 };
                 *changes += 1;
                 let status = if txn.is_some() { Status::Pending } else { Status::Committed };
-                for record in records {
+                for entry in entries {
                     let offset = part.entries.len() as u64;
                     if let Some(t) = &txn {
                         let p = producers.get_mut(&t.id).expect("checked above");
@@ -409,7 +435,7 @@ impl PartitionedLog {
                         p.open.get_or_insert_with(Vec::new).push((topic.clone(), partition, offset));
                         part.open.insert(offset);
                     }
-                    part.entries.push(Entry { record, status, appended_ms: now_ms });
+                    part.entries.push(Entry { entry, status, appended_ms: now_ms });
                 }
                 LogResponse::Ok
             }
@@ -497,6 +523,7 @@ impl ExternalSystem for PartitionedLog {
 struct LogOutput {
     log: PartitionedLog,
     topic: String,
+    format: Arc<dyn LogFormat>,
 }
 
 impl OutputReader for LogOutput {
@@ -516,11 +543,15 @@ impl OutputReader for LogOutput {
         let s = self.log.state.lock().unwrap();
         let index = part.strip_prefix(&format!("{}-", self.topic)).and_then(|i| i.parse::<usize>().ok());
         let Some(p) = index.and_then(|i| s.topics.get(&self.topic)?.get(i)) else { return Vec::new() };
-        let stable = &p.entries[(from.min(p.lso())) as usize..p.lso() as usize];
-        stable
-            .iter()
-            .filter(|e| e.status == Status::Committed)
-            .map(|e| Visible::record(e.record.id, e.record.digest()))
+        let from = from.min(p.lso());
+        let stable = &p.entries[from as usize..p.lso() as usize];
+        (from..)
+            .zip(stable)
+            .filter(|(_, e)| e.status == Status::Committed)
+            .map(|(offset, e)| match self.format.seen(&e.entry) {
+                Ok(seen) => Visible::Record(seen),
+                Err(why) => Visible::Garbage(format!("{}:{part} offset {offset}: {why}", self.log.name)),
+            })
             .collect()
     }
 }

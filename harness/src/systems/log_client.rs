@@ -1,9 +1,9 @@
 //! A connector's client for the partitioned log, over the gateway.
 
 use super::log::{LogError, LogRequest, LogResponse, TxnHandle};
+use super::log_entry::LogEntry;
 use crate::error::ConnectorError;
 use crate::net::Endpoint;
-use crate::record::Record;
 use std::time::Duration;
 
 /// A fetch below a partition's log start: retention deleted that position.
@@ -67,7 +67,7 @@ impl LogClient {
         partition: u32,
         offset: u64,
         max: usize,
-    ) -> Result<(Vec<(u64, Record)>, u64), ConnectorError> {
+    ) -> Result<(Vec<(u64, LogEntry)>, u64), ConnectorError> {
         self.fetch_retained(topic, partition, offset, max).await?.map_err(|OutOfRange { log_start }| {
             unexpected(LogResponse::Error(LogError::OffsetOutOfRange { log_start }))
         })
@@ -82,7 +82,7 @@ impl LogClient {
         partition: u32,
         offset: u64,
         max: usize,
-    ) -> Result<Result<(Vec<(u64, Record)>, u64), OutOfRange>, ConnectorError> {
+    ) -> Result<Result<(Vec<(u64, LogEntry)>, u64), OutOfRange>, ConnectorError> {
         match self.request(LogRequest::Fetch { topic: topic.into(), partition, offset, max }).await? {
             LogResponse::Fetched { entries, next_offset } => Ok(Ok((entries, next_offset))),
             LogResponse::Error(LogError::OffsetOutOfRange { log_start }) => Ok(Err(OutOfRange { log_start })),
@@ -98,17 +98,17 @@ impl LogClient {
         }
     }
 
-    /// Appends records, transactionally when `txn` is set; `sequence` numbers a transactional
+    /// Appends entries, transactionally when `txn` is set; `sequence` numbers a transactional
     /// producer's batches from 0 per epoch (retrying the same number is safe).
     pub async fn produce(
         &self,
         topic: &str,
         partition: u32,
-        records: Vec<Record>,
+        entries: Vec<LogEntry>,
         txn: Option<TxnHandle>,
         sequence: u64,
     ) -> Result<(), ConnectorError> {
-        match self.request(LogRequest::Produce { topic: topic.into(), partition, records, txn, sequence }).await? {
+        match self.request(LogRequest::Produce { topic: topic.into(), partition, entries, txn, sequence }).await? {
             LogResponse::Ok => Ok(()),
             other => Err(unexpected(other)),
         }

@@ -14,6 +14,7 @@ mod kit;
 mod kv;
 mod log;
 mod log_client;
+mod log_entry;
 mod output;
 mod table;
 
@@ -23,6 +24,7 @@ pub use kit::{serve_model, ModelClient, ModelRequest};
 pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
 pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle, PRODUCER_STATE_BATCHES};
 pub use log_client::{LogClient, OutOfRange};
+pub use log_entry::{LogEntry, LogFormat, LogHeader, RecordLogFormat};
 pub use output::{read_all, Entry, OutputReader, Part};
 pub use table::{SnapshotTable, TableClient, TableRequest, TableResponse};
 

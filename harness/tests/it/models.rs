@@ -4,8 +4,8 @@ use connsim::history::EventKind;
 use connsim::history::History;
 use connsim::net::{Endpoint, Gateway};
 use connsim::systems::{
-    read_all, Entry, ExternalSystem, FileSystem, FsClient, FsError, FsRequest, FsResponse, LogClient, LogError,
-    LogRequest, LogResponse, OutOfRange, OutputReader, PartitionedLog, Setting, SettingEnv,
+    read_all, Entry, ExternalSystem, FileSystem, FsClient, FsError, FsRequest, FsResponse, LogClient, LogEntry,
+    LogError, LogRequest, LogResponse, OutOfRange, OutputReader, PartitionedLog, RecordLogFormat, Setting, SettingEnv,
 };
 use connsim::{Record, RecordId};
 use rand::SeedableRng;
@@ -33,6 +33,16 @@ async fn host(gw: &Gateway, system: Arc<dyn ExternalSystem>) -> Endpoint {
 
 fn rec(id: u64) -> Record {
     Record { id: RecordId(id), key: 0, event_time_ms: 0, payload: vec![] }
+}
+
+/// `rec(id)` as a producer serializes it.
+fn ent(id: u64) -> LogEntry {
+    RecordLogFormat::encode(&rec(id))
+}
+
+/// The record id of a log entry written by [`ent`] or [`PartitionedLog::append`].
+fn id_of(entry: &LogEntry) -> u64 {
+    RecordLogFormat::decode(entry).expect("a record").id.0
 }
 
 #[test]
@@ -70,17 +80,17 @@ fn log_transactions_fence_old_epochs_and_read_committed_stops_at_open_transactio
         log.create_topic("t", 1);
         let client = LogClient::new(host(&gw, Arc::new(log.clone())).await, "log");
         let old = client.init_transactions("sink-0-1").await.unwrap();
-        client.produce("t", 0, vec![rec(1), rec(2)], Some(old.clone()), 0).await.unwrap();
+        client.produce("t", 0, vec![ent(1), ent(2)], Some(old.clone()), 0).await.unwrap();
         // A retried batch (same sequence) is not appended twice.
-        client.produce("t", 0, vec![rec(1), rec(2)], Some(old.clone()), 0).await.unwrap();
+        client.produce("t", 0, vec![ent(1), ent(2)], Some(old.clone()), 0).await.unwrap();
         assert_eq!(client.open_transactions("sink-0-").await.unwrap(), vec![old.clone()]);
         // Uncommitted data is invisible to a read-committed consumer.
         assert_eq!(client.fetch("t", 0, 0, 10).await.unwrap().0.len(), 0);
         // A new epoch fences the old producer and aborts its open transaction.
         let new = client.init_transactions("sink-0-1").await.unwrap();
         assert!(new.epoch > old.epoch);
-        assert!(client.produce("t", 0, vec![rec(3)], Some(old.clone()), 1).await.is_err());
-        client.produce("t", 0, vec![rec(4)], Some(new.clone()), 0).await.unwrap();
+        assert!(client.produce("t", 0, vec![ent(3)], Some(old.clone()), 1).await.is_err());
+        client.produce("t", 0, vec![ent(4)], Some(new.clone()), 0).await.unwrap();
         let commit = |t| connsim::systems::LogRequest::CommitTransaction { txn: t };
         assert!(matches!(client.request(commit(old.clone())).await.unwrap(), connsim::systems::LogResponse::Error(_)));
         assert!(matches!(client.request(commit(new.clone())).await.unwrap(), connsim::systems::LogResponse::Ok));
@@ -88,7 +98,7 @@ fn log_transactions_fence_old_epochs_and_read_committed_stops_at_open_transactio
             client.request(commit(new.clone())).await.unwrap(),
             connsim::systems::LogResponse::AlreadyCommitted
         ));
-        let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
+        let ids: Vec<u64> = log.read_committed("t").iter().map(id_of).collect();
         assert_eq!(ids, vec![4], "the aborted transaction's records never become visible");
     });
 }
@@ -112,9 +122,9 @@ fn a_read_committed_output_stops_each_partition_at_its_last_stable_offset() {
         let client = LogClient::new(host(&gw, Arc::new(log.clone())).await, "log");
         let open = client.init_transactions("a").await.unwrap();
         let done = client.init_transactions("b").await.unwrap();
-        client.produce("t", 0, vec![rec(1)], Some(open.clone()), 0).await.unwrap();
-        client.produce("t", 0, vec![rec(2)], Some(done.clone()), 0).await.unwrap();
-        client.produce("t", 1, vec![rec(3)], None, 0).await.unwrap();
+        client.produce("t", 0, vec![ent(1)], Some(open.clone()), 0).await.unwrap();
+        client.produce("t", 0, vec![ent(2)], Some(done.clone()), 0).await.unwrap();
+        client.produce("t", 1, vec![ent(3)], None, 0).await.unwrap();
         let commit = connsim::systems::LogRequest::CommitTransaction { txn: done };
         client.request(commit).await.unwrap();
         let output = log.output("t");
@@ -155,8 +165,8 @@ fn a_log_with_a_transaction_timeout_aborts_and_fences_a_transaction_open_too_lon
         let client = LogClient::new(host(&gw, Arc::new(log.clone())).await, "log");
         let quick = client.init_transactions("quick").await.unwrap();
         let slow = client.init_transactions("slow").await.unwrap();
-        client.produce("t", 0, vec![rec(1)], Some(quick.clone()), 0).await.unwrap();
-        client.produce("t", 0, vec![rec(2)], Some(slow.clone()), 0).await.unwrap();
+        client.produce("t", 0, vec![ent(1)], Some(quick.clone()), 0).await.unwrap();
+        client.produce("t", 0, vec![ent(2)], Some(slow.clone()), 0).await.unwrap();
         madsim::time::sleep(Duration::from_millis(50)).await;
         assert!(matches!(client.request(LogRequest::CommitTransaction { txn: quick }).await.unwrap(), LogResponse::Ok));
         // An empty transaction has no timer: it is not aborted however long it waits.
@@ -168,7 +178,7 @@ fn a_log_with_a_transaction_timeout_aborts_and_fences_a_transaction_open_too_lon
         let fenced = client.request(LogRequest::AbortTransaction { txn: slow }).await.unwrap();
         assert!(matches!(fenced, LogResponse::Error(LogError::Fenced)), "{fenced:?}");
         assert!(matches!(client.request(LogRequest::CommitTransaction { txn: idle }).await.unwrap(), LogResponse::Ok));
-        let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
+        let ids: Vec<u64> = log.read_committed("t").iter().map(id_of).collect();
         assert_eq!(ids, vec![1], "the timed-out transaction's record is aborted");
         let timeouts = history
             .events()
@@ -227,7 +237,7 @@ fn a_log_with_retention_deletes_old_input_and_answers_a_fetch_below_its_start_ou
         let gone = client.fetch_retained("in", 0, 1, 10).await.unwrap();
         assert_eq!(gone, Err(OutOfRange { log_start: 2 }), "below the log start");
         let kept = client.fetch_retained("in", 0, 2, 10).await.unwrap().unwrap();
-        assert_eq!(kept.0.iter().map(|(o, r)| (*o, r.id.0)).collect::<Vec<_>>(), vec![(2, 3)]);
+        assert_eq!(kept.0.iter().map(|(o, e)| (*o, id_of(e))).collect::<Vec<_>>(), vec![(2, 3)]);
         let plain = client.fetch("in", 0, 0, 10).await.unwrap_err();
         assert!(plain.message.contains("seek to the log start 2"), "says what to do: {plain}");
         let lost: Vec<_> = history
@@ -241,7 +251,7 @@ fn a_log_with_retention_deletes_old_input_and_answers_a_fetch_below_its_start_ou
         assert_eq!(lost, vec![("in-0".to_string(), 1, 2), ("in-0".to_string(), 0, 2)]);
         // A topic read as output keeps everything.
         assert_eq!(log.read_committed("out").len(), 1);
-        assert_eq!(log.read_committed("in").iter().map(|r| r.id.0).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(log.read_committed("in").iter().map(id_of).collect::<Vec<_>>(), vec![3]);
     });
 }
 
@@ -253,17 +263,17 @@ fn the_log_recognises_a_retry_of_its_last_five_batches_only() {
         let client = LogClient::new(host(&gw, Arc::new(log.clone())).await, "log");
         let txn = client.init_transactions("w").await.unwrap();
         for seq in 0..7 {
-            client.produce("t", 0, vec![rec(seq)], Some(txn.clone()), seq).await.unwrap();
+            client.produce("t", 0, vec![ent(seq)], Some(txn.clone()), seq).await.unwrap();
         }
         // Batches 2..=6 are remembered: a retry is acknowledged and not appended again.
-        client.produce("t", 0, vec![rec(2)], Some(txn.clone()), 2).await.unwrap();
-        client.produce("t", 0, vec![rec(6)], Some(txn.clone()), 6).await.unwrap();
+        client.produce("t", 0, vec![ent(2)], Some(txn.clone()), 2).await.unwrap();
+        client.produce("t", 0, vec![ent(6)], Some(txn.clone()), 6).await.unwrap();
         // Batch 1 is too old to be recognised, and 8 skips 7: both are out of order.
         for seq in [1, 8] {
             let refused = client.request(LogRequest::Produce {
                 topic: "t".into(),
                 partition: 0,
-                records: vec![rec(seq)],
+                entries: vec![ent(seq)],
                 txn: Some(txn.clone()),
                 sequence: seq,
             });
@@ -271,7 +281,7 @@ fn the_log_recognises_a_retry_of_its_last_five_batches_only() {
             assert!(matches!(refused, LogResponse::Error(LogError::OutOfOrderSequence)), "{seq}: {refused:?}");
         }
         assert!(matches!(client.request(LogRequest::CommitTransaction { txn }).await.unwrap(), LogResponse::Ok));
-        let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
+        let ids: Vec<u64> = log.read_committed("t").iter().map(id_of).collect();
         assert_eq!(ids, (0..7).collect::<Vec<_>>(), "each batch once");
         let faults: Vec<String> = history
             .events()
@@ -303,7 +313,7 @@ fn appending_many_records_at_once_is_appending_them_one_by_one() {
                 true => log.append_each("t", records),
                 false => records.into_iter().for_each(|(p, r)| log.append("t", p, vec![r])),
             }
-            let ids: Vec<u64> = log.read_committed("t").iter().map(|r| r.id.0).collect();
+            let ids: Vec<u64> = log.read_committed("t").iter().map(id_of).collect();
             let ends: Vec<u64> = (0..3).map(|p| log.end_offset("t", p)).collect();
             (history.events(), (ids, ends), log.output("t").version(), history.produced())
         })
@@ -360,7 +370,10 @@ impl connsim::systems::conformance::TransactionalStore for TxnLog {
                 Some(p) => p,
                 None => (client.init_transactions(txn).await.map_err(|e| e.to_string())?, 0),
             };
-            client.produce("out", 0, records, Some(handle.clone()), seq).await.map_err(|e| e.to_string())?;
+            client
+                .produce("out", 0, records.iter().map(RecordLogFormat::encode).collect(), Some(handle.clone()), seq)
+                .await
+                .map_err(|e| e.to_string())?;
             self.producers.lock().unwrap().insert(txn.to_string(), (handle, seq + 1));
             Ok(())
         })
