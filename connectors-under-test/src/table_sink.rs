@@ -15,7 +15,7 @@ use connsim::api::{
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{SnapshotTable, TableClient, TableRequest, TableResponse};
+use connsim::systems::{RecordValueFormat, SnapshotTable, TableClient, TableRequest, TableResponse};
 use connsim::{ConnectorError, Record};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -68,8 +68,8 @@ impl SinkWriter for TableWriter {
             return Ok(vec![]);
         }
         let path = format!("data/{}-{}-{checkpoint}", self.ctx.subtask(), self.ctx.attempt());
-        let records = std::mem::take(&mut self.buffer);
-        let req = TableRequest::WriteDataFile { path: path.clone(), records };
+        let rows = std::mem::take(&mut self.buffer).iter().map(RecordValueFormat::encode).collect();
+        let req = TableRequest::WriteDataFile { path: path.clone(), rows };
         idempotent(20, || self.client.request(req.clone())).await?;
         Ok(vec![path])
     }

@@ -12,7 +12,7 @@ use connsim::api::{
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{KvClient, KvStore};
+use connsim::systems::{KvClient, KvStore, RecordValueFormat};
 use connsim::{ConnectorError, Record};
 use std::sync::Arc;
 
@@ -39,8 +39,8 @@ impl UpsertWriter {
         if self.buffer.is_empty() {
             return Ok(());
         }
-        let entries: Vec<(String, Record)> =
-            std::mem::take(&mut self.buffer).into_iter().map(|r| (r.id.to_string(), r)).collect();
+        let entries: Vec<(String, Vec<u8>)> =
+            std::mem::take(&mut self.buffer).iter().map(|r| (r.id.to_string(), RecordValueFormat::encode(r))).collect();
         idempotent(TRIES, || self.client.upsert(entries.clone())).await
     }
 }

@@ -35,12 +35,17 @@ pub struct FeedSplit {
     /// Records emitted from this split since its reader got it (not checkpointed).
     #[serde(skip)]
     pub emitted: u64,
+    /// The watermark a reader that announces its own keeps for the split, to announce again
+    /// after a restore. The feed's reader leaves event time to the job's watermark strategy
+    /// and never sets it.
+    #[serde(default)]
+    pub watermark: Option<i64>,
 }
 
 impl FeedSplit {
     /// Partition `partition`, from its first record.
     pub fn new(partition: u32) -> Self {
-        Self { partition, next: 0, emitted: 0 }
+        Self { partition, next: 0, emitted: 0, watermark: None }
     }
 }
 

@@ -4,7 +4,7 @@
 //! `CONNSIM_SEED` replays one seed.
 
 mod alone;
-mod log_bytes;
+mod decoders;
 mod mutants;
 mod pipelines;
 

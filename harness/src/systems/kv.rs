@@ -1,12 +1,12 @@
-//! A key-value store (a database table with a primary key): upserts replace a key's value.
-//! Every acknowledged write is durable. What a downstream reader sees is the current value of
+//! A key-value store (a database table with a primary key): upserts replace a key's value,
+//! and values are bytes the connector's serializer made. Every acknowledged write is durable. What a downstream reader sees is the current value of
 //! every key, at once: an upsert sink writing here is visible before any checkpoint.
 
 use super::output::{Entry, OutputReader, Part};
+use super::value_format::{RecordValueFormat, ValueFormat};
 use super::{serve_requests, BoxFuture, ExternalSystem};
 use crate::error::ConnectorError;
 use crate::net::{Endpoint, Inbox};
-use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -15,10 +15,10 @@ use std::time::Duration;
 /// Requests the store serves.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum KvRequest {
-    /// Sets each key to its record (insert or replace), atomically.
+    /// Sets each key to its value (insert or replace), atomically.
     Upsert {
         /// Keys and values.
-        entries: Vec<(String, Record)>,
+        entries: Vec<(String, Vec<u8>)>,
     },
     /// The value of a key.
     Get {
@@ -33,7 +33,7 @@ pub enum KvResponse {
     /// Written.
     Ok,
     /// A key's value, if it has one.
-    Value(Option<Record>),
+    Value(Option<Vec<u8>>),
 }
 
 /// Keys are spread over this many parts, so a write rereads only its part.
@@ -45,7 +45,7 @@ fn bucket(key: &str) -> u64 {
 
 #[derive(Default)]
 struct State {
-    rows: BTreeMap<u64, BTreeMap<String, Record>>,
+    rows: BTreeMap<u64, BTreeMap<String, Vec<u8>>>,
     /// Per bucket: changes with every write into it.
     versions: BTreeMap<u64, u64>,
     writes: u64,
@@ -56,21 +56,27 @@ struct State {
 pub struct KvStore {
     name: String,
     state: Arc<Mutex<State>>,
+    format: Arc<dyn ValueFormat>,
 }
 
 impl KvStore {
-    /// An empty store on node `name`.
+    /// An empty store on node `name`, its values read as [`RecordValueFormat`] lays them out.
     pub fn new(name: &str) -> Self {
-        Self { name: name.to_string(), state: Arc::default() }
+        Self::with_format(name, Arc::new(RecordValueFormat))
+    }
+
+    /// An empty store on node `name`, its values read by `format`: your serializer's layout.
+    pub fn with_format(name: &str, format: Arc<dyn ValueFormat>) -> Self {
+        Self { name: name.to_string(), state: Arc::default(), format }
     }
 
     fn handle(&self, req: KvRequest) -> KvResponse {
         let mut s = self.state.lock().unwrap();
         match req {
             KvRequest::Upsert { entries } => {
-                for (key, record) in entries {
+                for (key, value) in entries {
                     let b = bucket(&key);
-                    s.rows.entry(b).or_default().insert(key, record);
+                    s.rows.entry(b).or_default().insert(key, value);
                     *s.versions.entry(b).or_default() += 1;
                     s.writes += 1;
                 }
@@ -81,7 +87,8 @@ impl KvStore {
     }
 
     /// The output reader: every key's current value, bucket by bucket, keys in order within
-    /// a bucket (a reader of the table sees all rows at once; order carries no meaning).
+    /// a bucket (a reader of the table sees all rows at once; order carries no meaning),
+    /// decoded by the store's format (a value it cannot decode is garbage named by its key).
     pub fn output(&self) -> Arc<dyn OutputReader> {
         Arc::new(self.clone())
     }
@@ -106,7 +113,7 @@ impl OutputReader for KvStore {
     }
     fn parts(&self) -> Vec<Part> {
         let s = self.state.lock().unwrap();
-        let part = |(b, rows): (&u64, &BTreeMap<String, Record>)| Part {
+        let part = |(b, rows): (&u64, &BTreeMap<String, Vec<u8>>)| Part {
             name: format!("bucket-{b:03}"),
             version: s.versions.get(b).copied().unwrap_or(0),
             end: rows.len() as u64,
@@ -117,7 +124,11 @@ impl OutputReader for KvStore {
         let s = self.state.lock().unwrap();
         let b = part.strip_prefix("bucket-").and_then(|b| b.parse::<u64>().ok());
         let Some(rows) = b.and_then(|b| s.rows.get(&b)) else { return Vec::new() };
-        rows.values().skip(from as usize).map(|rec| Entry::record(rec.id, rec.digest())).collect()
+        let decode = |(key, value): (&String, &Vec<u8>)| match self.format.seen(value) {
+            Ok(seen) => Entry::Record(seen),
+            Err(why) => Entry::Garbage(format!("{}/{part} key {key}: {why}", self.name)),
+        };
+        rows.iter().skip(from as usize).map(decode).collect()
     }
 }
 
@@ -134,8 +145,9 @@ impl KvClient {
         Self { endpoint, store: store.to_string() }
     }
 
-    /// Upserts `entries`; a timeout is a retriable error (the write may have happened).
-    pub async fn upsert(&self, entries: Vec<(String, Record)>) -> Result<(), ConnectorError> {
+    /// Upserts `entries` (keys and serialized values); a timeout is a retriable error (the
+    /// write may have happened).
+    pub async fn upsert(&self, entries: Vec<(String, Vec<u8>)>) -> Result<(), ConnectorError> {
         let req = KvRequest::Upsert { entries };
         match self.endpoint.call(&self.store, "kv.upsert", &req, Duration::from_millis(50)).await? {
             KvResponse::Ok => Ok(()),

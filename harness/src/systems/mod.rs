@@ -17,6 +17,7 @@ mod log_client;
 mod log_entry;
 mod output;
 mod table;
+mod value_format;
 
 pub use collector::{Collector, CollectorClient};
 pub use fs::{FileSystem, FsClient, FsError, FsRequest, FsResponse};
@@ -27,6 +28,7 @@ pub use log_client::{LogClient, OutOfRange};
 pub use log_entry::{LogEntry, LogFormat, LogHeader, RecordLogFormat};
 pub use output::{read_all, Entry, OutputReader, Part};
 pub use table::{SnapshotTable, TableClient, TableRequest, TableResponse};
+pub use value_format::{RecordValueFormat, ValueFormat};
 
 use crate::net::Inbox;
 use serde::de::DeserializeOwned;

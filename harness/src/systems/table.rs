@@ -1,14 +1,15 @@
-//! A snapshot table (Iceberg-like): data files are written first and become visible only
+//! A snapshot table (Iceberg-like): data files (rows of bytes the connector's serializer
+//! made) are written first and become visible only
 //! when a snapshot that lists them is committed. A commit names the snapshot it builds on
 //! (optimistic concurrency) and records the job and checkpoint it belongs to as properties
 //! (Iceberg's `flink.job-id` and `flink.max-committed-checkpoint-id`).
 
 use super::output::{Entry, OutputReader, Part};
+use super::value_format::{RecordValueFormat, ValueFormat};
 use super::{serve_requests, BoxFuture, ExternalSystem};
 use crate::error::ConnectorError;
 use crate::history::CheckpointId;
 use crate::net::{Endpoint, Inbox};
-use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -19,7 +20,7 @@ use std::time::Duration;
 #[allow(missing_docs)]
 pub enum TableRequest {
     /// Writes (or rewrites, idempotently) a data file; invisible until a snapshot lists it.
-    WriteDataFile { path: String, records: Vec<Record> },
+    WriteDataFile { path: String, rows: Vec<Vec<u8>> },
     /// The current snapshot id, and the checkpoint property of the latest snapshot job
     /// `job` committed (0 when none): walking the snapshot log back to the job's last commit,
     /// as Iceberg's Flink committer does. Without a job: the latest snapshot's.
@@ -48,7 +49,7 @@ pub enum TableResponse {
 
 #[derive(Default)]
 struct State {
-    files: BTreeMap<String, Vec<Record>>,
+    files: BTreeMap<String, Vec<Vec<u8>>>,
     /// Committed snapshots in order: (files added, checkpoint, job).
     snapshots: Vec<(Vec<String>, CheckpointId, String)>,
     /// Changes when a data file a committed snapshot lists is rewritten.
@@ -60,22 +61,28 @@ struct State {
 pub struct SnapshotTable {
     name: String,
     state: Arc<Mutex<State>>,
+    format: Arc<dyn ValueFormat>,
 }
 
 impl SnapshotTable {
-    /// An empty table on node `name`.
+    /// An empty table on node `name`, its rows read as [`RecordValueFormat`] lays them out.
     pub fn new(name: &str) -> Self {
-        Self { name: name.into(), state: Arc::default() }
+        Self::with_format(name, Arc::new(RecordValueFormat))
+    }
+
+    /// An empty table on node `name`, its rows read by `format`: your serializer's layout.
+    pub fn with_format(name: &str, format: Arc<dyn ValueFormat>) -> Self {
+        Self { name: name.into(), state: Arc::default(), format }
     }
 
     fn handle(&self, req: TableRequest) -> TableResponse {
         let mut s = self.state.lock().unwrap();
         match req {
-            TableRequest::WriteDataFile { path, records } => {
+            TableRequest::WriteDataFile { path, rows } => {
                 if s.snapshots.iter().any(|(files, ..)| files.contains(&path)) {
                     s.rewrites += 1; // a committed file changes under the readers' feet
                 }
-                s.files.insert(path, records);
+                s.files.insert(path, rows);
                 TableResponse::Ok
             }
             TableRequest::Current { job } => TableResponse::Current {
@@ -102,7 +109,8 @@ impl SnapshotTable {
 
     /// The output reader: the current snapshot, that is the records of the data files every
     /// committed snapshot added, in commit order (one part, `snapshots`, whose positions are
-    /// snapshots). Data files no snapshot lists are invisible.
+    /// snapshots), decoded by the table's format (a row it cannot decode is garbage named by
+    /// its file and row). Data files no snapshot lists are invisible.
     pub fn output(&self) -> Arc<dyn OutputReader> {
         Arc::new(self.clone())
     }
@@ -133,8 +141,13 @@ impl OutputReader for SnapshotTable {
     fn read(&self, _part: &str, from: u64) -> Vec<Entry> {
         let s = self.state.lock().unwrap();
         let snapshots = s.snapshots.iter().skip(from as usize);
-        let records = snapshots.flat_map(|(files, ..)| files.iter().flat_map(|f| s.files[f].iter()));
-        records.map(|r| Entry::record(r.id, r.digest())).collect()
+        let rows = snapshots
+            .flat_map(|(files, ..)| files.iter().flat_map(|f| s.files[f].iter().enumerate().map(move |r| (f, r))));
+        let decode = |(file, (row, value)): (&String, (usize, &Vec<u8>))| match self.format.seen(value) {
+            Ok(seen) => Entry::Record(seen),
+            Err(why) => Entry::Garbage(format!("{}: {file} row {row}: {why}", self.name)),
+        };
+        rows.map(decode).collect()
     }
 }
 

@@ -1,0 +1,142 @@
+//! The built-in models hold bytes; a declared format decodes what a downstream reader reads
+//! (a log topic's `LogFormat`, a key-value store's or a table's `ValueFormat`), and bytes it
+//! rejects, or a decoder that panics, become a report naming the output, the part and the
+//! seed: never a hung run.
+
+use connectors_under_test::table_sink::TableSink;
+use connectors_under_test::txn_log_sink::TxnLogSink;
+use connectors_under_test::upsert_sink::UpsertSink;
+use connsim::probes::GeneratorSetup;
+use connsim::record::Seen;
+use connsim::run::FaultConfig;
+use connsim::systems::{
+    KvStore, LogEntry, LogFormat, PartitionedLog, RecordLogFormat, RecordValueFormat, SnapshotTable, ValueFormat,
+};
+use connsim::{Pipeline, Record, RunReport, Runner, SinkSetup, World};
+use std::sync::Arc;
+
+/// How the downstream consumer's decoder treats the entries of records whose id ends in 7.
+#[derive(Clone, Copy, Debug)]
+enum Decoder {
+    Rejects,
+    Panics,
+}
+
+impl Decoder {
+    fn judge(self, seen: Seen) -> Result<Seen, String> {
+        match (self, seen.id.0 % 10 == 7) {
+            (_, false) => Ok(seen),
+            (Decoder::Rejects, true) => Err("field `amount` is missing".into()),
+            (Decoder::Panics, true) => panic!("decoder bug: amount out of range"),
+        }
+    }
+}
+
+impl LogFormat for Decoder {
+    fn entry(&self, record: &Record) -> LogEntry {
+        RecordLogFormat::encode(record)
+    }
+    fn seen(&self, entry: &LogEntry) -> Result<Seen, String> {
+        self.judge(RecordLogFormat.seen(entry)?)
+    }
+}
+
+impl ValueFormat for Decoder {
+    fn seen(&self, value: &[u8]) -> Result<Seen, String> {
+        self.judge(RecordValueFormat.seen(value)?)
+    }
+}
+
+/// The reference upsert sink, its store's values decoded by `Decoder`.
+struct UpsertDecodedBy(Decoder);
+
+impl SinkSetup for UpsertDecodedBy {
+    type Sink = UpsertSink;
+    fn name(&self) -> String {
+        format!("upsert-sink decoded by {:?}", self.0)
+    }
+    fn build(&self, world: &mut World) -> UpsertSink {
+        let kv = KvStore::with_format("kv", Arc::new(self.0));
+        world.set_output(kv.output());
+        world.add_system(Arc::new(kv));
+        UpsertSink { store: "kv".into(), claims_exactly_once: false }
+    }
+}
+
+/// The reference table sink, its rows decoded by `Decoder`.
+struct TableDecodedBy(Decoder);
+
+impl SinkSetup for TableDecodedBy {
+    type Sink = TableSink;
+    fn name(&self) -> String {
+        format!("table-sink decoded by {:?}", self.0)
+    }
+    fn build(&self, world: &mut World) -> TableSink {
+        let table = SnapshotTable::with_format("table", Arc::new(self.0));
+        world.set_output(table.output());
+        world.add_system(Arc::new(table));
+        TableSink { table: "table".into() }
+    }
+}
+
+/// The reference transactional log sink, its output topic decoded by `Decoder`.
+struct DecodedBy(Decoder);
+
+impl SinkSetup for DecodedBy {
+    type Sink = TxnLogSink;
+    fn name(&self) -> String {
+        format!("txn-log-sink decoded by {:?}", self.0)
+    }
+    fn build(&self, world: &mut World) -> TxnLogSink {
+        let log = PartitionedLog::new("sink-log", world.history().clone());
+        log.create_topic_with("output", 2, Arc::new(self.0));
+        world.set_output(log.output("output"));
+        world.add_system(Arc::new(log));
+        TxnLogSink { log: "sink-log".into(), topic: "output".into(), prefix: "connsim-sink".into() }
+    }
+}
+
+fn run<S: SinkSetup>(sink: S) -> Vec<RunReport> {
+    let mut r = Runner::new(Pipeline(GeneratorSetup { splits: 2, records_per_split: 50, ..Default::default() }, sink));
+    r.seeds(2).configure(|c| c.faults = FaultConfig::none());
+    let out = r.run();
+    assert_eq!(out.failures().len(), 2, "every seed must fail: {}", out.summary());
+    out.reports
+}
+
+#[test]
+fn visible_bytes_the_declared_decoder_rejects_are_corruption_named_by_output_partition_and_offset() {
+    rejected(run(DecodedBy(Decoder::Rejects)), &["sink-log:output-", " offset "]);
+}
+
+#[test]
+fn a_value_the_key_value_stores_decoder_rejects_is_corruption_named_by_bucket_and_key() {
+    rejected(run(UpsertDecodedBy(Decoder::Rejects)), &["kv/bucket-", " key r"]);
+}
+
+#[test]
+fn a_row_the_tables_decoder_rejects_is_corruption_named_by_data_file_and_row() {
+    rejected(run(TableDecodedBy(Decoder::Rejects)), &["table: data/", " row "]);
+}
+
+/// Every report fails `no-corruption` with the decoder's reason at a place named by `at`.
+fn rejected(reports: Vec<RunReport>, at: &[&str]) {
+    for (seed, report) in (1..).zip(reports) {
+        let v = report.verdict("no-corruption").expect("judged");
+        let evidence = v.evidence.join("\n");
+        assert!(!v.passed, "{report}");
+        assert!(at.iter().all(|a| evidence.contains(a)), "{at:?} in {evidence}");
+        assert!(evidence.contains("field `amount` is missing"), "{evidence}");
+        assert!(report.to_string().contains(&format!("replay: CONNSIM_SEED={seed} ")), "{report}");
+    }
+}
+
+#[test]
+fn a_decoder_that_panics_gives_a_report_naming_the_output_and_part_not_a_hung_run() {
+    for (seed, report) in (1..).zip(run(DecodedBy(Decoder::Panics))) {
+        let text = report.to_string();
+        assert!(text.contains("the output reader of sink-log:output panicked reading part output-"), "{text}");
+        assert!(text.contains("decoder bug: amount out of range"), "{text}");
+        assert!(text.contains(&format!("replay: CONNSIM_SEED={seed} ")), "{text}");
+    }
+}

@@ -1,0 +1,122 @@
+//! A reader that keeps its own watermark per split, checkpoints it, and announces it again
+//! after a restore, but takes it from the batch it fetched instead of from what it emitted.
+//!
+//! Story: the reader stores "how far event time got" as the largest event time of the last
+//! fetch (a broker's per-partition timestamp, a shard iterator's read-up-to time). Within an
+//! attempt nothing is wrong: the stored watermark is announced only after a restore. The
+//! reader base emits one record per poll, so a barrier can fall inside a fetched batch; the
+//! checkpoint then holds a watermark above the batch's records not emitted yet, and a restore
+//! from it replays them behind a watermark their split already announced: late. Nothing is
+//! lost, duplicated or invented.
+
+use connsim::api::{
+    Boundedness, ElementSource, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput,
+    RecordEmitter, Source, SourceReaderBase, SplitId, SplitReader, SplitsChange,
+};
+use connsim::run::{SourceSetup, World};
+use connsim::systems::ModelClient;
+use connsim::ConnectorError;
+use connsim_scenarios::suites::{self, source_from_setup};
+use example_connector::event::{Event, EventCodec, FeedMessage};
+use example_connector::source::{
+    decode_message, FeedEmitter, FeedEnumState, FeedEnumerator, FeedSource, FeedSourceSetup, FeedSplit, FeedSplitReader,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{caught_report, feed};
+
+/// The feed's split reader, telling each element the largest event time of its split in the
+/// batch it came in.
+struct BatchTimeReader(FeedSplitReader);
+
+impl SplitReader for BatchTimeReader {
+    type Split = FeedSplit;
+    type Element = (u64, i64, FeedMessage);
+    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, i64, FeedMessage)>, ConnectorError> {
+        let batch = self.0.fetch().await?;
+        let mut latest: BTreeMap<SplitId, i64> = BTreeMap::new();
+        for (split, (_, message)) in &batch.elements {
+            if let Ok(event) = decode_message(message) {
+                let t = latest.entry(split.clone()).or_insert(i64::MIN);
+                *t = (*t).max(event.at_ms);
+            }
+        }
+        let up_to = |split: &SplitId| latest.get(split).copied().unwrap_or(i64::MIN);
+        let elements =
+            batch.elements.into_iter().map(|(split, (pos, m))| (split.clone(), (pos, up_to(&split), m))).collect();
+        Ok(FetchedBatch { elements, finished: batch.finished, idle: batch.idle })
+    }
+    fn handle_splits_changes(&mut self, change: SplitsChange<FeedSplit>) {
+        self.0.handle_splits_changes(change)
+    }
+}
+
+/// The feed's emitter, announcing each split's stored watermark the first time it emits from
+/// the split, and storing the batch's event time as the split's watermark.
+struct BatchTimeEmitter {
+    inner: FeedEmitter,
+    announced: BTreeSet<u32>,
+}
+
+impl RecordEmitter<Event> for BatchTimeEmitter {
+    type Element = (u64, i64, FeedMessage);
+    type State = FeedSplit;
+    fn emit(&mut self, (pos, up_to, message): Self::Element, output: &mut ReaderOutput<Event>, state: &mut FeedSplit) {
+        if self.announced.insert(state.partition) {
+            if let Some(w) = state.watermark {
+                output.emit_watermark(w);
+            }
+        }
+        // The bug: the batch's later records are not emitted yet.
+        state.watermark = state.watermark.max(Some(up_to.saturating_sub(1)));
+        self.inner.emit((pos, message), output, state);
+    }
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct BatchTimeSource(FeedSource);
+
+impl Source<Event> for BatchTimeSource {
+    type Split = FeedSplit;
+    type EnumState = FeedEnumState;
+    type Enumerator = FeedEnumerator;
+    type Reader = SourceReaderBase<BatchTimeReader, BatchTimeEmitter, Event>;
+    fn boundedness(&self) -> Boundedness {
+        self.0.boundedness()
+    }
+    fn create_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>) -> FeedEnumerator {
+        self.0.create_enumerator(ctx)
+    }
+    fn restore_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>, state: FeedEnumState) -> FeedEnumerator {
+        self.0.restore_enumerator(ctx, state)
+    }
+    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
+        let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.0.feed), self.0.unbounded);
+        let emitter = BatchTimeEmitter { inner: FeedEmitter::default(), announced: BTreeSet::new() };
+        let split_reader = move || BatchTimeReader(FeedSplitReader::new(feed.clone(), unbounded));
+        SourceReaderBase::new(ctx, split_reader, emitter, FetcherMode::Single)
+    }
+}
+
+struct BatchTimeSetup(FeedSourceSetup);
+
+impl SourceSetup for BatchTimeSetup {
+    type Source = ElementSource<BatchTimeSource, EventCodec>;
+    fn name(&self) -> String {
+        format!("restores-batch-watermark({})", self.0.name())
+    }
+    fn build(&self, world: &mut World) -> Self::Source {
+        ElementSource::new(BatchTimeSource(self.0.build(world).inner().clone()))
+    }
+}
+
+#[test]
+fn a_reader_that_restores_its_watermark_from_the_fetched_batch_replays_records_late() {
+    let suite = suites::source(source_from_setup("feed-source", &["feed"], |d| BatchTimeSetup(feed(d))));
+    let reference = suites::source(source_from_setup("feed-source", &["feed"], feed));
+    let report = caught_report(suite, reference, "event-time");
+    assert_eq!(report.failed_checks(), vec!["event-time"], "only event time is wrong\n{report}");
+    let verdict = report.verdict("event-time").expect("the check ran");
+    assert!(verdict.summary.contains("late records"), "{verdict:?}");
+    assert!(report.marks.iter().any(|m| m == "restore-from-checkpoint"), "late only after a restore\n{report}");
+}
