@@ -86,6 +86,28 @@ fn remove(control: &Control, ids: Vec<RuleId>) {
     }
 }
 
+/// Stops the job with a savepoint and lets it settle 20 ms; false, with the reason as a step,
+/// when the stop failed (the job then keeps running).
+async fn stopped_with_savepoint(control: &Control) -> bool {
+    let outcome = control.stop_with_savepoint(SAVEPOINT_WAIT_MS).await;
+    if control.crash_armed() {
+        // A crash armed for this savepoint that no subtask reached.
+        control.step("no subtask reached DuringSavepoint");
+        control.disarm();
+    }
+    match outcome {
+        Ok(savepoint) => {
+            control.step(format!("savepoint {savepoint} taken; the job stopped"));
+            control.sleep_ms(20).await;
+            true
+        }
+        Err(e) => {
+            control.step(format!("stop-with-savepoint failed, the job keeps running: {e}"));
+            false
+        }
+    }
+}
+
 /// Triggers a checkpoint and waits for one newer than what was complete before.
 async fn checkpoint(control: &Control) -> bool {
     let before = control.last_completed();
@@ -251,45 +273,24 @@ impl Block {
                 }
                 Block::Heal => control.heal_all().await,
                 Block::StopWithSavepoint { resume_with } => {
-                    let outcome = control.stop_with_savepoint(SAVEPOINT_WAIT_MS).await;
-                    if control.crash_armed() {
-                        // A crash armed for this savepoint that no subtask reached.
-                        control.step("no subtask reached DuringSavepoint");
-                        control.disarm();
-                    }
-                    match outcome {
-                        Ok(savepoint) => {
-                            control.step(format!("savepoint {savepoint} taken; the job stopped"));
-                            control.sleep_ms(20).await;
-                            control.resume(resume_with.unwrap_or(control.parallelism())).await;
-                        }
-                        Err(e) => control.step(format!("stop-with-savepoint failed, the job keeps running: {e}")),
+                    if stopped_with_savepoint(control).await {
+                        control.resume(resume_with.unwrap_or(control.parallelism())).await;
                     }
                 }
                 Block::NewJob { from } => {
-                    let outcome = control.stop_with_savepoint(SAVEPOINT_WAIT_MS).await;
-                    if control.crash_armed() {
-                        control.step("no subtask reached DuringSavepoint");
-                        control.disarm();
-                    }
-                    match outcome {
-                        Ok(savepoint) => {
-                            control.step(format!("savepoint {savepoint} taken; the job stopped"));
-                            control.sleep_ms(20).await;
-                            let start = match from {
-                                NewJobFrom::WithoutState => NewJobStart::WithoutState,
-                                NewJobFrom::OlderSavepoint => NewJobStart::OlderSavepoint,
-                            };
-                            match control.start_new_job(start).await {
-                                Ok((job, 0)) => control.step(format!("job {job} started without state")),
-                                Ok((job, from)) => control.step(format!("job {job} started from savepoint {from}")),
-                                Err(e) => {
-                                    control.step(format!("no new job: {e}; resuming the stopped one"));
-                                    control.resume(control.parallelism()).await;
-                                }
+                    if stopped_with_savepoint(control).await {
+                        let start = match from {
+                            NewJobFrom::WithoutState => NewJobStart::WithoutState,
+                            NewJobFrom::OlderSavepoint => NewJobStart::OlderSavepoint,
+                        };
+                        match control.start_new_job(start).await {
+                            Ok((job, 0)) => control.step(format!("job {job} started without state")),
+                            Ok((job, from)) => control.step(format!("job {job} started from savepoint {from}")),
+                            Err(e) => {
+                                control.step(format!("no new job: {e}; resuming the stopped one"));
+                                control.resume(control.parallelism()).await;
                             }
                         }
-                        Err(e) => control.step(format!("stop-with-savepoint failed, the job keeps running: {e}")),
                     }
                 }
                 Block::Rescale { parallelism } => {

@@ -30,6 +30,29 @@ use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::marker::PhantomData;
 
+/// `new`, `inner` and `Clone` of a connector wrapped with its codec (a `$field: S` and a
+/// `codec: PhantomData<fn() -> C>`).
+macro_rules! codec_wrapper {
+    ($ty:ident, $field:ident) => {
+        impl<S, C> $ty<S, C> {
+            #[doc = concat!("Wraps `", stringify!($field), "`.")]
+            pub fn new($field: S) -> Self {
+                Self { $field, codec: PhantomData }
+            }
+            #[doc = concat!("The connector's ", stringify!($field), ".")]
+            pub fn inner(&self) -> &S {
+                &self.$field
+            }
+        }
+
+        impl<S: Clone, C> Clone for $ty<S, C> {
+            fn clone(&self) -> Self {
+                Self::new(self.$field.clone())
+            }
+        }
+    };
+}
+
 /// How the test's records and a connector's elements map onto each other.
 pub trait ElementCodec: Send + Sync + 'static {
     /// The connector's element type.
@@ -67,22 +90,7 @@ pub struct ElementSource<S, C> {
     codec: PhantomData<fn() -> C>,
 }
 
-impl<S, C> ElementSource<S, C> {
-    /// Wraps `source`.
-    pub fn new(source: S) -> Self {
-        Self { source, codec: PhantomData }
-    }
-    /// The connector's source.
-    pub fn inner(&self) -> &S {
-        &self.source
-    }
-}
-
-impl<S: Clone, C> Clone for ElementSource<S, C> {
-    fn clone(&self) -> Self {
-        Self::new(self.source.clone())
-    }
-}
+codec_wrapper!(ElementSource, source);
 
 impl<S, C> Source for ElementSource<S, C>
 where
@@ -202,22 +210,7 @@ pub struct ElementSink<S, C> {
     codec: PhantomData<fn() -> C>,
 }
 
-impl<S, C> ElementSink<S, C> {
-    /// Wraps `sink`.
-    pub fn new(sink: S) -> Self {
-        Self { sink, codec: PhantomData }
-    }
-    /// The connector's sink.
-    pub fn inner(&self) -> &S {
-        &self.sink
-    }
-}
-
-impl<S: Clone, C> Clone for ElementSink<S, C> {
-    fn clone(&self) -> Self {
-        Self::new(self.sink.clone())
-    }
-}
+codec_wrapper!(ElementSink, sink);
 
 impl<S, C> Sink for ElementSink<S, C>
 where
