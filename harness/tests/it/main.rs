@@ -8,6 +8,7 @@ mod call_async;
 mod checkpoint_notifications;
 mod close;
 mod common;
+mod conformance;
 mod determinism_check;
 mod enumerator_contract;
 mod erased_runner;

@@ -14,8 +14,18 @@
 //!   writes stay visible (unless [`TransactionalStore::crash_loses_committed`]), and an open
 //!   transaction is either gone or still whole.
 //!
+//! [`check_upsert_store`] holds a key-value store (a database table with a primary key) to
+//! its upsert semantics, and [`check_snapshot_table`] a table format (Iceberg-like snapshots
+//! of data files) to its commit semantics; see their modules.
+//!
 //! Each property runs on a fresh model in a simulation of its own, the client on one node and
 //! the model served on another over connsim's gateway, as a connector reaches it in a run.
+
+mod table;
+mod upsert;
+
+pub use table::{assert_snapshot_table, check_snapshot_table, SnapshotStore};
+pub use upsert::{assert_upsert_store, check_upsert_store, UpsertStore};
 
 use super::{ExternalSystem, OutputReader};
 use crate::history::History;
@@ -65,34 +75,46 @@ pub struct Conformance {
 
 /// The properties a transactional store must have, each checked on a fresh model.
 pub fn check_transactional_store<S: TransactionalStore>(store: &S) -> Vec<Conformance> {
-    let props: [(&'static str, Property<S>); 4] = [
+    let props: Vec<(&'static str, Property<S>)> = vec![
         ("a write in an open transaction is not visible", open_write_invisible),
         ("a commit makes its writes visible, each once; a repeated commit changes nothing", commit_visible_once),
         ("an aborted transaction never becomes visible", abort_never_visible),
         ("a crash loses what the model documents, and nothing else", crash_loses_only_documented),
     ];
+    check_all(store, S::build, props)
+}
+
+/// Panics, listing every property the store breaks, unless it has them all.
+pub fn assert_transactional_store<S: TransactionalStore>(store: &S) {
+    assert_all(check_transactional_store(store), "a transactional store");
+}
+
+const SKIP: &str = "skipped: ";
+
+type Property<S> = for<'a> fn(&'a S, &'a Harness) -> StoreFuture<'a>;
+
+/// A fresh model and its output reader.
+type Build<S> = fn(&S, &History) -> (Arc<dyn ExternalSystem>, Arc<dyn OutputReader>);
+
+/// Runs each of `props` on a fresh model built by `build`.
+fn check_all<S>(store: &S, build: Build<S>, props: Vec<(&'static str, Property<S>)>) -> Vec<Conformance> {
     props
         .into_iter()
         .map(|(property, check)| {
-            let outcome = run(store, check);
+            let outcome = run(store, build, check);
             let skipped = outcome.as_ref().err().and_then(|e| e.strip_prefix(SKIP).map(str::to_string));
             Conformance { property, result: if skipped.is_some() { Ok(()) } else { outcome }, skipped }
         })
         .collect()
 }
 
-/// Panics, listing every property the store breaks, unless it has them all.
-pub fn assert_transactional_store<S: TransactionalStore>(store: &S) {
-    let failed: Vec<String> = check_transactional_store(store)
-        .into_iter()
-        .filter_map(|c| c.result.err().map(|e| format!("{}: {e}", c.property)))
-        .collect();
-    assert!(failed.is_empty(), "the model does not behave as a transactional store:\n{}", failed.join("\n"));
+/// Panics, listing every property of `results` the model breaks, saying it does not behave
+/// as `kind`.
+fn assert_all(results: Vec<Conformance>, kind: &str) {
+    let failed: Vec<String> =
+        results.into_iter().filter_map(|c| c.result.err().map(|e| format!("{}: {e}", c.property))).collect();
+    assert!(failed.is_empty(), "the model does not behave as {kind}:\n{}", failed.join("\n"));
 }
-
-const SKIP: &str = "skipped: ";
-
-type Property<S> = for<'a> fn(&'a S, &'a Harness) -> StoreFuture<'a>;
 
 /// What a property works with: the client's endpoint, the model and its reader.
 pub struct Harness {
@@ -118,13 +140,27 @@ impl Harness {
     fn count(&self, id: u64) -> Result<usize, String> {
         Ok(self.visible()?.iter().filter(|s| s.id == RecordId(id)).count())
     }
+    /// Ok when each of `records` is visible exactly once with its content; else what is
+    /// wrong, `after` saying what happened before.
+    fn each_once(&self, records: &[Record], after: &str) -> Result<(), String> {
+        let seen = self.visible()?;
+        for r in records {
+            let copies: Vec<&Seen> = seen.iter().filter(|s| s.id == r.id).collect();
+            match copies.as_slice() {
+                [one] if one.digest == r.digest() => {}
+                [one] => return Err(format!("{} is visible with other content ({:?}) {after}", r.id, one.digest)),
+                many => return Err(format!("{} is visible {} times {after}", r.id, many.len())),
+            }
+        }
+        Ok(())
+    }
 }
 
-fn run<S: TransactionalStore>(store: &S, check: Property<S>) -> Result<(), String> {
+fn run<S>(store: &S, build: Build<S>, check: Property<S>) -> Result<(), String> {
     let rt = madsim::runtime::Runtime::with_seed_and_config(1, madsim::Config::default());
     let history = History::new();
     let gateway = Gateway::new(ChaCha8Rng::seed_from_u64(1), history.clone(), (1, 2));
-    let (system, output) = store.build(&history);
+    let (system, output) = build(store, &history);
     rt.block_on(async move {
         let (g, served, name) = (gateway.clone(), system.clone(), system.name());
         let handle = madsim::runtime::Handle::current();
@@ -142,6 +178,7 @@ fn run<S: TransactionalStore>(store: &S, check: Property<S>) -> Result<(), Strin
     })
 }
 
+/// The record with id `id` the properties write.
 fn rec(id: u64) -> Record {
     Record {
         id: RecordId(id),
@@ -166,18 +203,7 @@ fn commit_visible_once<'a, S: TransactionalStore>(store: &'a S, h: &'a Harness) 
         store.write(&h.endpoint, "t1", vec![rec(1), rec(2)]).await?;
         store.commit(&h.endpoint, "t1").await?;
         let _ = store.commit(&h.endpoint, "t1").await; // may answer "already committed"
-        let seen = h.visible()?;
-        for r in [rec(1), rec(2)] {
-            let copies: Vec<&Seen> = seen.iter().filter(|s| s.id == r.id).collect();
-            match copies.as_slice() {
-                [one] if one.digest == r.digest() => {}
-                [one] => return Err(format!("{} is visible with other content ({:?})", r.id, one.digest)),
-                many => {
-                    return Err(format!("{} is visible {} times after a commit and a repeated one", r.id, many.len()))
-                }
-            }
-        }
-        Ok(())
+        h.each_once(&[rec(1), rec(2)], "after a commit and a repeated one")
     })
 }
 
