@@ -3,6 +3,7 @@
 //! rejects, or a decoder that panics, become a report naming the output, the part and the
 //! seed: never a hung run.
 
+use connectors_under_test::file_sink::FileSink;
 use connectors_under_test::table_sink::TableSink;
 use connectors_under_test::txn_log_sink::TxnLogSink;
 use connectors_under_test::upsert_sink::UpsertSink;
@@ -10,7 +11,8 @@ use connsim::probes::GeneratorSetup;
 use connsim::record::Seen;
 use connsim::run::FaultConfig;
 use connsim::systems::{
-    KvStore, LogEntry, LogFormat, PartitionedLog, RecordLogFormat, RecordValueFormat, SnapshotTable, ValueFormat,
+    Entry, FileFormat, FileSystem, KvStore, LogEntry, LogFormat, PartitionedLog, RecordLogFormat, RecordValueFormat,
+    SnapshotTable, ValueFormat,
 };
 use connsim::{Pipeline, Record, RunReport, Runner, SinkSetup, World};
 use std::sync::Arc;
@@ -18,6 +20,8 @@ use std::sync::Arc;
 /// How the downstream consumer's decoder treats the entries of records whose id ends in 7.
 #[derive(Clone, Copy, Debug)]
 enum Decoder {
+    /// Decodes what the writer wrote: a correct declared format.
+    Accepts,
     Rejects,
     Panics,
 }
@@ -25,7 +29,7 @@ enum Decoder {
 impl Decoder {
     fn judge(self, seen: Seen) -> Result<Seen, String> {
         match (self, seen.id.0 % 10 == 7) {
-            (_, false) => Ok(seen),
+            (_, false) | (Decoder::Accepts, _) => Ok(seen),
             (Decoder::Rejects, true) => Err("field `amount` is missing".into()),
             (Decoder::Panics, true) => panic!("decoder bug: amount out of range"),
         }
@@ -44,6 +48,39 @@ impl LogFormat for Decoder {
 impl ValueFormat for Decoder {
     fn seen(&self, value: &[u8]) -> Result<Seen, String> {
         self.judge(RecordValueFormat.seen(value)?)
+    }
+}
+
+impl FileFormat for Decoder {
+    fn entries(&self, path: &str, bytes: &[u8]) -> Vec<Entry> {
+        let lines = bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()).enumerate();
+        let decode = |(n, line): (usize, &[u8])| {
+            let (id, digest) = match Record::digest_line(line) {
+                Some(decoded) => decoded,
+                None => return Entry::Garbage(format!("{path} line {n}: not a record")),
+            };
+            match self.judge(Seen { id, digest }) {
+                Ok(seen) => Entry::Record(seen),
+                Err(why) => Entry::Garbage(format!("{path} line {n}: {why}")),
+            }
+        };
+        lines.map(decode).collect()
+    }
+}
+
+/// The reference file sink, its files decoded by `Decoder`.
+struct FilesDecodedBy(Decoder);
+
+impl SinkSetup for FilesDecodedBy {
+    type Sink = FileSink;
+    fn name(&self) -> String {
+        format!("file-sink decoded by {:?}", self.0)
+    }
+    fn build(&self, world: &mut World) -> FileSink {
+        let fs = FileSystem::new("fs", "out/").reading_with(Arc::new(self.0));
+        world.set_output(fs.output());
+        world.add_system(Arc::new(fs));
+        FileSink { fs: "fs".into(), dir: "out/".into(), in_progress: "out/.inprogress/".into() }
     }
 }
 
@@ -105,6 +142,21 @@ fn run<S: SinkSetup>(sink: S) -> Vec<RunReport> {
 }
 
 #[test]
+fn declared_formats_that_decode_what_the_writers_wrote_pass_under_faults() {
+    fn passes<S: SinkSetup>(sink: S) {
+        let source = GeneratorSetup { splits: 4, records_per_split: 100, pace_ms: 300, ..Default::default() };
+        let mut r = Runner::new(Pipeline(source, sink));
+        r.seeds(10);
+        let out = r.run();
+        assert!(out.failures().is_empty(), "{}", out.summary());
+    }
+    passes(DecodedBy(Decoder::Accepts));
+    passes(UpsertDecodedBy(Decoder::Accepts));
+    passes(TableDecodedBy(Decoder::Accepts));
+    passes(FilesDecodedBy(Decoder::Accepts));
+}
+
+#[test]
 fn visible_bytes_the_declared_decoder_rejects_are_corruption_named_by_output_partition_and_offset() {
     rejected(run(DecodedBy(Decoder::Rejects)), &["sink-log:output-", " offset "]);
 }
@@ -117,6 +169,11 @@ fn a_value_the_key_value_stores_decoder_rejects_is_corruption_named_by_bucket_an
 #[test]
 fn a_row_the_tables_decoder_rejects_is_corruption_named_by_data_file_and_row() {
     rejected(run(TableDecodedBy(Decoder::Rejects)), &["table: data/", " row "]);
+}
+
+#[test]
+fn a_file_line_the_declared_file_format_rejects_is_corruption_named_by_path_and_line() {
+    rejected(run(FilesDecodedBy(Decoder::Rejects)), &["out/", " line "]);
 }
 
 /// Every report fails `no-corruption` with the decoder's reason at a place named by `at`.

@@ -125,18 +125,37 @@ impl State {
     }
 }
 
+/// How a downstream reader decodes one visible file of your own format (see
+/// [`FileSystem::reading_with`]).
+pub trait FileFormat: Send + Sync + 'static {
+    /// The entries of the file at `path`, whole, in reading order: each record's id and
+    /// content digest, and garbage naming the path and the place for bytes that are no record.
+    fn entries(&self, path: &str, bytes: &[u8]) -> Vec<Entry>;
+}
+
 /// The file-system model.
 #[derive(Clone)]
 pub struct FileSystem {
     name: String,
     visible_prefix: String,
     state: Arc<Mutex<State>>,
+    /// How the output reader decodes a file; `None`: connsim's line format, read
+    /// incrementally.
+    format: Option<Arc<dyn FileFormat>>,
 }
 
 impl FileSystem {
     /// An empty file system on node `name`; files under `visible_prefix` are downstream-visible.
     pub fn new(name: &str, visible_prefix: &str) -> Self {
-        Self { name: name.into(), visible_prefix: visible_prefix.into(), state: Arc::default() }
+        Self { name: name.into(), visible_prefix: visible_prefix.into(), state: Arc::default(), format: None }
+    }
+
+    /// This file system, its output reader decoding every visible file by `format`: your
+    /// writer's file format. Each change to a file rereads it whole (a format may decode
+    /// earlier bytes differently once more are appended, as a footer does).
+    pub fn reading_with(mut self, format: Arc<dyn FileFormat>) -> Self {
+        self.format = Some(format);
+        self
     }
 
     /// Writes a durable (synced) file before the run, e.g. input for a source.
@@ -266,7 +285,8 @@ impl FileSystem {
     /// starting with `.`), in path order, with the bytes they hold now, synced or not, as a
     /// downstream job listing the directory would read them. Each line is a record in the
     /// harness's line format ([`Record::encode_line`]); a line that does not decode, or a
-    /// last line without its newline (a torn write), is visible garbage.
+    /// last line without its newline (a torn write), is visible garbage. With
+    /// [`FileSystem::reading_with`], the format decodes each file instead.
     pub fn output(&self) -> Arc<dyn OutputReader> {
         Arc::new(self.clone())
     }
@@ -342,13 +362,18 @@ impl OutputReader for FileSystem {
     fn parts(&self) -> Vec<Part> {
         let s = self.state.lock().unwrap();
         let visible = s.files.iter().filter(|(p, _)| self.is_visible(p));
-        visible.map(|(p, f)| Part { name: p.clone(), version: f.generation, end: f.len() }).collect()
+        // A format of the user's is read whole: any growth is a new version.
+        let version = |f: &File| match self.format {
+            None => f.generation,
+            Some(_) => (f.generation << 32) ^ f.len(),
+        };
+        visible.map(|(p, f)| Part { name: p.clone(), version: version(f), end: f.len() }).collect()
     }
     fn read(&self, part: &str, from: u64) -> Vec<Entry> {
         let mut s = self.state.lock().unwrap();
         let s = &mut *s;
         let Some(f) = s.files.get(part).filter(|_| self.is_visible(part)) else { return Vec::new() };
-        if from > 0 {
+        if from > 0 && self.format.is_none() {
             return line_entries(part, &f.bytes()[(from as usize).min(f.len() as usize)..]);
         }
         if let Some((bytes, entries)) = s.read_memo.get(part) {
@@ -358,7 +383,10 @@ impl OutputReader for FileSystem {
             }
         }
         let bytes = f.bytes();
-        let entries = line_entries(part, &bytes);
+        let entries = match &self.format {
+            None => line_entries(part, &bytes),
+            Some(format) => format.entries(part, &bytes),
+        };
         s.read_memo.insert(part.to_string(), (bytes, entries.clone()));
         entries
     }

@@ -20,7 +20,7 @@ mod table;
 mod value_format;
 
 pub use collector::{Collector, CollectorClient};
-pub use fs::{FileSystem, FsClient, FsError, FsRequest, FsResponse};
+pub use fs::{FileFormat, FileSystem, FsClient, FsError, FsRequest, FsResponse};
 pub use kit::{serve_model, ModelClient, ModelRequest};
 pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
 pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle, PRODUCER_STATE_BATCHES};
