@@ -25,6 +25,7 @@ pub mod log_sink;
 pub mod log_source;
 pub mod mutants;
 pub mod retry;
+pub mod row;
 pub mod table_sink;
 pub mod txn_log_sink;
 pub mod upsert_sink;

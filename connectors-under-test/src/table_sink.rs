@@ -1,5 +1,6 @@
-//! An exactly-once table sink (as Flink's Iceberg sink): each subtask writes one data file
-//! per checkpoint; the global committer on the job master combines all of a checkpoint's
+//! An exactly-once table sink (as Flink's Iceberg sink), of its own element, a [`Row`],
+//! written in a binary layout by its own serializer ([`crate::row`]): each subtask writes one
+//! data file per checkpoint; the global committer on the job master combines all of a checkpoint's
 //! files into one snapshot and commits it with the job id and checkpoint id as properties,
 //! so a recovered commit that already happened is recognised and skipped. The lookup is by
 //! the job that combined the committable (Iceberg's `flink.job-id`): a new job numbers its
@@ -9,14 +10,16 @@
 //! choosing, and [`TableWriter::buffered`] shows what a writer holds for its next file.
 
 use crate::retry::idempotent;
+use crate::row::{encode_row_binary, BinaryRowFormat, Row, RowCodec};
+use connsim::api::ElementSink;
 use connsim::api::{
     CommitOutcome, CommitRequest, Committer, CommitterContext, GlobalCommitter, GlobalCommitterContext, Sink,
     SinkWriter, WriterContext,
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{RecordValueFormat, SnapshotTable, TableClient, TableRequest, TableResponse};
-use connsim::{ConnectorError, Record};
+use connsim::systems::{SnapshotTable, TableClient, TableRequest, TableResponse};
+use connsim::ConnectorError;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -38,26 +41,26 @@ pub struct TableSink {
     pub table: String,
 }
 
-/// Its writer: buffers a checkpoint's records and writes them as one data file on the barrier.
+/// Its writer: buffers a checkpoint's rows and writes them as one data file on the barrier.
 pub struct TableWriter {
     ctx: WriterContext,
     client: TableClient,
-    buffer: Vec<Record>,
+    buffer: Vec<Row>,
 }
 
 impl TableWriter {
-    /// The records written since the last `prepare_commit`: the next data file's content,
+    /// The rows written since the last `prepare_commit`: the next data file's content,
     /// written (and handed over as a committable) at the next barrier.
-    pub fn buffered(&self) -> &[Record] {
+    pub fn buffered(&self) -> &[Row] {
         &self.buffer
     }
 }
 
-impl SinkWriter for TableWriter {
+impl SinkWriter<Row> for TableWriter {
     type Committable = String;
     type State = ();
-    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        self.buffer.push(record);
+    async fn write(&mut self, row: Row) -> Result<(), ConnectorError> {
+        self.buffer.push(row);
         Ok(())
     }
     async fn flush(&mut self, _end_of_input: bool) -> Result<(), ConnectorError> {
@@ -68,7 +71,7 @@ impl SinkWriter for TableWriter {
             return Ok(vec![]);
         }
         let path = format!("data/{}-{}-{checkpoint}", self.ctx.subtask(), self.ctx.attempt());
-        let rows = std::mem::take(&mut self.buffer).iter().map(RecordValueFormat::encode).collect();
+        let rows = std::mem::take(&mut self.buffer).iter().map(encode_row_binary).collect();
         let req = TableRequest::WriteDataFile { path: path.clone(), rows };
         idempotent(20, || self.client.request(req.clone())).await?;
         Ok(vec![path])
@@ -180,7 +183,7 @@ impl TableCommitter {
     }
 }
 
-impl Sink for TableSink {
+impl Sink<Row> for TableSink {
     type Committable = String;
     type WriterState = ();
     type Writer = TableWriter;
@@ -206,19 +209,28 @@ impl Sink for TableSink {
     }
 }
 
-/// Sets up a snapshot table `table` as the visible output.
+/// Sets up a snapshot table `table` as the visible output, its rows read in the sink's binary
+/// layout.
 #[derive(Clone, Debug, Default)]
 pub struct TableSinkSetup;
 
-impl SinkSetup for TableSinkSetup {
-    type Sink = TableSink;
-    fn name(&self) -> String {
-        "table-sink".into()
-    }
-    fn build(&self, world: &mut World) -> TableSink {
-        let table = SnapshotTable::new("table");
+impl TableSinkSetup {
+    /// Sets up the table and returns the sink itself (what a variant wraps).
+    pub fn table_sink(&self, world: &mut World) -> TableSink {
+        let table = SnapshotTable::with_format("table", Arc::new(BinaryRowFormat));
         world.set_output(table.output());
         world.add_system(Arc::new(table));
         TableSink { table: "table".into() }
+    }
+}
+
+impl SinkSetup for TableSinkSetup {
+    /// The sink, given the suites' test records as [`Row`]s by [`RowCodec`].
+    type Sink = ElementSink<TableSink, RowCodec>;
+    fn name(&self) -> String {
+        "table-sink".into()
+    }
+    fn build(&self, world: &mut World) -> Self::Sink {
+        ElementSink::new(self.table_sink(world))
     }
 }

@@ -1,19 +1,22 @@
 //! An idempotent upsert sink (as a JDBC or Elasticsearch sink writing with a primary key):
-//! every record is written as the value of its own key, `r<id>`, straight away. Records are
+//! it takes its own element, a [`Row`], and writes every row as a JSON document under its
+//! own key, `r<id>`, straight away ([`crate::row`]). Rows are
 //! visible before their checkpoint completes, and a record written again after a restore
 //! replaces itself, so the output ends with every record exactly once: effectively once,
 //! [`DeliveryGuarantee::Idempotent`]. Declared exactly-once it would be lying, and the
 //! premature-visibility check says so.
 
 use crate::retry::idempotent;
+use crate::row::{encode_row, JsonRowFormat, Row, RowCodec};
+use connsim::api::ElementSink;
 use connsim::api::{
     CommitOutcome, CommitRequest, Committer, CommitterContext, DeliveryGuarantee, NoGlobalCommitter, Sink, SinkWriter,
     WriterContext,
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{KvClient, KvStore, RecordValueFormat};
-use connsim::{ConnectorError, Record};
+use connsim::systems::{KvClient, KvStore};
+use connsim::ConnectorError;
 use std::sync::Arc;
 
 const BUFFER_RECORDS: usize = 32;
@@ -28,10 +31,10 @@ pub struct UpsertSink {
     pub claims_exactly_once: bool,
 }
 
-/// Its writer: buffers a few records, upserts them, and flushes on the barrier.
+/// Its writer: buffers a few rows, upserts them, and flushes on the barrier.
 pub struct UpsertWriter {
     client: KvClient,
-    buffer: Vec<Record>,
+    buffer: Vec<Row>,
 }
 
 impl UpsertWriter {
@@ -40,16 +43,16 @@ impl UpsertWriter {
             return Ok(());
         }
         let entries: Vec<(String, Vec<u8>)> =
-            std::mem::take(&mut self.buffer).iter().map(|r| (r.id.to_string(), RecordValueFormat::encode(r))).collect();
+            std::mem::take(&mut self.buffer).iter().map(|row| (format!("r{}", row.id), encode_row(row))).collect();
         idempotent(TRIES, || self.client.upsert(entries.clone())).await
     }
 }
 
-impl SinkWriter for UpsertWriter {
+impl SinkWriter<Row> for UpsertWriter {
     type Committable = ();
     type State = ();
-    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        self.buffer.push(record);
+    async fn write(&mut self, row: Row) -> Result<(), ConnectorError> {
+        self.buffer.push(row);
         if self.buffer.len() >= BUFFER_RECORDS {
             self.send().await?;
         }
@@ -73,7 +76,7 @@ impl Committer for NoCommits {
     }
 }
 
-impl Sink for UpsertSink {
+impl Sink<Row> for UpsertSink {
     type Committable = ();
     type WriterState = ();
     type Writer = UpsertWriter;
@@ -94,7 +97,7 @@ impl Sink for UpsertSink {
     }
 }
 
-/// Sets up a key-value store `kv` as the visible output.
+/// Sets up a key-value store `kv` as the visible output, its values read as JSON rows.
 #[derive(Clone, Debug, Default)]
 pub struct UpsertSinkSetup {
     /// Declare exactly-once (a false claim, for the check to catch).
@@ -102,17 +105,18 @@ pub struct UpsertSinkSetup {
 }
 
 impl SinkSetup for UpsertSinkSetup {
-    type Sink = UpsertSink;
+    /// The sink, given the suites' test records as [`Row`]s by [`RowCodec`].
+    type Sink = ElementSink<UpsertSink, RowCodec>;
     fn name(&self) -> String {
         match self.claims_exactly_once {
             true => "upsert-sink(claims exactly-once)".into(),
             false => "upsert-sink".into(),
         }
     }
-    fn build(&self, world: &mut World) -> UpsertSink {
-        let kv = KvStore::new("kv");
+    fn build(&self, world: &mut World) -> Self::Sink {
+        let kv = KvStore::with_format("kv", Arc::new(JsonRowFormat));
         world.set_output(kv.output());
         world.add_system(Arc::new(kv));
-        UpsertSink { store: "kv".into(), claims_exactly_once: self.claims_exactly_once }
+        ElementSink::new(UpsertSink { store: "kv".into(), claims_exactly_once: self.claims_exactly_once })
     }
 }

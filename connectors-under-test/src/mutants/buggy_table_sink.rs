@@ -1,9 +1,11 @@
 //! The table sink with one bug in its global committer's recovery: each table-sink mutant is
 //! a [`TableBug`] that overrides one step.
 
+use crate::row::{Row, RowCodec};
 use crate::table_sink::{NoSubtaskCommits, TableCommit, TableCommitter, TableSink, TableSinkSetup, TableWriter};
 use connsim::api::{
-    CommitOutcome, CommitRequest, CommitterContext, GlobalCommitter, GlobalCommitterContext, Sink, WriterContext,
+    CommitOutcome, CommitRequest, CommitterContext, ElementSink, GlobalCommitter, GlobalCommitterContext, Sink,
+    WriterContext,
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
@@ -66,7 +68,7 @@ pub struct BuggyTableSink<B> {
     bug: B,
 }
 
-impl<B: TableBug> Sink for BuggyTableSink<B> {
+impl<B: TableBug> Sink<Row> for BuggyTableSink<B> {
     type Committable = String;
     type WriterState = ();
     type Writer = TableWriter;
@@ -96,11 +98,11 @@ impl<B: TableBug> Sink for BuggyTableSink<B> {
 pub struct BuggyTableSinkSetup<B>(pub B);
 
 impl<B: TableBug> SinkSetup for BuggyTableSinkSetup<B> {
-    type Sink = BuggyTableSink<B>;
+    type Sink = ElementSink<BuggyTableSink<B>, RowCodec>;
     fn name(&self) -> String {
         format!("mutant:{}(table-sink)", B::NAME)
     }
-    fn build(&self, world: &mut World) -> BuggyTableSink<B> {
-        BuggyTableSink { inner: TableSinkSetup.build(world), bug: self.0.clone() }
+    fn build(&self, world: &mut World) -> Self::Sink {
+        ElementSink::new(BuggyTableSink { inner: TableSinkSetup.table_sink(world), bug: self.0.clone() })
     }
 }

@@ -11,11 +11,13 @@
 //! Caught by: `stable-after-convergence` (and `no-duplicates`): an unbounded job keeps
 //! checkpointing after its output converged, and the old file appears a second time.
 
+use crate::row::{Row, RowCodec};
 use crate::table_sink::{NoSubtaskCommits, TableCommitter, TableSink, TableSinkSetup, TableWriter};
+use connsim::api::ElementSink;
 use connsim::api::{CommitterContext, GlobalCommitterContext, Sink, SinkWriter, WriterContext};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::{ConnectorError, Record};
+use connsim::ConnectorError;
 
 /// The table sink, with the bug.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -28,11 +30,11 @@ pub struct RelistsStaleFileWriter {
     ended: bool,
 }
 
-impl SinkWriter for RelistsStaleFileWriter {
+impl SinkWriter<Row> for RelistsStaleFileWriter {
     type Committable = String;
     type State = ();
-    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        self.inner.write(record).await
+    async fn write(&mut self, row: Row) -> Result<(), ConnectorError> {
+        self.inner.write(row).await
     }
     async fn flush(&mut self, end_of_input: bool) -> Result<(), ConnectorError> {
         self.ended |= end_of_input;
@@ -52,7 +54,7 @@ impl SinkWriter for RelistsStaleFileWriter {
     }
 }
 
-impl Sink for RelistsStaleFileSink {
+impl Sink<Row> for RelistsStaleFileSink {
     type Committable = String;
     type WriterState = ();
     type Writer = RelistsStaleFileWriter;
@@ -77,11 +79,11 @@ impl Sink for RelistsStaleFileSink {
 pub struct RelistsStaleFileSetup;
 
 impl SinkSetup for RelistsStaleFileSetup {
-    type Sink = RelistsStaleFileSink;
+    type Sink = ElementSink<RelistsStaleFileSink, RowCodec>;
     fn name(&self) -> String {
         "mutant:relists-stale-file(table-sink)".into()
     }
-    fn build(&self, world: &mut World) -> RelistsStaleFileSink {
-        RelistsStaleFileSink(TableSinkSetup.build(world))
+    fn build(&self, world: &mut World) -> Self::Sink {
+        ElementSink::new(RelistsStaleFileSink(TableSinkSetup.table_sink(world)))
     }
 }

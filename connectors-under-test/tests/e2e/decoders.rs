@@ -4,9 +4,11 @@
 //! seed: never a hung run.
 
 use connectors_under_test::file_sink::FileSink;
+use connectors_under_test::row::{BinaryRowFormat, JsonRowFormat, RowCodec};
 use connectors_under_test::table_sink::TableSink;
 use connectors_under_test::txn_log_sink::TxnLogSink;
 use connectors_under_test::upsert_sink::UpsertSink;
+use connsim::api::ElementSink;
 use connsim::probes::GeneratorSetup;
 use connsim::record::Seen;
 use connsim::run::FaultConfig;
@@ -84,19 +86,39 @@ impl SinkSetup for FilesDecodedBy {
     }
 }
 
+/// `Decoder` over the upsert sink's JSON rows.
+#[derive(Clone, Copy, Debug)]
+struct JsonRows(Decoder);
+
+impl ValueFormat for JsonRows {
+    fn seen(&self, value: &[u8]) -> Result<Seen, String> {
+        self.0.judge(JsonRowFormat.seen(value)?)
+    }
+}
+
+/// `Decoder` over the table sink's binary rows.
+#[derive(Clone, Copy, Debug)]
+struct BinaryRows(Decoder);
+
+impl ValueFormat for BinaryRows {
+    fn seen(&self, value: &[u8]) -> Result<Seen, String> {
+        self.0.judge(BinaryRowFormat.seen(value)?)
+    }
+}
+
 /// The reference upsert sink, its store's values decoded by `Decoder`.
 struct UpsertDecodedBy(Decoder);
 
 impl SinkSetup for UpsertDecodedBy {
-    type Sink = UpsertSink;
+    type Sink = ElementSink<UpsertSink, RowCodec>;
     fn name(&self) -> String {
         format!("upsert-sink decoded by {:?}", self.0)
     }
-    fn build(&self, world: &mut World) -> UpsertSink {
-        let kv = KvStore::with_format("kv", Arc::new(self.0));
+    fn build(&self, world: &mut World) -> Self::Sink {
+        let kv = KvStore::with_format("kv", Arc::new(JsonRows(self.0)));
         world.set_output(kv.output());
         world.add_system(Arc::new(kv));
-        UpsertSink { store: "kv".into(), claims_exactly_once: false }
+        ElementSink::new(UpsertSink { store: "kv".into(), claims_exactly_once: false })
     }
 }
 
@@ -104,15 +126,15 @@ impl SinkSetup for UpsertDecodedBy {
 struct TableDecodedBy(Decoder);
 
 impl SinkSetup for TableDecodedBy {
-    type Sink = TableSink;
+    type Sink = ElementSink<TableSink, RowCodec>;
     fn name(&self) -> String {
         format!("table-sink decoded by {:?}", self.0)
     }
-    fn build(&self, world: &mut World) -> TableSink {
-        let table = SnapshotTable::with_format("table", Arc::new(self.0));
+    fn build(&self, world: &mut World) -> Self::Sink {
+        let table = SnapshotTable::with_format("table", Arc::new(BinaryRows(self.0)));
         world.set_output(table.output());
         world.add_system(Arc::new(table));
-        TableSink { table: "table".into() }
+        ElementSink::new(TableSink { table: "table".into() })
     }
 }
 
