@@ -44,7 +44,7 @@ pub fn encode_row(row: &Row) -> Vec<u8> {
 pub fn decode_row(bytes: &[u8]) -> Result<Row, String> {
     let json: RowJson = serde_json::from_slice(bytes).map_err(|e| format!("not a row: {e}"))?;
     let hex = json.body.as_bytes();
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return Err(format!("the body has an odd number of hex digits ({})", hex.len()));
     }
     let digit = |c: u8| (c as char).to_digit(16).ok_or_else(|| format!("{:?} is no hex digit", c as char));
