@@ -16,6 +16,7 @@ use connsim::api::{
 use connsim::run::{SourceSetup, World};
 use connsim::systems::ModelClient;
 use connsim::ConnectorError;
+use connsim_scenarios::prelude::stop_with_savepoint;
 use connsim_scenarios::suites::{self, source_from_setup};
 use example_connector::event::{Event, EventCodec, FeedMessage};
 use example_connector::source::{
@@ -112,11 +113,16 @@ impl SourceSetup for BatchTimeSetup {
 
 #[test]
 fn a_reader_that_restores_its_watermark_from_the_fetched_batch_replays_records_late() {
-    let suite = suites::source(source_from_setup("feed-source", &["feed"], |d| BatchTimeSetup(feed(d))));
+    let suite_of_mutant = || suites::source(source_from_setup("feed-source", &["feed"], |d| BatchTimeSetup(feed(d))));
+    let suite = suite_of_mutant();
     let reference = suites::source(source_from_setup("feed-source", &["feed"], feed));
     let report = caught_report(suite, reference, "event-time");
     assert_eq!(report.failed_checks(), vec!["event-time"], "only event time is wrong\n{report}");
     let verdict = report.verdict("event-time").expect("the check ran");
     assert!(verdict.summary.contains("late records"), "{verdict:?}");
     assert!(report.marks.iter().any(|m| m == "restore-from-checkpoint"), "late only after a restore\n{report}");
+    // With the savepoints taken out, the same case's seeds pass: the restore exposes it.
+    let without =
+        suite_of_mutant().only("stop-with-savepoint and resume").without(stop_with_savepoint()).seeds(20).run();
+    assert!(without.caught_by("event-time").is_none(), "late without a savepoint's restore\n{without}");
 }
