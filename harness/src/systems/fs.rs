@@ -2,7 +2,8 @@
 //! atomic rename, list, delete. A crash of its node loses every unsynced byte.
 //!
 //! Files under the visible prefix whose name does not start with `.` are what a downstream
-//! reader sees; they hold records in the harness's line format ([`Record::encode_line`]).
+//! reader sees; they hold the bytes the writer wrote, which the output reader decodes as the
+//! harness's line format ([`Record::encode_line`]) or a declared [`FileFormat`].
 
 use super::output::{Entry, OutputReader, Part};
 use super::{serve_requests_or_drop, BoxFuture, ExternalSystem, Setting, SettingEnv};
@@ -100,9 +101,12 @@ struct State {
     torn: Option<Torn>,
     /// The last whole-file read of each visible file: its bytes and what they decoded to.
     /// A whole-file read of the same bytes returns the same entries again (decoding is a
-    /// function of the path and the bytes alone), so the observer's final reread compares
-    /// bytes instead of decoding every line twice.
+    /// function of the path, the bytes and the file system's format alone), so the observer's
+    /// final reread compares bytes instead of decoding every line twice.
     read_memo: BTreeMap<String, (Vec<u8>, Vec<Entry>)>,
+    /// How the output reader decodes a file ([`FileSystem::reading_with`]); `None`: connsim's
+    /// line format.
+    format: Option<Arc<dyn FileFormat>>,
 }
 
 /// How appends are torn: the chance, the random stream, and where the tears are recorded.
@@ -139,22 +143,20 @@ pub struct FileSystem {
     name: String,
     visible_prefix: String,
     state: Arc<Mutex<State>>,
-    /// How the output reader decodes a file; `None`: connsim's line format, read
-    /// incrementally.
-    format: Option<Arc<dyn FileFormat>>,
 }
 
 impl FileSystem {
     /// An empty file system on node `name`; files under `visible_prefix` are downstream-visible.
     pub fn new(name: &str, visible_prefix: &str) -> Self {
-        Self { name: name.into(), visible_prefix: visible_prefix.into(), state: Arc::default(), format: None }
+        Self { name: name.into(), visible_prefix: visible_prefix.into(), state: Arc::default() }
     }
 
-    /// This file system, its output reader decoding every visible file by `format`: your
-    /// writer's file format. Each change to a file rereads it whole (a format may decode
-    /// earlier bytes differently once more are appended, as a footer does).
-    pub fn reading_with(mut self, format: Arc<dyn FileFormat>) -> Self {
-        self.format = Some(format);
+    /// This file system (and every handle of it), its output reader decoding every visible
+    /// file by `format`: your writer's file format. Each change to a file is a new version
+    /// of it, reread whole (a format may decode earlier bytes differently once more are
+    /// appended, as a footer does).
+    pub fn reading_with(self, format: Arc<dyn FileFormat>) -> Self {
+        self.state.lock().unwrap().format = Some(format);
         self
     }
 
@@ -362,32 +364,31 @@ impl OutputReader for FileSystem {
     fn parts(&self) -> Vec<Part> {
         let s = self.state.lock().unwrap();
         let visible = s.files.iter().filter(|(p, _)| self.is_visible(p));
-        // A format of the user's is read whole: any growth is a new version.
-        let version = |f: &File| match self.format {
-            None => f.generation,
-            Some(_) => (f.generation << 32) ^ f.len(),
-        };
-        visible.map(|(p, f)| Part { name: p.clone(), version: version(f), end: f.len() }).collect()
+        // Every change to a file gives it a new generation: the observer rereads it whole.
+        visible.map(|(p, f)| Part { name: p.clone(), version: f.generation, end: f.len() }).collect()
     }
     fn read(&self, part: &str, from: u64) -> Vec<Entry> {
-        let mut s = self.state.lock().unwrap();
-        let s = &mut *s;
-        let Some(f) = s.files.get(part).filter(|_| self.is_visible(part)) else { return Vec::new() };
-        if from > 0 && self.format.is_none() {
-            return line_entries(part, &f.bytes()[(from as usize).min(f.len() as usize)..]);
-        }
-        if let Some((bytes, entries)) = s.read_memo.get(part) {
-            let (synced, unsynced) = bytes.split_at(f.synced.len().min(bytes.len()));
-            if synced == f.synced.as_slice() && unsynced == f.unsynced.as_slice() {
-                return entries.clone();
+        let (bytes, format) = {
+            let s = self.state.lock().unwrap();
+            let Some(f) = s.files.get(part).filter(|_| self.is_visible(part)) else { return Vec::new() };
+            if from > 0 && s.format.is_none() {
+                return line_entries(part, &f.bytes()[(from as usize).min(f.len() as usize)..]);
             }
-        }
-        let bytes = f.bytes();
-        let entries = match &self.format {
+            if let Some((bytes, entries)) = s.read_memo.get(part) {
+                let (synced, unsynced) = bytes.split_at(f.synced.len().min(bytes.len()));
+                if synced == f.synced.as_slice() && unsynced == f.unsynced.as_slice() {
+                    return entries.clone();
+                }
+            }
+            (f.bytes(), s.format.clone())
+        };
+        // A format of the user's decodes with the file system unlocked: a decoder that panics
+        // leaves it usable (the observer reports the panic), never a poisoned lock.
+        let entries = match &format {
             None => line_entries(part, &bytes),
             Some(format) => format.entries(part, &bytes),
         };
-        s.read_memo.insert(part.to_string(), (bytes, entries.clone()));
+        self.state.lock().unwrap().read_memo.insert(part.to_string(), (bytes, entries.clone()));
         entries
     }
 }

@@ -124,11 +124,14 @@ impl OutputReader for KvStore {
         let s = self.state.lock().unwrap();
         let b = part.strip_prefix("bucket-").and_then(|b| b.parse::<u64>().ok());
         let Some(rows) = b.and_then(|b| s.rows.get(&b)) else { return Vec::new() };
-        let decode = |(key, value): (&String, &Vec<u8>)| match self.format.seen(value) {
+        let rows: Vec<(String, Vec<u8>)> =
+            rows.iter().skip(from as usize).map(|(k, v)| (k.clone(), v.clone())).collect();
+        drop(s); // the user's decoder runs with the store unlocked: a panic poisons nothing
+        let decode = |(key, value): (String, Vec<u8>)| match self.format.seen(&value) {
             Ok(seen) => Entry::Record(seen),
             Err(why) => Entry::Garbage(format!("{}/{part} key {key}: {why}", self.name)),
         };
-        rows.iter().skip(from as usize).map(decode).collect()
+        rows.into_iter().map(decode).collect()
     }
 }
 

@@ -333,8 +333,7 @@ impl PartitionedLog {
     /// Retention never deletes from a topic read as output.
     pub fn output(&self, topic: &str) -> Arc<dyn OutputReader> {
         self.state.lock().unwrap().outputs.insert(topic.to_string());
-        let format = self.format(topic);
-        Arc::new(LogOutput { log: self.clone(), topic: topic.to_string(), format })
+        Arc::new(LogOutput { log: self.clone(), topic: topic.to_string() })
     }
 
     fn handle(&self, caller: &Caller, req: LogRequest) -> LogResponse {
@@ -523,7 +522,6 @@ impl ExternalSystem for PartitionedLog {
 struct LogOutput {
     log: PartitionedLog,
     topic: String,
-    format: Arc<dyn LogFormat>,
 }
 
 impl OutputReader for LogOutput {
@@ -545,13 +543,19 @@ impl OutputReader for LogOutput {
         let Some(p) = index.and_then(|i| s.topics.get(&self.topic)?.get(i)) else { return Vec::new() };
         let from = from.min(p.lso());
         let stable = &p.entries[from as usize..p.lso() as usize];
-        (from..)
+        let committed: Vec<(u64, LogEntry)> = (from..)
             .zip(stable)
             .filter(|(_, e)| e.status == Status::Committed)
-            .map(|(offset, e)| match self.format.seen(&e.entry) {
-                Ok(seen) => Visible::Record(seen),
-                Err(why) => Visible::Garbage(format!("{}:{part} offset {offset}: {why}", self.log.name)),
-            })
-            .collect()
+            .map(|(o, e)| (o, e.entry.clone()))
+            .collect();
+        let format = s.formats.get(&self.topic).cloned().unwrap_or_else(|| Arc::new(RecordLogFormat));
+        // The user's decoder runs with the log unlocked: a decoder that panics leaves the log
+        // usable (the observer reports the panic), never a poisoned lock.
+        drop(s);
+        let decode = |(offset, entry): (u64, LogEntry)| match format.seen(&entry) {
+            Ok(seen) => Visible::Record(seen),
+            Err(why) => Visible::Garbage(format!("{}:{part} offset {offset}: {why}", self.log.name)),
+        };
+        committed.into_iter().map(decode).collect()
     }
 }

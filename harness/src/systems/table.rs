@@ -141,13 +141,18 @@ impl OutputReader for SnapshotTable {
     fn read(&self, _part: &str, from: u64) -> Vec<Entry> {
         let s = self.state.lock().unwrap();
         let snapshots = s.snapshots.iter().skip(from as usize);
-        let rows = snapshots
-            .flat_map(|(files, ..)| files.iter().flat_map(|f| s.files[f].iter().enumerate().map(move |r| (f, r))));
-        let decode = |(file, (row, value)): (&String, (usize, &Vec<u8>))| match self.format.seen(value) {
+        let rows: Vec<(String, usize, Vec<u8>)> = snapshots
+            .flat_map(|(files, ..)| {
+                files.iter().flat_map(|f| s.files[f].iter().enumerate().map(move |(r, v)| (f, r, v)))
+            })
+            .map(|(f, r, v)| (f.clone(), r, v.clone()))
+            .collect();
+        drop(s); // the user's decoder runs with the table unlocked: a panic poisons nothing
+        let decode = |(file, row, value): (String, usize, Vec<u8>)| match self.format.seen(&value) {
             Ok(seen) => Entry::Record(seen),
             Err(why) => Entry::Garbage(format!("{}: {file} row {row}: {why}", self.name)),
         };
-        rows.map(decode).collect()
+        rows.into_iter().map(decode).collect()
     }
 }
 

@@ -3,9 +3,11 @@
 use connsim::history::EventKind;
 use connsim::history::History;
 use connsim::net::{Endpoint, Gateway};
+use connsim::record::Seen;
 use connsim::systems::{
     read_all, Entry, ExternalSystem, FileSystem, FsClient, FsError, FsRequest, FsResponse, LogClient, LogEntry,
-    LogError, LogRequest, LogResponse, OutOfRange, OutputReader, PartitionedLog, RecordLogFormat, Setting, SettingEnv,
+    LogError, LogFormat, LogHeader, LogRequest, LogResponse, OutOfRange, OutputReader, PartitionedLog, RecordLogFormat,
+    Setting, SettingEnv,
 };
 use connsim::{Record, RecordId};
 use rand::SeedableRng;
@@ -419,4 +421,56 @@ fn the_transactional_log_holds_to_the_transactional_store_conformance_properties
     for c in connsim::systems::conformance::check_transactional_store(&log) {
         assert!(c.result.is_ok() && c.skipped.is_none(), "{}: {:?} {:?}", c.property, c.result, c.skipped);
     }
+}
+
+/// A log layout of its own: the key as decimal text, the payload as the value, the record id
+/// in a `record-id` header.
+struct HeaderLayout;
+
+impl LogFormat for HeaderLayout {
+    fn entry(&self, r: &Record) -> LogEntry {
+        let id = LogHeader { key: "record-id".into(), value: Some(r.id.0.to_string().into_bytes()) };
+        LogEntry {
+            key: Some(r.key.to_string().into_bytes()),
+            value: Some(r.payload.clone()),
+            headers: vec![id],
+            timestamp_ms: r.event_time_ms,
+        }
+    }
+    fn seen(&self, e: &LogEntry) -> Result<Seen, String> {
+        let text = |b: &Option<Vec<u8>>| b.as_deref().and_then(|b| std::str::from_utf8(b).ok()?.parse::<u64>().ok());
+        let id = e.headers.iter().find(|h| h.key == "record-id").and_then(|h| text(&h.value)).ok_or("no record-id")?;
+        let r = Record {
+            id: RecordId(id),
+            key: text(&e.key).ok_or("no key")?,
+            event_time_ms: e.timestamp_ms,
+            payload: e.value.clone().unwrap_or_default(),
+        };
+        Ok(Seen::of(&r))
+    }
+}
+
+#[test]
+fn a_topic_of_its_own_format_is_written_by_producers_and_read_back_in_it() {
+    let log = PartitionedLog::new("log", History::new());
+    // The output is taken before the topic declares its format: it decodes by the format
+    // the topic has when it is read.
+    let output = log.output("t");
+    log.create_topic_with("t", 2, Arc::new(HeaderLayout));
+    let r = |id: u64| Record { id: RecordId(id), key: id * 10, event_time_ms: id as i64, payload: vec![id as u8] };
+    log.append("t", 0, vec![r(1), r(2)]);
+    log.append_each("t", vec![(1, r(3))]);
+    let stored = log.read_committed("t");
+    assert_eq!(stored.len(), 3);
+    assert!(stored.iter().all(|e| e.headers.len() == 1 && e.headers[0].key == "record-id"), "{stored:?}");
+    assert!(stored.iter().all(|e| RecordLogFormat::decode(e).is_err()), "stored in the topic's layout, not connsim's");
+    let seen: Vec<Seen> = read_all(&*output)
+        .into_iter()
+        .flat_map(|(_, entries)| entries)
+        .map(|e| match e {
+            Entry::Record(s) => s,
+            Entry::Garbage(g) => panic!("{g}"),
+        })
+        .collect();
+    assert_eq!(seen, vec![Seen::of(&r(1)), Seen::of(&r(2)), Seen::of(&r(3))]);
 }

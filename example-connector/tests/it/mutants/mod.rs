@@ -25,11 +25,11 @@ pub(super) fn feed(data: TestData) -> FeedSourceSetup {
 /// Runs `suite` until a fixed case fails `check` within 20 seeds; the correct connector
 /// passes the same case and seed. Returns the failing report's verdict of `check`.
 pub(super) fn caught(suite: Suite, reference: Suite, check: &str) -> connsim::checks::Verdict {
-    caught_report(suite, reference, check).verdict(check).expect("the check ran").clone()
+    caught_report(suite, reference, check).1.verdict(check).expect("the check ran").clone()
 }
 
-/// [`caught`], returning the whole failing report.
-pub(super) fn caught_report(suite: Suite, reference: Suite, check: &str) -> connsim::RunReport {
+/// [`caught`], returning the catching case's name and the whole failing report.
+pub(super) fn caught_report(suite: Suite, reference: Suite, check: &str) -> (String, connsim::RunReport) {
     let fixed =
         |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
     let outcome = suite.seeds(20).run_until(|_, _, _| {}, fixed);
@@ -38,5 +38,5 @@ pub(super) fn caught_report(suite: Suite, reference: Suite, check: &str) -> conn
     let same = reference.only(&case.case).first_seed(report.seed).seeds(1).run();
     assert!(same.failed_cases().is_empty(), "the correct connector fails the same case and seed:\n{same}");
     println!("caught by {check} in {:?} seed {}", case.case, report.seed);
-    report.clone()
+    (case.case.clone(), report.clone())
 }
