@@ -93,8 +93,24 @@ impl FeedSource {
         ctx: ReaderContext,
         emitter: FeedEmitter,
     ) -> SourceReaderBase<FeedSplitReader, FeedEmitter, Event> {
+        self.reader_around(ctx, |split_reader| split_reader, emitter)
+    }
+
+    /// A reader whose split readers are `wrap` of the feed's and whose records come out
+    /// through `emitter`: what a variant that reads differently builds on.
+    pub fn reader_around<SR, E>(
+        &self,
+        ctx: ReaderContext,
+        wrap: impl Fn(FeedSplitReader) -> SR + Send + 'static,
+        emitter: E,
+    ) -> SourceReaderBase<SR, E, Event>
+    where
+        SR: SplitReader<Split = FeedSplit>,
+        E: RecordEmitter<Event, Element = SR::Element, State = FeedSplit>,
+    {
         let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.feed), self.unbounded);
-        SourceReaderBase::new(ctx, move || FeedSplitReader::new(feed.clone(), unbounded), emitter, FetcherMode::Single)
+        let new_split_reader = move || wrap(FeedSplitReader::new(feed.clone(), unbounded));
+        SourceReaderBase::new(ctx, new_split_reader, emitter, FetcherMode::Single)
     }
 }
 

@@ -2,17 +2,14 @@
 //! the trace back to the test records shows.
 
 use connsim::api::{
-    Boundedness, CommitterContext, ElementSink, ElementSource, EnumeratorContext, NoGlobalCommitter, ReaderContext,
-    Sink, Source, SourceReaderBase, WriterContext,
+    CommitterContext, ElementSink, ElementSource, NoGlobalCommitter, Sink, SourceReaderBase, WriterContext,
 };
 use connsim::run::{SinkSetup, SourceSetup, World};
 use connsim::ConnectorError;
 use connsim_scenarios::suites::{self, sink_from_setup, source_from_setup};
 use example_connector::event::{Event, EventCodec, FeedMessage};
 use example_connector::sink::{encode_event, Staged, StagingCommitter, StagingSink, StagingSinkSetup, StagingWriter};
-use example_connector::source::{
-    decode_message, FeedEmitter, FeedEnumState, FeedEnumerator, FeedSource, FeedSourceSetup, FeedSplit, FeedSplitReader,
-};
+use example_connector::source::{decode_message, FeedEmitter, FeedSource, FeedSourceSetup, FeedSplitReader};
 
 use super::{caught, feed};
 
@@ -84,24 +81,7 @@ fn first_header_id(message: &FeedMessage) -> Result<Event, String> {
     Ok(Event { id, ..event }) // the bug: the first header, not the one named event-id
 }
 
-impl Source<Event> for FirstHeaderSource {
-    type Split = FeedSplit;
-    type EnumState = FeedEnumState;
-    type Enumerator = FeedEnumerator;
-    type Reader = SourceReaderBase<FeedSplitReader, FeedEmitter, Event>;
-    fn boundedness(&self) -> Boundedness {
-        self.0.boundedness()
-    }
-    fn create_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>) -> FeedEnumerator {
-        self.0.create_enumerator(ctx)
-    }
-    fn restore_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>, state: FeedEnumState) -> FeedEnumerator {
-        self.0.restore_enumerator(ctx, state)
-    }
-    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
-        self.0.reader_with(ctx, FeedEmitter { decode: first_header_id })
-    }
-}
+feed_source_variant!(FirstHeaderSource, SourceReaderBase<FeedSplitReader, FeedEmitter, Event>, |this, ctx| this.0.reader_with(ctx, FeedEmitter { decode: first_header_id }));
 
 struct FirstHeaderSetup(FeedSourceSetup);
 

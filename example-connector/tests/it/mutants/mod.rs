@@ -3,6 +3,37 @@
 //! back what a downstream reader decodes from the store's bytes; they trace the events the
 //! source decodes from the feed's messages back to the records the feed was given.
 
+/// `Source<Event>` for a variant of the feed source, a tuple struct whose first field is the
+/// [`example_connector::source::FeedSource`]: everything but the reader is the feed source's.
+/// `create_reader` is `|this, ctx| …`, with `this` the variant.
+macro_rules! feed_source_variant {
+    ($ty:ty, $reader:ty, |$this:ident, $ctx:ident| $make:expr) => {
+        impl connsim::api::Source<example_connector::event::Event> for $ty {
+            type Split = example_connector::source::FeedSplit;
+            type EnumState = example_connector::source::FeedEnumState;
+            type Enumerator = example_connector::source::FeedEnumerator;
+            type Reader = $reader;
+            fn boundedness(&self) -> connsim::api::Boundedness {
+                self.0.boundedness()
+            }
+            fn create_enumerator(&self, ctx: &connsim::api::EnumeratorContext<Self::Split>) -> Self::Enumerator {
+                self.0.create_enumerator(ctx)
+            }
+            fn restore_enumerator(
+                &self,
+                ctx: &connsim::api::EnumeratorContext<Self::Split>,
+                state: Self::EnumState,
+            ) -> Self::Enumerator {
+                self.0.restore_enumerator(ctx, state)
+            }
+            fn create_reader(&self, $ctx: connsim::api::ReaderContext) -> $reader {
+                let $this = self;
+                $make
+            }
+        }
+    };
+}
+
 mod formats;
 mod new_jobs;
 mod pacing;

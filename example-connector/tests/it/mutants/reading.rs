@@ -1,18 +1,15 @@
 //! Readers that mishandle watermark alignment's pauses, caught by the default alignment case.
 
 use connsim::api::{
-    Boundedness, ElementSource, EnumeratorContext, FetchedBatch, FetcherMode, InputStatus, ReaderContext, ReaderOutput,
-    Source, SourceReader, SourceReaderBase, SplitId, SplitReader, SplitsChange,
+    ElementSource, FetchedBatch, InputStatus, ReaderOutput, SourceReader, SourceReaderBase, SplitId, SplitReader,
+    SplitsChange,
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SourceSetup, World};
-use connsim::systems::ModelClient;
 use connsim::ConnectorError;
 use connsim_scenarios::suites::{self, source_from_setup};
 use example_connector::event::{Event, EventCodec, FeedMessage};
-use example_connector::source::{
-    FeedEmitter, FeedEnumState, FeedEnumerator, FeedSource, FeedSourceSetup, FeedSplit, FeedSplitReader,
-};
+use example_connector::source::{FeedEmitter, FeedSource, FeedSourceSetup, FeedSplit, FeedSplitReader};
 
 use super::{caught, feed};
 
@@ -167,39 +164,19 @@ impl SourceReader<Event> for MisreadReader {
     }
 }
 
-impl Source<Event> for MisreadSource {
-    type Split = FeedSplit;
-    type EnumState = FeedEnumState;
-    type Enumerator = FeedEnumerator;
-    type Reader = MisreadReader;
-    fn boundedness(&self) -> Boundedness {
-        self.0.boundedness()
-    }
-    fn create_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>) -> FeedEnumerator {
-        self.0.create_enumerator(ctx)
-    }
-    fn restore_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>, state: FeedEnumState) -> FeedEnumerator {
-        self.0.restore_enumerator(ctx, state)
-    }
-    fn create_reader(&self, ctx: ReaderContext) -> MisreadReader {
-        match self.1 {
-            ReadBug::ResumesAll => {
-                let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.0.feed), self.0.unbounded);
-                let split_reader = move || ResumesAll {
-                    inner: FeedSplitReader::new(feed.clone(), unbounded),
-                    paused: Default::default(),
-                };
-                let base = SourceReaderBase::new(ctx, split_reader, FeedEmitter::default(), FetcherMode::Single);
-                MisreadReader::ResumesAll(base)
-            }
-            ReadBug::LazyResume | ReadBug::NextPoll => MisreadReader::LazyResume(LazyResume {
-                inner: self.0.create_reader(ctx),
-                resumes: Vec::new(),
-                next_poll: matches!(self.1, ReadBug::NextPoll),
-            }),
+feed_source_variant!(MisreadSource, MisreadReader, |this, ctx| {
+    match this.1 {
+        ReadBug::ResumesAll => {
+            let wrap = |inner| ResumesAll { inner, paused: Default::default() };
+            MisreadReader::ResumesAll(this.0.reader_around(ctx, wrap, FeedEmitter::default()))
         }
+        ReadBug::LazyResume | ReadBug::NextPoll => MisreadReader::LazyResume(LazyResume {
+            inner: this.0.create_reader(ctx),
+            resumes: Vec::new(),
+            next_poll: matches!(this.1, ReadBug::NextPoll),
+        }),
     }
-}
+});
 
 struct MisreadSetup(FeedSourceSetup, ReadBug);
 

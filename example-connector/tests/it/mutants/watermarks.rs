@@ -10,18 +10,14 @@
 //! lost, duplicated or invented.
 
 use connsim::api::{
-    Boundedness, ElementSource, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, ReaderOutput,
-    RecordEmitter, Source, SourceReaderBase, SplitId, SplitReader, SplitsChange,
+    ElementSource, FetchedBatch, ReaderOutput, RecordEmitter, SourceReaderBase, SplitId, SplitReader, SplitsChange,
 };
 use connsim::run::{SourceSetup, World};
-use connsim::systems::ModelClient;
 use connsim::ConnectorError;
 use connsim_scenarios::prelude::stop_with_savepoint;
 use connsim_scenarios::suites::{self, source_from_setup};
 use example_connector::event::{Event, EventCodec, FeedMessage};
-use example_connector::source::{
-    decode_message, FeedEmitter, FeedEnumState, FeedEnumerator, FeedSource, FeedSourceSetup, FeedSplit, FeedSplitReader,
-};
+use example_connector::source::{decode_message, FeedEmitter, FeedSource, FeedSourceSetup, FeedSplit, FeedSplitReader};
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{caught_report, feed};
@@ -77,27 +73,10 @@ impl RecordEmitter<Event> for BatchTimeEmitter {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct BatchTimeSource(FeedSource);
 
-impl Source<Event> for BatchTimeSource {
-    type Split = FeedSplit;
-    type EnumState = FeedEnumState;
-    type Enumerator = FeedEnumerator;
-    type Reader = SourceReaderBase<BatchTimeReader, BatchTimeEmitter, Event>;
-    fn boundedness(&self) -> Boundedness {
-        self.0.boundedness()
-    }
-    fn create_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>) -> FeedEnumerator {
-        self.0.create_enumerator(ctx)
-    }
-    fn restore_enumerator(&self, ctx: &EnumeratorContext<FeedSplit>, state: FeedEnumState) -> FeedEnumerator {
-        self.0.restore_enumerator(ctx, state)
-    }
-    fn create_reader(&self, ctx: ReaderContext) -> Self::Reader {
-        let (feed, unbounded) = (ModelClient::new(ctx.endpoint().clone(), &self.0.feed), self.0.unbounded);
-        let emitter = BatchTimeEmitter { inner: FeedEmitter::default(), announced: BTreeSet::new() };
-        let split_reader = move || BatchTimeReader(FeedSplitReader::new(feed.clone(), unbounded));
-        SourceReaderBase::new(ctx, split_reader, emitter, FetcherMode::Single)
-    }
-}
+feed_source_variant!(BatchTimeSource, SourceReaderBase<BatchTimeReader, BatchTimeEmitter, Event>, |this, ctx| {
+    let emitter = BatchTimeEmitter { inner: FeedEmitter::default(), announced: BTreeSet::new() };
+    this.0.reader_around(ctx, BatchTimeReader, emitter)
+});
 
 struct BatchTimeSetup(FeedSourceSetup);
 
