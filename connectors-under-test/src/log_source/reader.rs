@@ -98,7 +98,7 @@ impl connsim::api::SplitReader for LogSplitReader {
                 if !done(offset) {
                     // The deserializer: bytes it cannot read fail the task, as Flink's
                     // deserialization schema does by throwing.
-                    let record = RecordLogFormat::decode(&entry).map_err(|why| {
+                    let record = RecordLogFormat::into_record(entry).map_err(|why| {
                         ConnectorError::fail_task(format!("{id} offset {offset} does not deserialize: {why}"))
                     })?;
                     batch.elements.push((id.clone(), (offset, record)));

@@ -79,6 +79,15 @@ impl RecordLogFormat {
         Ok(Record { id, key, event_time_ms: entry.timestamp_ms, payload: payload.to_vec() })
     }
 
+    /// [`RecordLogFormat::decode`] of an entry the caller owns: the value's bytes become the
+    /// payload without a copy (a consumer's per-record path).
+    pub fn into_record(entry: LogEntry) -> Result<Record, String> {
+        let (id, key) = Self::parts(&entry).map(|(id, key, _)| (id, key))?;
+        let mut payload = entry.value.expect("parts() found a value");
+        payload.drain(..8);
+        Ok(Record { id, key, event_time_ms: entry.timestamp_ms, payload })
+    }
+
     fn parts(entry: &LogEntry) -> Result<(RecordId, u64, &[u8]), String> {
         let key = match entry.key.as_deref() {
             Some(k) => <[u8; 8]>::try_from(k).map_err(|_| format!("the key has {} bytes, not 8", k.len()))?,
@@ -116,6 +125,7 @@ mod tests {
     fn a_record_reads_back_whole_and_with_its_digest() {
         let entry = RecordLogFormat::encode(&record());
         assert_eq!(RecordLogFormat::decode(&entry).unwrap(), record());
+        assert_eq!(RecordLogFormat::into_record(entry.clone()).unwrap(), record());
         assert_eq!(RecordLogFormat.seen(&entry).unwrap(), Seen::of(&record()));
         let wire: LogEntry = bincode::deserialize(&bincode::serialize(&entry).unwrap()).unwrap();
         assert_eq!(wire, entry);
@@ -128,6 +138,7 @@ mod tests {
         assert_eq!(RecordLogFormat.seen(&entry).unwrap_err(), "the key has 2 bytes, not 8");
         entry.key = None;
         assert_eq!(RecordLogFormat::decode(&entry).unwrap_err(), "the key is null");
+        assert_eq!(RecordLogFormat::into_record(entry.clone()).unwrap_err(), "the key is null");
         let mut entry = RecordLogFormat::encode(&record());
         entry.value = Some(vec![0; 5]);
         assert!(RecordLogFormat.seen(&entry).unwrap_err().contains("5 bytes, fewer than the 8"));
