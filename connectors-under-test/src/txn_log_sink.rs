@@ -235,6 +235,11 @@ impl Committer for TxnLogCommitter {
                 Ok(LogResponse::Error(LogError::NotCommittable)) => {
                     CommitOutcome::FailedKnown(format!("transaction {} was aborted", r.committable.id))
                 }
+                // As Flink's Kafka committer: a later producer initialised the id, so this
+                // epoch's transaction is over, committed or aborted; the broker cannot say.
+                Ok(LogResponse::Error(LogError::Fenced)) => {
+                    CommitOutcome::FailedKnown(format!("transaction {} was fenced", r.committable.id))
+                }
                 Ok(other) => CommitOutcome::FailedUnknown(format!("{other:?}")),
                 Err(_) => CommitOutcome::RetryLater,
             });

@@ -232,7 +232,12 @@ where
     fn spawn_fetcher(&mut self) -> usize {
         let (changes, rx) = mpsc::unbounded_channel();
         let reader = (self.new_split_reader)();
-        let task = madsim::task::spawn(run_fetcher(reader, rx, self.queue_tx.clone()));
+        let fetcher = run_fetcher(reader, rx, self.queue_tx.clone());
+        // The fetcher is connector code too: clients it builds send as this attempt.
+        let task = match crate::net::ambient::current() {
+            Some(endpoint) => madsim::task::spawn(crate::net::ambient::scope(endpoint, fetcher)),
+            None => madsim::task::spawn(fetcher),
+        };
         self.fetchers.push(Fetcher { changes, task });
         self.fetchers.len() - 1
     }

@@ -254,6 +254,17 @@ impl Inbox {
         msg
     }
 
+    /// The system changed by itself (a timer fired): let the harness read the outputs now,
+    /// as after a message of kind `kind` the system sent itself.
+    pub(crate) fn observe_internal(&mut self, kind: &str) {
+        self.observe_handled();
+        if self.observe.is_some() {
+            let node = self.addr.clone();
+            self.handled = Some(Cause::Request { node: node.clone(), from: node, kind: kind.into(), call: None });
+            self.observe_handled();
+        }
+    }
+
     /// The previous message has been handled: let the harness read the outputs now.
     fn observe_handled(&mut self) {
         if let (Some(observe), Some(cause)) = (&self.observe, self.handled.take()) {

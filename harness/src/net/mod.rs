@@ -14,6 +14,7 @@
 //! links, so what it sends does not queue behind what its previous incarnation sent and is
 //! still on its way (a delayed request may land after its sender's next incarnation acted).
 
+pub mod ambient;
 mod endpoint;
 mod faults;
 mod gateway;

@@ -23,7 +23,10 @@ pub use collector::{Collector, CollectorClient};
 pub use fs::{FileFormat, FileSystem, FsClient, FsError, FsRequest, FsResponse};
 pub use kit::{serve_model, ModelClient, ModelRequest};
 pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
-pub use log::{LogError, LogRequest, LogResponse, PartitionedLog, TxnHandle, PRODUCER_STATE_BATCHES};
+pub use log::{
+    Acks, Fetched, KafkaCode, KafkaRequest, KafkaResponse, LogError, LogRequest, LogResponse, OffsetSpec,
+    PartitionedLog, ProducerIdentity, TxnHandle, TxnProtocol, PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS,
+};
 pub use log_client::{LogClient, OutOfRange};
 pub use log_entry::{LogEntry, LogFormat, LogHeader, RecordLogFormat};
 pub use output::{read_all, Entry, OutputReader, Part};
@@ -77,6 +80,13 @@ pub enum Setting {
     /// Kafka keeps five, the default; `None` recognises every batch, a kinder log than
     /// Kafka's that hides a writer relying on it.
     DeduplicationWindow(Option<u64>),
+    /// Which transaction protocol the log's Kafka face follows: epochs bumped only by
+    /// `InitProducerId` (brokers before KIP-890, the default) or at every transaction end.
+    TransactionProtocol(TxnProtocol),
+    /// A crash of the log loses what followers had not copied yet: entries above each
+    /// partition's high watermark, which only `acks=1` (or `acks=0`) produces leave there
+    /// (a leader failover to a lagging follower). Off by default: a crash loses nothing.
+    LoseUnreplicatedOnCrash(bool),
 }
 
 /// What a system may use when a setting changes: a seed for the random choices the setting

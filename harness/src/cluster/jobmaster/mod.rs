@@ -131,105 +131,111 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     hooks: Hooks,
 ) {
     let (endpoint, inbox) = gateway.bind(JOB_MASTER);
-    let (reports, reports_rx) = mpsc::unbounded_channel();
-    let (internal, internal_rx) = mpsc::unbounded_channel();
-    let (call_results, call_results_rx) = mpsc::unbounded_channel();
-    let (lost_tx, lost_rx) = mpsc::unbounded_channel();
-    let (commands_tx, commands_rx) = mpsc::unbounded_channel();
-    hooks.register_job_master(commands_tx);
-    let epoch = store.next_epoch();
-    // Readers; subtasks host a reader, a writer, or both (slot sharing).
-    let p = store.parallelism().unwrap_or(cfg.parallelism);
-    let n = p.max(cfg.writers(p));
-    *status.lock().unwrap() = JobStatus::Running;
-    if let Some(problem) = cfg.problem() {
-        history.record(JOB_MASTER, EventKind::JobFailed { reason: problem.clone() });
-        *status.lock().unwrap() = JobStatus::Failed(problem);
-        return;
-    }
-    let expected: Expected = Arc::new(Mutex::new(vec![None; n]));
-    heartbeat::start(
-        endpoint.clone(),
-        expected.clone(),
-        Duration::from_millis(cfg.heartbeat_interval_ms),
-        cfg.heartbeat_misses_max,
-        lost_tx,
-    );
-    history.record(JOB_MASTER, EventKind::JobStarted { parallelism: p });
-    let ctx = EnumeratorContext::new(p, endpoint.clone());
-    let enumerator = source.create_enumerator(&ctx);
-    let slots = (0..n)
-        // Attempts start at `epoch << 32`, above every earlier incarnation's, so a task
-        // executor fences whatever an older job master still has in flight.
-        .map(|i| {
-            let executor = cfg.home(i);
-            let downlink = Downlink::start(endpoint.clone(), i, 0, executor, reports.clone());
-            Slot { attempt: epoch << 32, executor, no_more_splits: false, last_seq: 0, downlink, held: None }
-        })
-        .collect();
-    let suspects = vec![None; cfg.task_executors(p)];
-    let global = if sink.has_global_committer() {
-        match sink.create_global_committer(GlobalCommitterContext {
-            endpoint: endpoint.clone(),
-            job_id: crate::history::job_id(store.job()),
-        }) {
-            Some(g) => Some(GlobalHost::new(g)),
+    // The enumerator and the global committer run here: clients they build without the
+    // context (rdkafka's) send from the job master.
+    let ambient = endpoint.clone();
+    crate::net::ambient::scope(ambient, async move {
+        let (reports, reports_rx) = mpsc::unbounded_channel();
+        let (internal, internal_rx) = mpsc::unbounded_channel();
+        let (call_results, call_results_rx) = mpsc::unbounded_channel();
+        let (lost_tx, lost_rx) = mpsc::unbounded_channel();
+        let (commands_tx, commands_rx) = mpsc::unbounded_channel();
+        hooks.register_job_master(commands_tx);
+        let epoch = store.next_epoch();
+        // Readers; subtasks host a reader, a writer, or both (slot sharing).
+        let p = store.parallelism().unwrap_or(cfg.parallelism);
+        let n = p.max(cfg.writers(p));
+        *status.lock().unwrap() = JobStatus::Running;
+        if let Some(problem) = cfg.problem() {
+            history.record(JOB_MASTER, EventKind::JobFailed { reason: problem.clone() });
+            *status.lock().unwrap() = JobStatus::Failed(problem);
+            return;
+        }
+        let expected: Expected = Arc::new(Mutex::new(vec![None; n]));
+        heartbeat::start(
+            endpoint.clone(),
+            expected.clone(),
+            Duration::from_millis(cfg.heartbeat_interval_ms),
+            cfg.heartbeat_misses_max,
+            lost_tx,
+        );
+        history.record(JOB_MASTER, EventKind::JobStarted { parallelism: p });
+        let ctx = EnumeratorContext::new(p, endpoint.clone());
+        let enumerator = source.create_enumerator(&ctx);
+        let slots = (0..n)
+            // Attempts start at `epoch << 32`, above every earlier incarnation's, so a task
+            // executor fences whatever an older job master still has in flight.
+            .map(|i| {
+                let executor = cfg.home(i);
+                let downlink = Downlink::start(endpoint.clone(), i, 0, executor, reports.clone());
+                Slot { attempt: epoch << 32, executor, no_more_splits: false, last_seq: 0, downlink, held: None }
+            })
+            .collect();
+        let suspects = vec![None; cfg.task_executors(p)];
+        let global = if sink.has_global_committer() {
+            match sink.create_global_committer(GlobalCommitterContext {
+                endpoint: endpoint.clone(),
+                job_id: crate::history::job_id(store.job()),
+            }) {
+                Some(g) => Some(GlobalHost::new(g)),
+                None => {
+                    let reason = "the sink says it has a global committer, but create_global_committer returned None";
+                    history.record(JOB_MASTER, EventKind::JobFailed { reason: reason.into() });
+                    *status.lock().unwrap() = JobStatus::Failed(reason.into());
+                    return;
+                }
+            }
+        } else {
+            None
+        };
+        let mut jm: JobMaster<Src, Snk> = JobMaster {
+            source,
+            global,
+            cfg,
+            endpoint,
+            history,
+            store,
+            status,
+            enumerator,
+            ctx,
+            slots,
+            readers: p,
+            suspects,
+            expected,
+            tracker: AssignmentTracker::new(),
+            pending: BTreeMap::new(),
+            finishing: None,
+            stop_requested: false,
+            hooks: hooks.clone(),
+            reports,
+            internal,
+            calls: Vec::new(),
+            call_results,
+            generation: 0,
+            alignment: None,
+            done: false,
+        };
+        let watermarks = jm.cfg.watermarks.or(jm.source.watermark_strategy());
+        jm.alignment = watermarks.and_then(|w| w.alignment).map(AlignmentCoordinator::new);
+        match jm.store.latest() {
             None => {
-                let reason = "the sink says it has a global committer, but create_global_committer returned None";
-                history.record(JOB_MASTER, EventKind::JobFailed { reason: reason.into() });
-                *status.lock().unwrap() = JobStatus::Failed(reason.into());
-                return;
+                jm.start_enumerator().await;
+                for i in 0..n {
+                    jm.redeploy(i);
+                }
+                jm.wire();
+            }
+            Some(cp) => {
+                // A new incarnation (job-master failover, resume from a savepoint, rescale):
+                // everything restarts from the latest completed checkpoint.
+                let strategy = if cp.readers != p || cp.subtasks.len() != n { "rescale" } else { "jobmaster" };
+                let cause = format!("job master incarnation {epoch} started");
+                jm.restore_all(strategy, cause).await;
             }
         }
-    } else {
-        None
-    };
-    let mut jm: JobMaster<Src, Snk> = JobMaster {
-        source,
-        global,
-        cfg,
-        endpoint,
-        history,
-        store,
-        status,
-        enumerator,
-        ctx,
-        slots,
-        readers: p,
-        suspects,
-        expected,
-        tracker: AssignmentTracker::new(),
-        pending: BTreeMap::new(),
-        finishing: None,
-        stop_requested: false,
-        hooks: hooks.clone(),
-        reports,
-        internal,
-        calls: Vec::new(),
-        call_results,
-        generation: 0,
-        alignment: None,
-        done: false,
-    };
-    let watermarks = jm.cfg.watermarks.or(jm.source.watermark_strategy());
-    jm.alignment = watermarks.and_then(|w| w.alignment).map(AlignmentCoordinator::new);
-    match jm.store.latest() {
-        None => {
-            jm.start_enumerator().await;
-            for i in 0..n {
-                jm.redeploy(i);
-            }
-            jm.wire();
-        }
-        Some(cp) => {
-            // A new incarnation (job-master failover, resume from a savepoint, rescale):
-            // everything restarts from the latest completed checkpoint.
-            let strategy = if cp.readers != p || cp.subtasks.len() != n { "rescale" } else { "jobmaster" };
-            let cause = format!("job master incarnation {epoch} started");
-            jm.restore_all(strategy, cause).await;
-        }
-    }
-    jm.run(inbox, reports_rx, internal_rx, lost_rx, commands_rx, call_results_rx).await;
+        jm.run(inbox, reports_rx, internal_rx, lost_rx, commands_rx, call_results_rx).await;
+    })
+    .await;
 }
 
 /// A callable's result on its way to the coordinator's loop: the enumerator generation that
@@ -435,13 +441,16 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     fn start_calls(&mut self) {
         for call in std::mem::take(&mut self.ctx.calls) {
             let (results, generation) = (self.call_results.clone(), self.generation);
+            let ambient = self.endpoint.clone();
             let task = match call {
-                AsyncCall::Once(callable) => madsim::task::spawn(async move {
-                    let _ = results.send(Called { generation, result: callable.await, handled: None });
-                }),
+                AsyncCall::Once(callable) => {
+                    madsim::task::spawn(crate::net::ambient::scope(ambient.clone(), async move {
+                        let _ = results.send(Called { generation, result: callable.await, handled: None });
+                    }))
+                }
                 AsyncCall::Periodic(interval, make) => {
                     let history = self.history.clone();
-                    madsim::task::spawn(async move {
+                    madsim::task::spawn(crate::net::ambient::scope(ambient, async move {
                         let handled = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
                         let (mut due, mut sent) = (madsim::time::Instant::now() + interval, 0);
                         loop {
@@ -462,7 +471,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                             }
                             due += interval;
                         }
-                    })
+                    }))
                 }
             };
             self.calls.push(task);

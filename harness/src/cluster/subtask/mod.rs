@@ -179,6 +179,12 @@ async fn crash_point(hooks: &Hooks, node: &str, subtask: usize, phase: Phase, c:
 
 /// Runs one subtask attempt until it is cancelled; a connector error is reported to the job master.
 pub(crate) async fn run<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
+    // Clients the connector builds without the context (rdkafka's) send as this attempt.
+    let ambient = setup.endpoint.for_attempt(setup.subtask, setup.attempt);
+    crate::net::ambient::scope(ambient, run_attempt(setup)).await
+}
+
+async fn run_attempt<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     let uplink = Uplink::start(setup.endpoint.clone(), setup.subtask, setup.attempt);
     let history = setup.history.clone();
     let node = setup.endpoint.addr().to_string();

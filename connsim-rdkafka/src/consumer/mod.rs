@@ -1,0 +1,181 @@
+//! `rdkafka::consumer`: [`StreamConsumer`], [`BaseConsumer`] and the [`Consumer`] trait.
+//!
+//! Partitions are assigned by the application ([`Consumer::assign`]), as a FLIP-27 source
+//! assigns its splits; group membership and rebalancing (`subscribe`) are not simulated and
+//! say so. The calls that block a thread in rdkafka (`committed`, `commit`,
+//! `fetch_watermarks`, `fetch_metadata`, `BaseConsumer::poll`) are `async` here, as the
+//! producer's are.
+
+mod base_consumer;
+mod core;
+mod stream_consumer;
+
+pub use base_consumer::BaseConsumer;
+pub use stream_consumer::{MessageStream, StreamConsumer};
+
+use crate::error::KafkaResult;
+use crate::metadata::Metadata;
+use crate::topic_partition_list::{Offset, TopicPartitionList};
+use crate::util::Timeout;
+
+/// The default consumer context (`rdkafka::consumer::DefaultConsumerContext`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DefaultConsumerContext;
+
+/// Whether a commit waits (`rdkafka::consumer::CommitMode`). Both wait here: the call is
+/// `async`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommitMode {
+    /// Wait for the broker.
+    Sync,
+    /// Do not wait (still awaited here; the difference is the caller's `.await`).
+    Async,
+}
+
+/// A consumer's group, for [`crate::producer::Producer::send_offsets_to_transaction`]
+/// (`rdkafka::consumer::ConsumerGroupMetadata`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsumerGroupMetadata {
+    group: String,
+}
+
+impl ConsumerGroupMetadata {
+    pub(crate) fn group(&self) -> &str {
+        &self.group
+    }
+}
+
+/// What both consumers do (`rdkafka::consumer::Consumer`).
+#[allow(async_fn_in_trait)]
+pub trait Consumer {
+    /// The group metadata, if `group.id` is set.
+    fn group_metadata(&self) -> Option<ConsumerGroupMetadata>;
+    /// Group subscription is not simulated: refused with a message saying to assign.
+    fn subscribe(&self, topics: &[&str]) -> KafkaResult<()>;
+    /// Sets the assignment; each partition starts at its offset in the list (`Invalid` or
+    /// `Stored`: the group's committed offset, else `auto.offset.reset`).
+    fn assign(&self, assignment: &TopicPartitionList) -> KafkaResult<()>;
+    /// Drops the assignment.
+    fn unassign(&self) -> KafkaResult<()>;
+    /// The assignment.
+    fn assignment(&self) -> KafkaResult<TopicPartitionList>;
+    /// Moves an assigned partition's position.
+    fn seek<T: Into<Timeout>>(&self, topic: &str, partition: i32, offset: Offset, timeout: T) -> KafkaResult<()>;
+    /// Commits offsets for the group.
+    async fn commit(&self, topic_partition_list: &TopicPartitionList, mode: CommitMode) -> KafkaResult<()>;
+    /// Commits the current positions.
+    async fn commit_consumer_state(&self, mode: CommitMode) -> KafkaResult<()>;
+    /// The group's committed offsets of the assignment.
+    async fn committed<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<TopicPartitionList>;
+    /// The group's committed offsets of `tpl`'s partitions.
+    async fn committed_offsets<T: Into<Timeout>>(
+        &self,
+        tpl: TopicPartitionList,
+        timeout: T,
+    ) -> KafkaResult<TopicPartitionList>;
+    /// The position of every assigned partition: the offset of the next message returned.
+    fn position(&self) -> KafkaResult<TopicPartitionList>;
+    /// Topics and their partitions.
+    async fn fetch_metadata<T: Into<Timeout>>(&self, topic: Option<&str>, timeout: T) -> KafkaResult<Metadata>;
+    /// A partition's low and high watermarks (the high one is the last stable offset for a
+    /// read-committed consumer).
+    async fn fetch_watermarks<T: Into<Timeout>>(
+        &self,
+        topic: &str,
+        partition: i32,
+        timeout: T,
+    ) -> KafkaResult<(i64, i64)>;
+    /// Stops returning messages of these partitions.
+    fn pause(&self, partitions: &TopicPartitionList) -> KafkaResult<()>;
+    /// Returns messages of these partitions again.
+    fn resume(&self, partitions: &TopicPartitionList) -> KafkaResult<()>;
+}
+
+/// Implements [`Consumer`] for a type with a `core: ConsumerCore` field.
+macro_rules! consumer_api {
+    (<$($g:ident),*> $ty:ty) => {
+        impl<$($g),*> $crate::consumer::Consumer for $ty {
+            fn group_metadata(&self) -> Option<$crate::consumer::ConsumerGroupMetadata> {
+                self.core.settings.group_id.clone().map($crate::consumer::group_metadata)
+            }
+            fn subscribe(&self, topics: &[&str]) -> $crate::error::KafkaResult<()> {
+                Err($crate::error::KafkaError::Subscription(format!(
+                    "subscribe({topics:?}): consumer-group rebalancing is not simulated; assign partitions with assign()"
+                )))
+            }
+            fn assign(&self, assignment: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
+                self.core.assign(assignment);
+                Ok(())
+            }
+            fn unassign(&self) -> $crate::error::KafkaResult<()> {
+                self.core.assign(&$crate::TopicPartitionList::new());
+                Ok(())
+            }
+            fn assignment(&self) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
+                Ok(self.core.assignment())
+            }
+            fn seek<T: Into<$crate::util::Timeout>>(
+                &self,
+                topic: &str,
+                partition: i32,
+                offset: $crate::Offset,
+                _timeout: T,
+            ) -> $crate::error::KafkaResult<()> {
+                self.core.seek(topic, partition, offset)
+            }
+            async fn commit(
+                &self,
+                tpl: &$crate::TopicPartitionList,
+                _mode: $crate::consumer::CommitMode,
+            ) -> $crate::error::KafkaResult<()> {
+                self.core.commit($crate::producer::offsets_of(tpl), None).await
+            }
+            async fn commit_consumer_state(&self, _mode: $crate::consumer::CommitMode) -> $crate::error::KafkaResult<()> {
+                self.core.commit(self.core.positions(), None).await
+            }
+            async fn committed<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
+                let assignment = self.core.assignment();
+                self.core.committed(&assignment, $crate::wire::deadline(timeout.into())).await
+            }
+            async fn committed_offsets<T: Into<$crate::util::Timeout>>(
+                &self,
+                tpl: $crate::TopicPartitionList,
+                timeout: T,
+            ) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
+                self.core.committed(&tpl, $crate::wire::deadline(timeout.into())).await
+            }
+            fn position(&self) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
+                Ok(self.core.position())
+            }
+            async fn fetch_metadata<T: Into<$crate::util::Timeout>>(
+                &self,
+                topic: Option<&str>,
+                timeout: T,
+            ) -> $crate::error::KafkaResult<$crate::metadata::Metadata> {
+                $crate::metadata::fetch(&self.core.wire, topic, timeout.into()).await
+            }
+            async fn fetch_watermarks<T: Into<$crate::util::Timeout>>(
+                &self,
+                topic: &str,
+                partition: i32,
+                timeout: T,
+            ) -> $crate::error::KafkaResult<(i64, i64)> {
+                let rc = self.core.settings.read_committed;
+                $crate::metadata::watermarks(&self.core.wire, topic, partition, rc, timeout.into()).await
+            }
+            fn pause(&self, partitions: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
+                self.core.pause(partitions, true);
+                Ok(())
+            }
+            fn resume(&self, partitions: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
+                self.core.pause(partitions, false);
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use consumer_api;
+
+pub(crate) fn group_metadata(group: String) -> ConsumerGroupMetadata {
+    ConsumerGroupMetadata { group }
+}

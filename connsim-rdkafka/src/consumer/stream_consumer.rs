@@ -1,0 +1,55 @@
+//! `rdkafka::consumer::StreamConsumer`: `recv` and `stream` wait for the next message.
+
+use super::core::ConsumerCore;
+use crate::config::{ClientConfig, FromClientConfig, Settings};
+use crate::error::{KafkaError, KafkaResult};
+use crate::message::BorrowedMessage;
+use crate::util::DefaultRuntime;
+use futures::Stream;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// A consumer whose messages are awaited (`rdkafka::consumer::StreamConsumer`).
+pub struct StreamConsumer<C = super::DefaultConsumerContext, R = DefaultRuntime> {
+    pub(crate) core: ConsumerCore,
+    context: PhantomData<fn() -> (C, R)>,
+}
+
+impl<R> FromClientConfig for StreamConsumer<super::DefaultConsumerContext, R> {
+    fn from_config(config: &ClientConfig) -> KafkaResult<Self> {
+        Ok(StreamConsumer { core: ConsumerCore::new(Settings::read(config)?)?, context: PhantomData })
+    }
+}
+
+impl<C, R> StreamConsumer<C, R> {
+    /// The next message of an assigned, unpaused partition.
+    pub async fn recv(&self) -> Result<BorrowedMessage<'_>, KafkaError> {
+        match self.core.next(None).await {
+            Some(Ok(m)) => Ok(BorrowedMessage::new(m)),
+            Some(Err(e)) => Err(e),
+            None => unreachable!("no deadline"),
+        }
+    }
+
+    /// The messages as a stream.
+    pub fn stream(&self) -> MessageStream<'_> {
+        let next = Box::pin(futures::stream::unfold(self, |c| async move { Some((c.recv().await, c)) }));
+        MessageStream { inner: next }
+    }
+}
+
+/// The stream of [`StreamConsumer::stream`] (`rdkafka::consumer::MessageStream`).
+pub struct MessageStream<'a> {
+    #[allow(clippy::type_complexity)]
+    inner: Pin<Box<dyn Stream<Item = KafkaResult<BorrowedMessage<'a>>> + 'a>>,
+}
+
+impl<'a> Stream for MessageStream<'a> {
+    type Item = KafkaResult<BorrowedMessage<'a>>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.inner.as_mut().poll_next(cx)
+    }
+}
+
+super::consumer_api!(<C, R> StreamConsumer<C, R>);

@@ -1,0 +1,397 @@
+//! The producer both producer types share: partitioning, idempotence sequences, and the
+//! transactional state machine librdkafka keeps (`init → ready → in transaction → ready`,
+//! with abortable and fatal errors).
+
+use crate::config::Settings;
+use crate::error::{KafkaError, KafkaResult, RDKafkaError, RDKafkaErrorCode};
+use crate::message::{OwnedHeaders, Timestamp};
+use crate::util::Timeout;
+use crate::wire::{deadline, Wire};
+use connsim::systems::{Acks, KafkaCode, KafkaRequest, KafkaResponse, LogEntry, ProducerIdentity};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// Where the transactional producer is.
+#[derive(Clone, Debug)]
+enum Phase {
+    /// `init_transactions` not called (or not done) yet.
+    Init,
+    Ready,
+    InTransaction {
+        work: bool,
+    },
+    /// The transaction cannot commit; `abort_transaction` first.
+    Abortable(RDKafkaError),
+    /// The producer is finished (fenced): create a new one.
+    Fatal(RDKafkaError),
+}
+
+/// What sends share, held across a send so that one producer's sends go in order.
+#[derive(Default)]
+struct Sends {
+    identity: Option<ProducerIdentity>,
+    /// Next sequence per `(topic, partition)` in the current epoch.
+    sequences: BTreeMap<(String, u32), i64>,
+    /// Partition counts of topics seen.
+    partitions: BTreeMap<String, u32>,
+    round_robin: u32,
+}
+
+/// One message to send, owned.
+pub(crate) struct Outgoing {
+    pub topic: String,
+    pub partition: Option<i32>,
+    pub key: Option<Vec<u8>>,
+    pub payload: Option<Vec<u8>>,
+    pub timestamp: Option<i64>,
+    pub headers: Option<OwnedHeaders>,
+}
+
+/// Where a message went.
+pub(crate) struct Delivered {
+    pub partition: i32,
+    pub offset: i64,
+    pub timestamp: Timestamp,
+}
+
+pub(crate) struct Core {
+    wire: Wire,
+    settings: Settings,
+    phase: Mutex<Phase>,
+    sends: tokio::sync::Mutex<Sends>,
+}
+
+fn txn_error(code: RDKafkaErrorCode, message: impl Into<String>) -> RDKafkaError {
+    RDKafkaError::new(code, message)
+}
+
+/// librdkafka's default partitioner for a keyed message: CRC32 of the key.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+impl Core {
+    pub(crate) fn new(settings: Settings) -> KafkaResult<Core> {
+        let wire = Wire::new(&settings)?;
+        let phase = if settings.transactional_id.is_some() { Phase::Init } else { Phase::Ready };
+        Ok(Core { wire, settings, phase: Mutex::new(phase), sends: Default::default() })
+    }
+
+    fn transactional(&self) -> KafkaResult<&str> {
+        self.settings.transactional_id.as_deref().ok_or_else(|| {
+            KafkaError::Transaction(txn_error(
+                RDKafkaErrorCode::NotImplemented,
+                "the transactional API needs transactional.id set",
+            ))
+        })
+    }
+
+    fn fail(&self, e: RDKafkaError) -> KafkaError {
+        *self.phase.lock().unwrap() = if e.is_fatal() { Phase::Fatal(e.clone()) } else { Phase::Abortable(e.clone()) };
+        KafkaError::Transaction(e)
+    }
+
+    /// Sends one message and waits for its acknowledgement (per `acks`).
+    pub(crate) async fn send(&self, m: Outgoing) -> KafkaResult<Delivered> {
+        self.send_batch(vec![m]).await.pop().expect("one result per message")
+    }
+
+    /// Sends messages in order, as librdkafka does: consecutive messages for the same
+    /// partition go in one batch (at most `batch.num.messages`), and a request that got no
+    /// answer is retried with the same sequence until `message.timeout.ms`. One result per
+    /// message; after a failed batch the rest fail too, as a producer that must reset.
+    pub(crate) async fn send_batch(&self, messages: Vec<Outgoing>) -> Vec<KafkaResult<Delivered>> {
+        let n = messages.len();
+        let mut out = Vec::with_capacity(n);
+        let transactional = self.settings.transactional_id.clone();
+        if transactional.is_some() {
+            let refused = match &mut *self.phase.lock().unwrap() {
+                Phase::InTransaction { work } => {
+                    *work = true;
+                    None
+                }
+                Phase::Fatal(e) => Some(e.code()),
+                _ => Some(RDKafkaErrorCode::State),
+            };
+            if let Some(code) = refused {
+                return (0..n).map(|_| Err(KafkaError::MessageProduction(code))).collect();
+            }
+        }
+        let until = deadline(Timeout::After(self.settings.message_timeout));
+        let mut sends = self.sends.lock().await;
+        let mut batch: Vec<(String, u32, LogEntry)> = Vec::new();
+        let mut failed: Option<RDKafkaErrorCode> = None;
+        for m in messages {
+            if let Some(code) = failed {
+                out.push(Err(KafkaError::MessageProduction(code)));
+                continue;
+            }
+            let partition = match self.partition_of(&mut sends, &m, until).await {
+                Ok(p) => p,
+                Err(e) => {
+                    out.push(Err(e));
+                    continue;
+                }
+            };
+            let timestamp_ms = m.timestamp.unwrap_or_else(|| connsim::net::now().as_millis() as i64);
+            let entry = LogEntry {
+                key: m.key,
+                value: m.payload,
+                headers: m.headers.map(|h| h.to_log()).unwrap_or_default(),
+                timestamp_ms,
+            };
+            let full = batch.len() >= self.settings.batch_max;
+            if full || batch.last().is_some_and(|(t, p, _)| *t != m.topic || *p != partition) {
+                let sent = self.produce(&mut sends, std::mem::take(&mut batch), until).await;
+                failed = sent.iter().find_map(|r| r.as_ref().err().and_then(KafkaError::rdkafka_error_code));
+                out.extend(sent);
+            }
+            batch.push((m.topic, partition, entry));
+        }
+        if !batch.is_empty() {
+            match failed {
+                Some(code) => out.extend(batch.iter().map(|_| Err(KafkaError::MessageProduction(code)))),
+                None => out.extend(self.produce(&mut sends, batch, until).await),
+            }
+        }
+        out
+    }
+
+    /// The partition a message goes to: its own, else CRC32 of its key (librdkafka's
+    /// default partitioner), else the next in turn.
+    async fn partition_of(
+        &self,
+        sends: &mut Sends,
+        m: &Outgoing,
+        until: Option<madsim::time::Instant>,
+    ) -> KafkaResult<u32> {
+        let partitions = match sends.partitions.get(&m.topic) {
+            Some(&n) => n,
+            None => {
+                let req = KafkaRequest::Metadata { topics: Some(vec![m.topic.clone()]) };
+                match self.wire.call_until(&req, until).await {
+                    Some(KafkaResponse::Metadata(found)) if !found.is_empty() => {
+                        sends.partitions.insert(m.topic.clone(), found[0].1);
+                        found[0].1
+                    }
+                    Some(_) => return Err(KafkaError::MessageProduction(RDKafkaErrorCode::UnknownTopicOrPartition)),
+                    None => return Err(KafkaError::MessageProduction(RDKafkaErrorCode::MessageTimedOut)),
+                }
+            }
+        };
+        Ok(match (m.partition, &m.key) {
+            (Some(p), _) if p < 0 || p as u32 >= partitions => {
+                return Err(KafkaError::MessageProduction(RDKafkaErrorCode::UnknownPartition))
+            }
+            (Some(p), _) => p as u32,
+            (None, Some(key)) => crc32(key) % partitions,
+            (None, None) => {
+                sends.round_robin = sends.round_robin.wrapping_add(1);
+                sends.round_robin % partitions
+            }
+        })
+    }
+
+    /// One batch to one partition.
+    async fn produce(
+        &self,
+        sends: &mut Sends,
+        batch: Vec<(String, u32, LogEntry)>,
+        until: Option<madsim::time::Instant>,
+    ) -> Vec<KafkaResult<Delivered>> {
+        let count = batch.len();
+        let (topic, partition) = (batch[0].0.clone(), batch[0].1);
+        let fail = |code| (0..count).map(|_| Err(KafkaError::MessageProduction(code))).collect::<Vec<_>>();
+        if self.settings.idempotence && sends.identity.is_none() {
+            // An idempotent producer without a transactional id gets its producer id lazily.
+            let req = KafkaRequest::InitProducerId { transactional_id: None, transaction_timeout_ms: 0 };
+            match self.wire.call_until(&req, until).await {
+                Some(KafkaResponse::Producer(p)) => sends.identity = Some(p),
+                _ => return fail(RDKafkaErrorCode::MessageTimedOut),
+            }
+        }
+        let producer = if self.settings.idempotence { sends.identity } else { None };
+        let base_sequence = match producer {
+            Some(_) => {
+                let next = sends.sequences.entry((topic.clone(), partition)).or_insert(0);
+                *next += count as i64;
+                *next - count as i64
+            }
+            None => 0,
+        };
+        let timestamps: Vec<i64> = batch.iter().map(|(_, _, e)| e.timestamp_ms).collect();
+        let acks = match self.settings.acks {
+            0 => Acks::None,
+            1 => Acks::Leader,
+            _ => Acks::All,
+        };
+        let transactional_id = self.settings.transactional_id.clone();
+        let req = KafkaRequest::Produce {
+            topic,
+            partition,
+            entries: batch.into_iter().map(|(_, _, e)| e).collect(),
+            producer,
+            base_sequence,
+            transactional_id: transactional_id.clone(),
+            acks,
+        };
+        let delivered = |base: i64| -> Vec<KafkaResult<Delivered>> {
+            (0..count)
+                .map(|i| {
+                    let offset = if base < 0 { -1 } else { base + i as i64 };
+                    Ok(Delivered {
+                        partition: partition as i32,
+                        offset,
+                        timestamp: Timestamp::CreateTime(timestamps[i]),
+                    })
+                })
+                .collect()
+        };
+        if acks == Acks::None {
+            self.wire.send(&req);
+            return delivered(-1);
+        }
+        let code = match self.wire.call_until(&req, until).await {
+            Some(KafkaResponse::Produced { base_offset }) => return delivered(base_offset as i64),
+            Some(KafkaResponse::Error(code)) => RDKafkaErrorCode::from(code),
+            Some(_) => RDKafkaErrorCode::State,
+            None => RDKafkaErrorCode::MessageTimedOut,
+        };
+        let fatal = matches!(
+            code,
+            RDKafkaErrorCode::InvalidProducerEpoch
+                | RDKafkaErrorCode::ProducerFenced
+                | RDKafkaErrorCode::OutOfOrderSequenceNumber
+                | RDKafkaErrorCode::InvalidProducerIdMapping
+        );
+        if transactional_id.is_some() {
+            // A transaction that lost a message cannot commit; a fenced producer is done.
+            let e = txn_error(code, format!("a message of the transaction failed: {code}"));
+            self.fail(if fatal { e.fatal() } else { e.abortable() });
+        } else if producer.is_some() {
+            // The sequence may have a gap now: the next message starts a new producer id.
+            sends.identity = None;
+            sends.sequences.clear();
+        }
+        fail(code)
+    }
+
+    pub(crate) async fn init_transactions(&self, timeout: Timeout) -> KafkaResult<()> {
+        let id = self.transactional()?.to_string();
+        if let Phase::Fatal(e) = &*self.phase.lock().unwrap() {
+            return Err(KafkaError::Transaction(e.clone()));
+        }
+        let req = KafkaRequest::InitProducerId {
+            transactional_id: Some(id),
+            transaction_timeout_ms: self.settings.transaction_timeout_ms,
+        };
+        let mut sends = self.sends.lock().await;
+        match self.wire.call_until(&req, deadline(timeout)).await {
+            Some(KafkaResponse::Producer(p)) => {
+                sends.identity = Some(p);
+                sends.sequences.clear();
+                *self.phase.lock().unwrap() = Phase::Ready;
+                Ok(())
+            }
+            Some(other) => Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, format!("{other:?}")))),
+            None => Err(KafkaError::Transaction(
+                txn_error(RDKafkaErrorCode::OperationTimedOut, "init_transactions timed out").retriable(),
+            )),
+        }
+    }
+
+    pub(crate) fn begin_transaction(&self) -> KafkaResult<()> {
+        self.transactional()?;
+        let mut phase = self.phase.lock().unwrap();
+        match &*phase {
+            Phase::Ready => {
+                *phase = Phase::InTransaction { work: false };
+                Ok(())
+            }
+            Phase::Fatal(e) => Err(KafkaError::Transaction(e.clone())),
+            other => Err(KafkaError::Transaction(txn_error(
+                RDKafkaErrorCode::State,
+                format!("begin_transaction is not valid in state {other:?}"),
+            ))),
+        }
+    }
+
+    pub(crate) async fn send_offsets(
+        &self,
+        offsets: Vec<(String, u32, u64)>,
+        group: String,
+        timeout: Timeout,
+    ) -> KafkaResult<()> {
+        let id = self.transactional()?.to_string();
+        match &mut *self.phase.lock().unwrap() {
+            Phase::InTransaction { work } => *work = true,
+            Phase::Fatal(e) | Phase::Abortable(e) => return Err(KafkaError::Transaction(e.clone())),
+            other => {
+                let why = format!("send_offsets_to_transaction is not valid in state {other:?}");
+                return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, why)));
+            }
+        }
+        let sends = self.sends.lock().await;
+        let producer = sends.identity.expect("initialised");
+        let req = KafkaRequest::TxnOffsetCommit { transactional_id: id, producer, group, offsets };
+        match self.wire.call_until(&req, deadline(timeout)).await {
+            Some(KafkaResponse::Ok) => Ok(()),
+            Some(KafkaResponse::Error(code)) => {
+                let e = txn_error(code.into(), "send_offsets_to_transaction refused");
+                Err(self.fail(if code == KafkaCode::ProducerFenced { e.fatal() } else { e.abortable() }))
+            }
+            _ => Err(KafkaError::Transaction(
+                txn_error(RDKafkaErrorCode::OperationTimedOut, "send_offsets_to_transaction timed out").retriable(),
+            )),
+        }
+    }
+
+    /// `commit_transaction` (`commit`) or `abort_transaction`.
+    pub(crate) async fn end(&self, commit: bool, timeout: Timeout) -> KafkaResult<()> {
+        let id = self.transactional()?.to_string();
+        let what = if commit { "commit_transaction" } else { "abort_transaction" };
+        let work = match &*self.phase.lock().unwrap() {
+            Phase::InTransaction { work } => *work,
+            Phase::Abortable(_) if !commit => true,
+            Phase::Abortable(e) | Phase::Fatal(e) => return Err(KafkaError::Transaction(e.clone())),
+            other => {
+                let why = format!("{what} is not valid in state {other:?}");
+                return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, why)));
+            }
+        };
+        let mut sends = self.sends.lock().await;
+        if !work {
+            // Nothing was added to the transaction: librdkafka ends it without the broker.
+            *self.phase.lock().unwrap() = Phase::Ready;
+            return Ok(());
+        }
+        let producer = sends.identity.expect("initialised");
+        let req = KafkaRequest::EndTxn { transactional_id: id, producer, commit };
+        match self.wire.call_until(&req, deadline(timeout)).await {
+            Some(KafkaResponse::Producer(p)) => {
+                if p.epoch != producer.epoch {
+                    // KIP-890: the next transaction runs under the new epoch, sequences from 0.
+                    sends.sequences.clear();
+                }
+                sends.identity = Some(p);
+                *self.phase.lock().unwrap() = Phase::Ready;
+                Ok(())
+            }
+            Some(KafkaResponse::Error(code)) => {
+                let e = txn_error(code.into(), format!("{what} refused"));
+                let fenced = matches!(code, KafkaCode::ProducerFenced | KafkaCode::InvalidProducerEpoch);
+                Err(self.fail(if fenced { e.fatal() } else { e.abortable() }))
+            }
+            _ => Err(KafkaError::Transaction(
+                txn_error(RDKafkaErrorCode::OperationTimedOut, format!("{what} timed out")).retriable(),
+            )),
+        }
+    }
+}

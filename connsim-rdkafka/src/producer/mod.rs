@@ -1,0 +1,96 @@
+//! `rdkafka::producer`: [`FutureProducer`], [`BaseProducer`] and the [`Producer`] trait with
+//! the transactional API.
+//!
+//! The calls that block a thread in rdkafka (`flush`, `init_transactions`,
+//! `send_offsets_to_transaction`, `commit_transaction`, `abort_transaction`, `poll`) are
+//! `async` here: the simulator runs every node on one thread, where a blocking call would
+//! stop the network it waits on. `begin_transaction`, which librdkafka does locally, stays
+//! synchronous.
+
+mod base_producer;
+mod core;
+mod future_producer;
+
+pub use base_producer::{BaseProducer, BaseRecord, DefaultProducerContext};
+pub use future_producer::{Canceled, Delivery, DeliveryFuture, FutureProducer, FutureRecord, OwnedDeliveryResult};
+
+use crate::consumer::ConsumerGroupMetadata;
+use crate::error::KafkaResult;
+use crate::topic_partition_list::{Offset, TopicPartitionList};
+use crate::util::Timeout;
+
+/// What both producers do (`rdkafka::producer::Producer`).
+#[allow(async_fn_in_trait)]
+pub trait Producer {
+    /// Waits until every message handed over is delivered or failed.
+    async fn flush<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<()>;
+    /// Messages handed over and not yet delivered.
+    fn in_flight_count(&self) -> i32;
+    /// Registers the transactional id with the broker: a new epoch that fences every older
+    /// producer of the id and aborts its ongoing transaction.
+    async fn init_transactions<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<()>;
+    /// Starts a transaction (locally; the broker learns of it with its first message).
+    fn begin_transaction(&self) -> KafkaResult<()>;
+    /// Commits consumer offsets with the transaction.
+    async fn send_offsets_to_transaction<T: Into<Timeout>>(
+        &self,
+        offsets: &TopicPartitionList,
+        cgm: &ConsumerGroupMetadata,
+        timeout: T,
+    ) -> KafkaResult<()>;
+    /// Commits the transaction.
+    async fn commit_transaction<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<()>;
+    /// Aborts the transaction.
+    async fn abort_transaction<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<()>;
+}
+
+/// The offsets of a list, for `TxnOffsetCommit` and `OffsetCommit`.
+pub(crate) fn offsets_of(tpl: &TopicPartitionList) -> Vec<(String, u32, u64)> {
+    tpl.elements()
+        .iter()
+        .filter_map(|e| match e.offset() {
+            Offset::Offset(o) if o >= 0 && e.partition() >= 0 => {
+                Some((e.topic().to_string(), e.partition() as u32, o as u64))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Implements [`Producer`] for a type with a `core` field.
+macro_rules! producer_api {
+    (<$($g:ident),*> $ty:ty) => {
+        impl<$($g),*> $crate::producer::Producer for $ty {
+            async fn flush<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<()> {
+                self.flush_queue(timeout.into()).await
+            }
+            fn in_flight_count(&self) -> i32 {
+                self.queued() as i32
+            }
+            async fn init_transactions<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<()> {
+                self.core.init_transactions(timeout.into()).await
+            }
+            fn begin_transaction(&self) -> $crate::error::KafkaResult<()> {
+                self.core.begin_transaction()
+            }
+            async fn send_offsets_to_transaction<T: Into<$crate::util::Timeout>>(
+                &self,
+                offsets: &$crate::topic_partition_list::TopicPartitionList,
+                cgm: &$crate::consumer::ConsumerGroupMetadata,
+                timeout: T,
+            ) -> $crate::error::KafkaResult<()> {
+                let offsets = $crate::producer::offsets_of(offsets);
+                self.core.send_offsets(offsets, cgm.group().to_string(), timeout.into()).await
+            }
+            async fn commit_transaction<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<()> {
+                let timeout = timeout.into();
+                self.flush_queue(timeout).await?;
+                self.core.end(true, timeout).await
+            }
+            async fn abort_transaction<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<()> {
+                self.core.end(false, timeout.into()).await
+            }
+        }
+    };
+}
+pub(crate) use producer_api;

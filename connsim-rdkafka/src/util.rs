@@ -1,0 +1,38 @@
+//! `rdkafka::util`: timeouts.
+
+use std::time::Duration;
+
+/// How long a call may wait (`rdkafka::util::Timeout`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Timeout {
+    /// Time out after the duration.
+    After(Duration),
+    /// Wait forever.
+    Never,
+}
+
+impl Timeout {
+    /// The duration, `None` for [`Timeout::Never`].
+    pub(crate) fn duration(self) -> Option<Duration> {
+        match self {
+            Timeout::After(d) => Some(d),
+            Timeout::Never => None,
+        }
+    }
+}
+
+impl From<Duration> for Timeout {
+    fn from(d: Duration) -> Timeout {
+        Timeout::After(d)
+    }
+}
+
+impl From<Option<Duration>> for Timeout {
+    fn from(d: Option<Duration>) -> Timeout {
+        d.map_or(Timeout::Never, Timeout::After)
+    }
+}
+
+/// rdkafka's runtime parameter of async clients; the simulation has one runtime.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DefaultRuntime;

@@ -1,0 +1,171 @@
+//! The log's Kafka protocol: the requests a Kafka client sends a broker (and its group and
+//! transaction coordinators), in the subset connectors use, with Kafka's error codes.
+//!
+//! `connsim-rdkafka` speaks it; the broker side is in [`super::broker`]. Each request names the
+//! Kafka API it stands for. Differences from the wire protocol, all of them simplifications
+//! of framing and none of semantics: one partition per produce and fetch request; a
+//! transactional produce adds its partition to the transaction (`AddPartitionsToTxn`), and
+//! `TxnOffsetCommit` adds the group (`AddOffsetsToTxn`); topics are never created on first
+//! use (`allow.auto.create.topics=false`).
+
+use super::LogEntry;
+use serde::{Deserialize, Serialize};
+
+/// A producer id and epoch, as `InitProducerId` hands them out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ProducerIdentity {
+    /// The producer id (stable for a transactional id across epochs).
+    pub id: u64,
+    /// The producer epoch.
+    pub epoch: u64,
+}
+
+/// How many replicas acknowledge a produce before the broker answers (Kafka's `acks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Acks {
+    /// `acks=0`: the producer expects no answer (connsim's client sends one-way).
+    None,
+    /// `acks=1`: the leader answers once it has appended; a leader crash before followers
+    /// copy the entries loses them ([`crate::systems::Setting::LoseUnreplicatedOnCrash`]).
+    Leader,
+    /// `acks=all`: the answer comes once every in-sync replica has the entries; they survive
+    /// any single crash.
+    All,
+}
+
+/// Where `ListOffsets` looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OffsetSpec {
+    /// The log start offset (`-2`, `OffsetSpec::Earliest`).
+    Earliest,
+    /// The end: the high watermark, or for a read-committed client the last stable offset
+    /// (`-1`, `OffsetSpec::Latest`).
+    Latest,
+}
+
+/// The requests the Kafka face of the log serves.
+#[allow(missing_docs)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum KafkaRequest {
+    /// `Metadata`: partition counts of the named topics, or of every topic.
+    Metadata { topics: Option<Vec<String>> },
+    /// `CreateTopics`.
+    CreateTopics { topic: String, partitions: u32 },
+    /// `CreatePartitions`: grows `topic` to `total` partitions.
+    CreatePartitions { topic: String, total: u32 },
+    /// `InitProducerId`: a transactional id gets its producer id and a new epoch, which
+    /// fences every older epoch and aborts the id's ongoing transaction; without one, an
+    /// idempotent producer gets a fresh producer id.
+    InitProducerId { transactional_id: Option<String>, transaction_timeout_ms: u64 },
+    /// `Produce` of one batch to one partition. `producer` and `base_sequence` are set by
+    /// idempotent producers; `transactional_id` by transactional ones (the batch joins the
+    /// id's ongoing transaction, opening one if none is).
+    Produce {
+        topic: String,
+        partition: u32,
+        entries: Vec<LogEntry>,
+        producer: Option<ProducerIdentity>,
+        base_sequence: i64,
+        transactional_id: Option<String>,
+        acks: Acks,
+    },
+    /// `TxnOffsetCommit` (with `AddOffsetsToTxn`): offsets committed for `group` when the
+    /// transaction commits, dropped if it aborts.
+    TxnOffsetCommit {
+        transactional_id: String,
+        producer: ProducerIdentity,
+        group: String,
+        offsets: Vec<(String, u32, u64)>,
+    },
+    /// `EndTxn`: commits or aborts the ongoing transaction of `transactional_id`.
+    EndTxn { transactional_id: String, producer: ProducerIdentity, commit: bool },
+    /// `Fetch` from one partition.
+    Fetch { topic: String, partition: u32, offset: u64, max: usize, read_committed: bool },
+    /// `ListOffsets` of one partition.
+    ListOffsets { topic: String, partition: u32, spec: OffsetSpec, read_committed: bool },
+    /// `OffsetCommit` for a consumer group (outside any transaction).
+    OffsetCommit { group: String, offsets: Vec<(String, u32, u64)> },
+    /// `OffsetFetch`: a group's committed offsets.
+    OffsetFetch { group: String, partitions: Vec<(String, u32)> },
+}
+
+impl KafkaRequest {
+    /// The message kind fault rules and the history name the request by (`kafka.<api>`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            KafkaRequest::Metadata { .. } => "kafka.metadata",
+            KafkaRequest::CreateTopics { .. } => "kafka.create_topics",
+            KafkaRequest::CreatePartitions { .. } => "kafka.create_partitions",
+            KafkaRequest::InitProducerId { .. } => "kafka.init_producer_id",
+            KafkaRequest::Produce { .. } => "kafka.produce",
+            KafkaRequest::TxnOffsetCommit { .. } => "kafka.txn_offset_commit",
+            KafkaRequest::EndTxn { .. } => "kafka.end_txn",
+            KafkaRequest::Fetch { .. } => "kafka.fetch",
+            KafkaRequest::ListOffsets { .. } => "kafka.list_offsets",
+            KafkaRequest::OffsetCommit { .. } => "kafka.offset_commit",
+            KafkaRequest::OffsetFetch { .. } => "kafka.offset_fetch",
+        }
+    }
+}
+
+/// One partition's fetch answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fetched {
+    /// Entries with their offsets (a read-committed fetch leaves aborted ones out).
+    pub entries: Vec<(u64, LogEntry)>,
+    /// The offset to fetch next.
+    pub next_offset: u64,
+    /// The partition's first offset.
+    pub log_start: u64,
+    /// The high watermark: one past the last replicated entry.
+    pub high_watermark: u64,
+    /// The last stable offset: the first offset of an ongoing transaction, or the high
+    /// watermark.
+    pub last_stable_offset: u64,
+}
+
+/// The Kafka face's answers.
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum KafkaResponse {
+    /// `(topic, partitions)` per topic.
+    Metadata(Vec<(String, u32)>),
+    /// Done.
+    Ok,
+    /// A producer id and epoch (`InitProducerId`), or the epoch after an `EndTxn` (which
+    /// KIP-890 bumps).
+    Producer(ProducerIdentity),
+    /// The batch's first offset (for a duplicate, the offset it was written at).
+    Produced {
+        base_offset: u64,
+    },
+    Fetched(Fetched),
+    Offset(u64),
+    /// Per requested partition, the group's committed offset if any.
+    Committed(Vec<Option<u64>>),
+    /// Refused with Kafka's error code.
+    Error(KafkaCode),
+}
+
+/// Kafka's error codes the log answers with (the `RDKafkaErrorCode` of the same name).
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KafkaCode {
+    UnknownTopicOrPartition,
+    /// `OFFSET_OUT_OF_RANGE`: below the log start or above the high watermark.
+    OffsetOutOfRange,
+    /// `PRODUCER_FENCED`: a coordinator request of an epoch a newer one replaced.
+    ProducerFenced,
+    /// `INVALID_PRODUCER_EPOCH`: a produce of a replaced epoch.
+    InvalidProducerEpoch,
+    /// `INVALID_PRODUCER_ID_MAPPING`: the producer id is not the transactional id's.
+    InvalidProducerIdMapping,
+    /// `OUT_OF_ORDER_SEQUENCE_NUMBER`: a batch neither next nor among the last five.
+    OutOfOrderSequenceNumber,
+    /// `INVALID_TXN_STATE`: e.g. committing a transaction that was aborted.
+    InvalidTxnState,
+    /// `TOPIC_ALREADY_EXISTS`.
+    TopicAlreadyExists,
+    /// `INVALID_PARTITIONS`: a partition count that does not grow the topic.
+    InvalidPartitions,
+}

@@ -1,0 +1,101 @@
+//! The log's serve loop: requests of both families, and the broker's timers between them.
+//!
+//! A broker's timers run whether or not anyone calls: a transaction that outlives its
+//! timeout is aborted at its deadline (Kafka's coordinator checks every
+//! `transaction.abort.timed.out.transaction.cleanup.interval.ms`; here, at the deadline
+//! itself), and followers copy entries after [`super::REPLICATION_LAG_MS`]. The loop sleeps
+//! until the next timer when no request comes first, and the harness reads the outputs after
+//! each timer as after each request.
+
+use super::kafka::KafkaRequest;
+use super::{LogRequest, PartitionedLog, State};
+use crate::history::EventKind;
+use crate::net::Inbox;
+use crate::systems::Caller;
+use std::time::Duration;
+
+impl PartitionedLog {
+    /// Serves `inbox` until the node goes down, running the broker's timers in between.
+    pub(super) async fn serve_loop(self, mut inbox: Inbox) {
+        // Timers run at most once per virtual millisecond: a timer that did nothing at its
+        // deadline does not spin the loop.
+        let mut ran_at = None;
+        loop {
+            let due = self.state.lock().unwrap().next_due();
+            let now_ms = crate::net::now().as_millis() as u64;
+            let msg = match due {
+                Some(at) if at <= now_ms && ran_at != Some(now_ms) => {
+                    ran_at = Some(now_ms);
+                    self.timers(now_ms);
+                    inbox.observe_internal("log.timer");
+                    continue;
+                }
+                Some(at) if at > now_ms => tokio::select! {
+                    biased;
+                    msg = inbox.recv() => msg,
+                    _ = madsim::time::sleep(Duration::from_millis(at - now_ms)) => continue,
+                },
+                _ => inbox.recv().await,
+            };
+            let Some(msg) = msg else { return };
+            let caller = Caller { node: msg.from.clone(), call: msg.call };
+            if msg.kind.starts_with("kafka.") {
+                let Ok(req) = msg.decode::<KafkaRequest>() else { continue };
+                let resp = self.handle_kafka_request(&caller, req);
+                if let Some(replier) = msg.replier {
+                    replier.reply(&resp);
+                }
+            } else {
+                let Ok(req) = msg.decode::<LogRequest>() else { continue };
+                let resp = self.handle(&caller, req);
+                if let Some(replier) = msg.replier {
+                    replier.reply(&resp);
+                }
+            }
+        }
+    }
+
+    /// Runs the timers due by `now_ms`, recording what they did.
+    fn timers(&self, now_ms: u64) {
+        let mut s = self.state.lock().unwrap();
+        self.run_timers(&mut s, now_ms);
+    }
+
+    fn run_timers(&self, s: &mut State, now_ms: u64) {
+        let expired = s.expire(now_ms).into_iter().map(|t| (t.id, t.epoch));
+        let expired: Vec<_> = expired.collect();
+        let State { kafka, topics, txn_timeout_ms, .. } = s;
+        let kafka_expired = kafka.expire(topics, now_ms, *txn_timeout_ms);
+        if !kafka_expired.is_empty() {
+            s.changes += 1;
+        }
+        for (id, epoch) in expired.into_iter().chain(kafka_expired) {
+            let event = EventKind::Fault {
+                fault: "txn-timeout".into(),
+                from: self.name.clone(),
+                to: id,
+                kind: format!("epoch {epoch}"),
+                call: None,
+            };
+            self.history.record(&self.name, event);
+        }
+        s.retain(now_ms);
+        s.replicate(now_ms);
+    }
+
+    /// Serves one [`LogRequest`] after the timers due.
+    fn handle(&self, caller: &Caller, req: LogRequest) -> super::LogResponse {
+        let mut s = self.state.lock().unwrap();
+        let now_ms = crate::net::now().as_millis() as u64;
+        self.run_timers(&mut s, now_ms);
+        self.handle_log(&mut s, caller, now_ms, req)
+    }
+
+    /// Serves one [`KafkaRequest`] after the timers due.
+    fn handle_kafka_request(&self, caller: &Caller, req: KafkaRequest) -> super::KafkaResponse {
+        let mut s = self.state.lock().unwrap();
+        let now_ms = crate::net::now().as_millis() as u64;
+        self.run_timers(&mut s, now_ms);
+        self.handle_kafka(&mut s, caller, now_ms, req)
+    }
+}
