@@ -10,6 +10,7 @@ use crate::mutants::*;
 use crate::BarrierMode;
 use connsim::cluster::Exchange;
 use connsim::run::SinkSetup;
+use connsim::systems::TxnProtocol;
 use connsim_scenarios::suites::{self, Suite};
 
 /// One entry: a suite over one connector (or pair).
@@ -81,6 +82,15 @@ pub fn all() -> Vec<Target> {
         target("log-sink (at-least-once, flush)", "sink", None, || suites::sink(log_sink(BarrierMode::Flush))),
         target("log-sink (at-least-once, state)", "sink", None, || suites::sink(log_sink(BarrierMode::BufferInState))),
         target("upsert-sink (idempotent)", "sink", None, || suites::sink(upsert_sink())),
+        target("kafka-source", "source", None, || suites::source(kafka_source())),
+        target("kafka-sink", "sink", None, || suites::sink(kafka_sink(TxnProtocol::Classic))),
+        target("kafka-sink (KIP-890)", "sink", None, || suites::sink(kafka_sink(TxnProtocol::Kip890))),
+        target("kafka-source -> kafka-sink", "pipeline", None, || {
+            suites::pipeline(kafka_source(), kafka_sink(TxnProtocol::Classic))
+        }),
+        target("kafka-source -> kafka-sink (KIP-890, rebalance)", "pipeline", None, || {
+            suites::pipeline(kafka_source(), kafka_sink(TxnProtocol::Kip890)).exchange(Exchange::Rebalance)
+        }),
         target("log-source -> txn-log-sink", "pipeline", None, || suites::pipeline(log_source(), txn_log_sink())),
         target("log-source -> file-sink", "pipeline", None, || suites::pipeline(log_source(), file_sink())),
         target("log-source -> txn-log-sink (rebalance)", "pipeline", None, || {

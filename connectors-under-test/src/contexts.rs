@@ -4,9 +4,12 @@
 
 use crate::log_sink::{BarrierMode, LogSinkSetup};
 use crate::upsert_sink::UpsertSinkSetup;
-use crate::{FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup};
+use crate::{
+    FileSinkSetup, KafkaSinkSetup, KafkaSourceSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup,
+};
 use connsim::api::{WatermarkAlignment, WatermarkStrategy};
 use connsim::run::{SinkSetup, SourceSetup};
+use connsim::systems::TxnProtocol;
 use connsim_scenarios::suites::{sink_from_setup, source_from_setup, SinkFromSetup, SourceFromSetup, TestData};
 
 /// Records in every partition ahead of the test data, for starts other than earliest.
@@ -103,6 +106,29 @@ pub fn log_source_starting_with<S: SourceSetup>(
 ) -> SourceFromSetup<impl Fn(TestData) -> S + Send + Sync + 'static> {
     source_from_setup(name, &["log"], move |d| wrap(log_source_for(d, start.clone())))
 }
+
+/// The Kafka source (rdkafka's API) over the log source's data, starting where `start` says.
+pub fn kafka_source_for(d: TestData, start: LogStart) -> KafkaSourceSetup {
+    KafkaSourceSetup::new(log_source_for(d, start))
+}
+
+/// The Kafka source reading the case's splits as partitions, from the earliest offset.
+pub fn kafka_source() -> SourceFromSetup<impl Fn(TestData) -> KafkaSourceSetup + Send + Sync + 'static> {
+    source_from_setup("kafka-source", &["log"], |d| kafka_source_for(d, LogStart::Earliest))
+}
+
+/// The exactly-once Kafka sink (rdkafka's API) on a broker following `protocol`.
+pub fn kafka_sink(protocol: TxnProtocol) -> SinkFromSetup<KafkaSinkSetup> {
+    sink_from_setup(KafkaSinkSetup { partitions: 4, protocol }, &["sink-kafka"]).skipping(KAFKA_SKIPS.0, KAFKA_SKIPS.1)
+}
+
+/// The suite case the write-ahead Kafka sink cannot aim at, and why.
+pub const KAFKA_SKIPS: (&str, &str) = (
+    "transactions time out while a writer is down",
+    "the write-ahead Kafka sink holds no transaction open between commits: a transaction lives only inside \
+     one commit, so a writer that is down has none to time out (its commits' transactions are bounded by \
+     transaction.timeout.ms all the same)",
+);
 
 /// The exactly-once file sink.
 pub fn file_sink() -> SinkFromSetup<FileSinkSetup> {

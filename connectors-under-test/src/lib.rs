@@ -21,6 +21,7 @@
 pub mod catalogue;
 pub mod contexts;
 pub mod file_sink;
+pub mod kafka;
 pub mod log_sink;
 pub mod log_source;
 pub mod mutants;
@@ -31,6 +32,7 @@ pub mod txn_log_sink;
 pub mod upsert_sink;
 
 pub use file_sink::{FileSink, FileSinkSetup};
+pub use kafka::{KafkaSink, KafkaSinkSetup, KafkaSource, KafkaSourceSetup};
 pub use log_sink::{BarrierMode, LogSink, LogSinkSetup};
 pub use log_source::{LogSource, LogSourceSetup, LogStart, OffsetReset};
 pub use table_sink::{TableSink, TableSinkSetup};

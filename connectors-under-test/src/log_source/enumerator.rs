@@ -154,6 +154,11 @@ impl LogEnumerator {
         }
     }
 
+    /// Whether a discovery found partitions yet (a restored enumerator knows its partitions).
+    pub fn has_discovered(&self) -> bool {
+        !self.state.discovered.is_empty()
+    }
+
     /// Hands every pending split to its owner if that reader is registered (the others stay
     /// pending until their reader registers); bounded reads then tell each registered reader
     /// that no more splits will come. Call it after anything that adds pending splits or

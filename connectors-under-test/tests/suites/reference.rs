@@ -14,6 +14,11 @@ const SEEDS: u64 = 10;
 const SKIPS: &[(&str, &str)] = &[
     // Watermark alignment pauses the splits of a reader that hears no announcements.
     ("log-source (aligned)", "a worker cut off from the job master (zombie)"),
+    // The write-ahead sink opens a transaction only inside a commit.
+    ("kafka-sink", connectors_under_test::contexts::KAFKA_SKIPS.0),
+    ("kafka-sink (KIP-890)", connectors_under_test::contexts::KAFKA_SKIPS.0),
+    ("kafka-source -> kafka-sink", connectors_under_test::contexts::KAFKA_SKIPS.0),
+    ("kafka-source -> kafka-sink (KIP-890, rebalance)", connectors_under_test::contexts::KAFKA_SKIPS.0),
 ];
 
 fn check(target: &str) {
@@ -44,6 +49,12 @@ reference_targets! {
     log_source_passes_the_source_suite_starting_at_the_latest_offsets => "log-source (latest)",
     log_source_passes_the_source_suite_starting_at_a_specific_offset => "log-source (offset)",
     log_source_passes_the_source_suite_with_watermark_alignment => "log-source (aligned)",
+    kafka_source_passes_the_source_suite => "kafka-source",
+    kafka_sink_passes_the_sink_suite_on_a_classic_broker => "kafka-sink",
+    kafka_sink_passes_the_sink_suite_on_a_kip890_broker => "kafka-sink (KIP-890)",
+    kafka_source_to_kafka_sink_passes_the_pipeline_suite => "kafka-source -> kafka-sink",
+    kafka_source_to_kafka_sink_passes_the_pipeline_suite_on_a_kip890_broker_over_a_rebalance =>
+        "kafka-source -> kafka-sink (KIP-890, rebalance)",
     file_sink_passes_the_sink_suite => "file-sink",
     txn_log_sink_passes_the_sink_suite => "txn-log-sink",
     table_sink_passes_the_sink_suite => "table-sink (global committer)",

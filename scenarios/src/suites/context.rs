@@ -200,11 +200,21 @@ impl<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 'static> SourceContext
 pub struct SinkFromSetup<S> {
     setup: S,
     systems: Vec<String>,
+    skipped: Vec<(String, String)>,
 }
 
 /// A sink context from a [`SinkSetup`] whose systems are the nodes `systems`.
 pub fn sink_from_setup<S: SinkSetup>(setup: S, systems: &[&str]) -> SinkFromSetup<S> {
-    SinkFromSetup { setup, systems: systems.iter().map(|s| s.to_string()).collect() }
+    SinkFromSetup { setup, systems: systems.iter().map(|s| s.to_string()).collect(), skipped: Vec::new() }
+}
+
+impl<S> SinkFromSetup<S> {
+    /// Skips suite case `case`, saying `why` in the outcome (a case the sink cannot meet:
+    /// the fault it aims at has nothing to act on in this sink).
+    pub fn skipping(mut self, case: &str, why: &str) -> Self {
+        self.skipped.push((case.to_string(), why.to_string()));
+        self
+    }
 }
 
 impl<S: SinkSetup> SinkContext for SinkFromSetup<S> {
@@ -217,6 +227,12 @@ impl<S: SinkSetup> SinkContext for SinkFromSetup<S> {
     }
     fn systems(&self) -> Vec<String> {
         self.systems.clone()
+    }
+    fn supports(&self, case: &str) -> Result<(), String> {
+        match self.skipped.iter().find(|(c, _)| c == case) {
+            Some((_, why)) => Err(why.clone()),
+            None => Ok(()),
+        }
     }
 }
 
