@@ -7,7 +7,7 @@
 
 use crate::contexts;
 use crate::mutants::*;
-use crate::BarrierMode;
+use crate::{BarrierMode, KafkaSinkSetup};
 use connsim::cluster::Exchange;
 use connsim::run::SinkSetup;
 use connsim::systems::TxnProtocol;
@@ -120,6 +120,15 @@ pub fn all() -> Vec<Target> {
         source_mutant::<StaleReaderSnapshot>("no-duplicates"),
         target("mutant: partition initialized twice", "source", Some("no-duplicates"), || {
             suites::source(log_source_with("initializes-twice", InitializesTwiceSetup))
+        }),
+        target("mutant: kafka source reads uncommitted", "source", Some("no-phantoms"), || {
+            suites::source(kafka_source_with("kafka-source(read_uncommitted)", kafka::reads_uncommitted))
+        }),
+        target("mutant: kafka committer takes fenced for committed", "sink", Some("no-loss"), || {
+            suites::sink(kafka_sink_with(kafka::BuggyKafkaSinkSetup(
+                KafkaSinkSetup { partitions: 4, protocol: TxnProtocol::Classic },
+                kafka::KafkaSinkBug::FencedAsCommitted,
+            )))
         }),
         sink_mutant("mutant: premature commit", "no-premature-visibility", "fs", || PrematureCommitSetup),
         sink_mutant("mutant: non-idempotent commit", "no-duplicates", "fs", || BuggyFileSinkSetup(NonIdempotentCommit)),

@@ -108,8 +108,32 @@ pub fn log_source_starting_with<S: SourceSetup>(
 }
 
 /// The Kafka source (rdkafka's API) over the log source's data, starting where `start` says.
+/// Every partition starts with an aborted upstream transaction of [`KAFKA_ABORTED_HEAD`]
+/// entries, which a read-committed source skips.
 pub fn kafka_source_for(d: TestData, start: LogStart) -> KafkaSourceSetup {
-    KafkaSourceSetup::new(log_source_for(d, start))
+    KafkaSourceSetup::new(kafka_data(d, start))
+}
+
+/// Entries of an aborted upstream transaction at the head of every partition the Kafka
+/// source reads.
+pub const KAFKA_ABORTED_HEAD: u64 = 3;
+
+/// The log source's data for a case, with [`KAFKA_ABORTED_HEAD`] aborted entries ahead.
+pub fn kafka_data(d: TestData, start: LogStart) -> LogSourceSetup {
+    log_source_for(d, start).with_aborted_head(KAFKA_ABORTED_HEAD)
+}
+
+/// A source context around a source setup built from the Kafka source's data (for mutants).
+pub fn kafka_source_with<S: SourceSetup>(
+    name: &str,
+    wrap: impl Fn(LogSourceSetup) -> S + Send + Sync + 'static,
+) -> SourceFromSetup<impl Fn(TestData) -> S + Send + Sync + 'static> {
+    source_from_setup(name, &["log"], move |d| wrap(kafka_data(d, LogStart::Earliest)))
+}
+
+/// A sink context for a variant of the Kafka sink, skipping what the reference skips.
+pub fn kafka_sink_with<S: SinkSetup>(setup: S) -> SinkFromSetup<S> {
+    sink_from_setup(setup, &["sink-kafka"]).skipping(KAFKA_SKIPS.0, KAFKA_SKIPS.1)
 }
 
 /// The Kafka source reading the case's splits as partitions, from the earliest offset.

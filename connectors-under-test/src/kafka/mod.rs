@@ -16,7 +16,9 @@ mod source;
 
 pub use enumerator::KafkaEnumerator;
 pub use reader::{KafkaReader, KafkaSplitReader};
-pub use sink::{KafkaCommitter, KafkaSink, KafkaSinkSetup, KafkaWriter, StagedBatch};
+pub use sink::{
+    commit_in_order, Attempt, CommitBatch, KafkaCommitter, KafkaSink, KafkaSinkSetup, KafkaWriter, Short, StagedBatch,
+};
 pub use source::{KafkaSource, KafkaSourceSetup};
 
 use rdkafka::config::ClientConfig;

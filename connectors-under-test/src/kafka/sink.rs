@@ -94,10 +94,24 @@ pub struct KafkaCommitter {
     partitions: Option<u32>,
 }
 
-/// How a commit attempt ended short of committing.
-enum Short {
-    /// Try again later (a timeout, a fenced or aborted transaction).
-    Retry(String),
+/// Why a commit attempt stopped short of committing: retried later.
+#[derive(Debug)]
+pub struct Short {
+    /// What happened.
+    pub why: String,
+    /// The client's error code, if it was a client error.
+    pub code: Option<rdkafka::error::RDKafkaErrorCode>,
+}
+
+fn short(e: rdkafka::error::KafkaError) -> Short {
+    Short { code: e.rdkafka_error_code(), why: e.to_string() }
+}
+
+/// One attempt at committing a batch: its producer (the batch's transactional id) and the
+/// consumer that reads its writer's marker.
+pub struct Attempt {
+    producer: FutureProducer,
+    consumer: BaseConsumer,
 }
 
 impl KafkaCommitter {
@@ -115,48 +129,60 @@ impl KafkaCommitter {
         if let Some(n) = self.partitions {
             return Ok(n);
         }
-        let metadata = consumer.fetch_metadata(Some(&self.sink.topic), CALL_TIMEOUT).await;
-        let n = metadata.map_err(|e| Short::Retry(e.to_string()))?.topics().first().map_or(0, |t| t.partitions().len());
+        let metadata = consumer.fetch_metadata(Some(&self.sink.topic), CALL_TIMEOUT).await.map_err(short)?;
+        let n = metadata.topics().first().map_or(0, |t| t.partitions().len());
         if n == 0 {
-            return Err(Short::Retry(format!("topic {} has no partitions", self.sink.topic)));
+            return Err(Short { why: format!("topic {} has no partitions", self.sink.topic), code: None });
         }
         self.partitions = Some(n as u32);
         Ok(n as u32)
     }
 
-    /// Commits one batch: fence, check the marker, write, commit with the marker.
-    pub async fn commit_batch(&mut self, batch: &StagedBatch) -> Result<CommitOutcome, String> {
-        match self.try_commit(batch).await {
-            Ok(outcome) => Ok(outcome),
-            Err(Short::Retry(why)) => Err(why),
+    /// Commits one batch: fence, check the marker, write and commit with the marker.
+    pub async fn commit_batch(&mut self, batch: &StagedBatch) -> Result<CommitOutcome, Short> {
+        let attempt = self.open(batch)?;
+        // Fence first: from here on no older producer of the id can commit, so the marker
+        // read next is final for every earlier attempt.
+        self.fence(&attempt).await?;
+        if self.marked(&attempt, batch).await? {
+            return Ok(CommitOutcome::AlreadyCommitted);
         }
+        self.write(&attempt, batch).await?;
+        Ok(CommitOutcome::Committed)
     }
 
-    async fn try_commit(&mut self, batch: &StagedBatch) -> Result<CommitOutcome, Short> {
-        let retry = |e: rdkafka::error::KafkaError| Short::Retry(e.to_string());
+    /// The clients of an attempt at `batch`.
+    pub fn open(&self, batch: &StagedBatch) -> Result<Attempt, Short> {
         let group = self.group(batch);
         let id = format!("{group}-{}", batch.checkpoint);
         let timeout = self.sink.transaction_timeout_ms.to_string();
-        let producer: FutureProducer =
-            client_config(&self.sink.bootstrap, &[("transactional.id", &id), ("transaction.timeout.ms", &timeout)])
-                .create()
-                .map_err(retry)?;
-        let consumer: BaseConsumer =
-            client_config(&self.sink.bootstrap, &[("group.id", &group), ("enable.auto.commit", "false")])
-                .create()
-                .map_err(retry)?;
-        // Fence first: from here on no older producer of the id can commit.
-        producer.init_transactions(CALL_TIMEOUT).await.map_err(retry)?;
+        let config =
+            client_config(&self.sink.bootstrap, &[("transactional.id", &id), ("transaction.timeout.ms", &timeout)]);
+        let producer = config.create().map_err(short)?;
+        let config = client_config(&self.sink.bootstrap, &[("group.id", &group), ("enable.auto.commit", "false")]);
+        let consumer = config.create().map_err(short)?;
+        Ok(Attempt { producer, consumer })
+    }
+
+    /// `init_transactions`: fences every older producer of the id, aborting its transaction.
+    pub async fn fence(&self, attempt: &Attempt) -> Result<(), Short> {
+        attempt.producer.init_transactions(CALL_TIMEOUT).await.map_err(short)
+    }
+
+    /// Whether the writer's marker says the batch was committed.
+    pub async fn marked(&self, attempt: &Attempt, batch: &StagedBatch) -> Result<bool, Short> {
         let mut marker = TopicPartitionList::new();
         marker.add_partition(&self.sink.topic, 0);
-        let committed = consumer.committed_offsets(marker, CALL_TIMEOUT).await.map_err(retry)?;
-        if let Some(Offset::Offset(done)) = committed.find_partition(&self.sink.topic, 0).map(|e| e.offset()) {
-            if done as u64 >= batch.checkpoint {
-                return Ok(CommitOutcome::AlreadyCommitted);
-            }
-        }
-        let partition = (batch.origin as u32 % self.partitions(&consumer).await?) as i32;
-        producer.begin_transaction().map_err(retry)?;
+        let committed = attempt.consumer.committed_offsets(marker, CALL_TIMEOUT).await.map_err(short)?;
+        let done = committed.find_partition(&self.sink.topic, 0).map(|e| e.offset());
+        Ok(matches!(done, Some(Offset::Offset(done)) if done as u64 >= batch.checkpoint))
+    }
+
+    /// Writes the batch in a transaction with its marker and commits it; aborts on failure.
+    pub async fn write(&mut self, attempt: &Attempt, batch: &StagedBatch) -> Result<(), Short> {
+        let partition = (batch.origin as u32 % self.partitions(&attempt.consumer).await?) as i32;
+        let producer = &attempt.producer;
+        producer.begin_transaction().map_err(short)?;
         let mut deliveries = Vec::with_capacity(batch.entries.len());
         for e in &batch.entries {
             let mut record =
@@ -174,63 +200,80 @@ impl KafkaCommitter {
                     .fold(OwnedHeaders::new(), |h, x| h.insert(Header { key: &x.key, value: x.value.as_deref() }));
                 record = record.headers(headers);
             }
-            deliveries.push(producer.send_result(record).map_err(|(e, _)| retry(e))?);
+            deliveries.push(producer.send_result(record).map_err(|(e, _)| short(e))?);
         }
         let mut offsets = TopicPartitionList::new();
         let _ = offsets.add_partition_offset(&self.sink.topic, 0, Offset::Offset(batch.checkpoint as i64));
-        let cgm = consumer.group_metadata().expect("the consumer has a group");
+        let cgm = attempt.consumer.group_metadata().expect("the consumer has a group");
         let written = async {
             for d in deliveries {
                 match d.await {
                     Ok(Ok(_)) => {}
-                    Ok(Err((e, _))) => return Err(retry(e)),
-                    Err(_) => return Err(Short::Retry("the producer went away".into())),
+                    Ok(Err((e, _))) => return Err(short(e)),
+                    Err(_) => return Err(Short { why: "the producer went away".into(), code: None }),
                 }
             }
-            producer.send_offsets_to_transaction(&offsets, &cgm, CALL_TIMEOUT).await.map_err(retry)?;
-            producer.commit_transaction(CALL_TIMEOUT).await.map_err(retry)
+            producer.send_offsets_to_transaction(&offsets, &cgm, CALL_TIMEOUT).await.map_err(short)?;
+            producer.commit_transaction(CALL_TIMEOUT).await.map_err(short)
         };
-        match written.await {
-            Ok(()) => Ok(CommitOutcome::Committed),
-            Err(why) => {
-                // Best effort: a later attempt fences the id and aborts it anyway.
-                let _ = producer.abort_transaction(CALL_TIMEOUT).await;
-                Err(why)
-            }
+        let result = written.await;
+        if result.is_err() {
+            // Best effort: a later attempt fences the id and aborts it anyway.
+            let _ = producer.abort_transaction(CALL_TIMEOUT).await;
         }
+        result
     }
+}
+
+/// What commits one batch: the reference committer, or a variant of it.
+#[allow(async_fn_in_trait)]
+pub trait CommitBatch {
+    /// Commits `batch`, or says why not yet.
+    async fn commit_batch(&mut self, batch: &StagedBatch) -> Result<CommitOutcome, Short>;
+}
+
+impl CommitBatch for KafkaCommitter {
+    async fn commit_batch(&mut self, batch: &StagedBatch) -> Result<CommitOutcome, Short> {
+        KafkaCommitter::commit_batch(self, batch).await
+    }
+}
+
+/// Commits `requests` with `committer`, each writer's batches in checkpoint order: a marker
+/// then speaks for every earlier batch of the writer, so a writer's later batches wait while
+/// an earlier one must be retried.
+pub async fn commit_in_order<C: CommitBatch>(
+    committer: &mut C,
+    mut requests: Vec<CommitRequest<StagedBatch>>,
+) -> Vec<CommitOutcome> {
+    let mut order: Vec<usize> = (0..requests.len()).collect();
+    order.sort_by_key(|&i| {
+        let c = &requests[i].committable;
+        (c.job.clone(), c.origin, c.checkpoint)
+    });
+    let mut outcomes = vec![CommitOutcome::RetryLater; requests.len()];
+    let mut stuck = std::collections::BTreeSet::new();
+    for i in order {
+        let empty = StagedBatch { job: String::new(), origin: 0, checkpoint: 0, entries: Vec::new() };
+        let batch = std::mem::replace(&mut requests[i].committable, empty);
+        let writer = (batch.job.clone(), batch.origin);
+        if stuck.contains(&writer) {
+            continue;
+        }
+        outcomes[i] = match committer.commit_batch(&batch).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                stuck.insert(writer);
+                CommitOutcome::RetryLater
+            }
+        };
+    }
+    outcomes
 }
 
 impl Committer for KafkaCommitter {
     type Committable = StagedBatch;
-    async fn commit(&mut self, mut requests: Vec<CommitRequest<StagedBatch>>) -> Vec<CommitOutcome> {
-        // A writer's batches commit in checkpoint order: a marker then speaks for every
-        // earlier batch of the writer.
-        let mut order: Vec<usize> = (0..requests.len()).collect();
-        order.sort_by_key(|&i| {
-            let c = &requests[i].committable;
-            (c.job.clone(), c.origin, c.checkpoint)
-        });
-        let mut outcomes = vec![CommitOutcome::RetryLater; requests.len()];
-        let mut stuck = std::collections::BTreeSet::new();
-        for i in order {
-            let batch = std::mem::replace(
-                &mut requests[i].committable,
-                StagedBatch { job: String::new(), origin: 0, checkpoint: 0, entries: Vec::new() },
-            );
-            let writer = (batch.job.clone(), batch.origin);
-            if stuck.contains(&writer) {
-                continue;
-            }
-            outcomes[i] = match self.commit_batch(&batch).await {
-                Ok(outcome) => outcome,
-                Err(_) => {
-                    stuck.insert(writer);
-                    CommitOutcome::RetryLater
-                }
-            };
-        }
-        outcomes
+    async fn commit(&mut self, requests: Vec<CommitRequest<StagedBatch>>) -> Vec<CommitOutcome> {
+        commit_in_order(self, requests).await
     }
 }
 

@@ -201,6 +201,9 @@ pub struct LogSourceSetup {
     pub discovery_interval_ms: u64,
     /// Marks a partition idle whenever a fetch finds it caught up ([`LogSource::idle_when_caught_up`]).
     pub idle_when_caught_up: bool,
+    /// Entries of an aborted upstream transaction at the head of every partition: a
+    /// read-committed reader skips them; one that reads uncommitted data invents records.
+    pub aborted_before: u64,
 }
 
 impl LogSourceSetup {
@@ -219,7 +222,14 @@ impl LogSourceSetup {
             fetch_max: 8,
             discovery_interval_ms: 50,
             idle_when_caught_up: false,
+            aborted_before: 0,
         }
+    }
+
+    /// Puts `n` entries of an aborted upstream transaction at the head of every partition.
+    pub fn with_aborted_head(mut self, n: u64) -> Self {
+        self.aborted_before = n;
+        self
     }
 
     /// An unbounded read: half the records are there at the start, the rest arrive during
@@ -309,6 +319,9 @@ impl SourceSetup for LogSourceSetup {
         if self.skew_ms > 0 {
             name.push_str(&format!(", event time skewed {} ms per partition", self.skew_ms));
         }
+        if self.aborted_before > 0 {
+            name.push_str(&format!(", {} aborted ahead", self.aborted_before));
+        }
         name + ")"
     }
     fn build(&self, world: &mut World) -> LogSource {
@@ -318,6 +331,12 @@ impl SourceSetup for LogSourceSetup {
         // appear later are read from their first record.
         for partition in 0..self.partitions {
             world.declare_split_start(&format!("input-{partition}"), self.declared_start());
+        }
+        for partition in 0..self.partitions {
+            let aborted = (0..self.aborted_before)
+                .map(|_| connsim::systems::RecordLogFormat::encode(&new_record(world)))
+                .collect();
+            log.append_aborted("input", partition, aborted);
         }
         let mut before = Vec::new();
         for partition in 0..self.partitions {
@@ -339,7 +358,7 @@ impl SourceSetup for LogSourceSetup {
             (Boundedness::Bounded, pace_ms) => {
                 // The records and their partitions are fixed now, so the source knows where to
                 // stop; they arrive in rounds while the job runs.
-                let mut ends = vec![self.before_start; self.partitions as usize];
+                let mut ends = vec![self.aborted_before + self.before_start; self.partitions as usize];
                 let mut data = Vec::new();
                 for _ in 0..self.records {
                     let partition = world.rng().gen_range(0..self.partitions);

@@ -26,6 +26,7 @@ mod ignores_splits_back;
 mod ignores_writer_state;
 mod in_progress_visible;
 mod initializes_twice;
+pub mod kafka;
 mod leaks_across_runs;
 mod lossy_writer_state;
 mod mishandles_pause;

@@ -114,6 +114,7 @@ impl PartitionedLog {
                     if offset < part.start {
                         let split = part.split.clone();
                         let (reader, call) = (caller.node.clone(), caller.call);
+                        s.kafka.resetting.insert((reader.clone(), split.clone()), part.start);
                         let event = EventKind::OutOfRange { split, offset, start: part.start, reader, call };
                         self.history.record(&self.name, event);
                     }
@@ -144,6 +145,17 @@ impl PartitionedLog {
                 let Some(part) = s.topics.get(&topic).and_then(|t| t.get(partition as usize)) else {
                     return refuse(UnknownTopicOrPartition);
                 };
+                // A consumer resetting after an out-of-range fetch learns where the log starts
+                // now: what retention deleted since it was told is gone for it too (recorded
+                // as the rest of the out-of-range answer: from the start it was told then to
+                // the start now).
+                let reset = (caller.node.clone(), part.split.clone());
+                if spec == OffsetSpec::Earliest {
+                    if let Some(offset) = s.kafka.resetting.remove(&reset).filter(|told| *told < part.start) {
+                        let (split, reader, call, start) = (reset.1, reset.0, caller.call, part.start);
+                        self.history.record(&self.name, EventKind::OutOfRange { split, offset, start, reader, call });
+                    }
+                }
                 KafkaResponse::Offset(match (spec, read_committed) {
                     (OffsetSpec::Earliest, _) => part.start,
                     (OffsetSpec::Latest, true) => part.lso(),

@@ -89,6 +89,9 @@ pub(crate) struct Coordinator {
     pub(super) next_producer_id: u64,
     /// `(group, topic, partition)` → committed offset.
     pub(super) groups: BTreeMap<(String, String, u32), u64>,
+    /// `(reader node, split)` → the log start a fetch of that reader was last told when its
+    /// position was gone: its reset (`ListOffsets` earliest) learns where the log starts now.
+    pub(super) resetting: BTreeMap<(String, String), u64>,
 }
 
 impl Coordinator {

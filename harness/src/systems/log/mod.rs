@@ -189,6 +189,19 @@ impl PartitionedLog {
         }
     }
 
+    /// Appends entries as an upstream transactional producer whose transaction aborted: they
+    /// take offsets, and no read-committed consumer ever sees them (nor are they produced
+    /// records in the history: a source that reads them invents records).
+    pub fn append_aborted(&self, topic: &str, partition: u32, entries: Vec<LogEntry>) {
+        let mut s = self.state.lock().unwrap();
+        s.changes += 1;
+        let part = &mut s.topics.get_mut(topic).expect("topic exists")[partition as usize];
+        let appended_ms = madsim::time::TimeHandle::try_current().map_or(0, |t| t.elapsed().as_millis() as u64);
+        for entry in entries {
+            part.push(Entry { entry, status: Status::Aborted, appended_ms }, true);
+        }
+    }
+
     /// The end offset of a partition (0 if it does not exist).
     pub fn end_offset(&self, topic: &str, partition: u32) -> u64 {
         let s = self.state.lock().unwrap();
