@@ -368,3 +368,59 @@ fn bad_configurations_get_rdkafkas_error_kinds_with_a_message() {
         assert!(matches!(outside, Some(KafkaError::ClientCreation(m)) if m.contains("connector code")));
     });
 }
+
+#[test]
+fn librdkafka_delivers_what_send_result_queued_in_order_before_the_commit() {
+    sim(TxnProtocol::Classic, |log, _h, _client| async move {
+        let p = transactional("batched");
+        p.init_transactions(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        let payloads: Vec<String> = (0..10).map(|i| format!("m{i}")).collect();
+        let deliveries: Vec<_> = payloads
+            .iter()
+            .map(|m| p.send_result(FutureRecord::<str, str>::to("t").partition(1).payload(m)).map_err(|_| ()).unwrap())
+            .collect();
+        p.commit_transaction(T).await.unwrap(); // flushes first
+        let mut offsets = Vec::new();
+        for d in deliveries {
+            offsets.push(d.await.unwrap().unwrap().offset);
+        }
+        assert_eq!(offsets, (0..10).collect::<Vec<i64>>(), "in order, in one partition");
+        assert_eq!(log.end_offset("t", 1), 10);
+        assert_eq!(read("read_committed", 1).await, payloads);
+    });
+}
+
+#[test]
+fn kip98_a_consumer_reset_after_an_out_of_range_fetch_is_told_the_log_start_again() {
+    sim(TxnProtocol::Classic, |log, history, client| async move {
+        let env = SettingEnv { seed: 0, history: history.clone() };
+        log.configure(&Setting::RetentionMs(Some(10)), &env).unwrap();
+        let plain: FutureProducer = config(&[]).create().unwrap();
+        for m in ["a", "b", "c"] {
+            send(&plain, 0, m).await.unwrap();
+        }
+        madsim::time::sleep(Duration::from_millis(100)).await;
+        send(&plain, 0, "d").await.unwrap(); // retention runs: a, b, c are gone
+        let fetch = KafkaRequest::Fetch { topic: "t".into(), partition: 0, offset: 0, max: 10, read_committed: true };
+        assert_eq!(raw(&client, fetch).await, KafkaResponse::Error(KafkaCode::OffsetOutOfRange));
+        madsim::time::sleep(Duration::from_millis(100)).await;
+        send(&plain, 0, "e").await.unwrap(); // d is gone too, after the reader was told
+        let earliest = KafkaRequest::ListOffsets {
+            topic: "t".into(),
+            partition: 0,
+            spec: connsim::systems::OffsetSpec::Earliest,
+            read_committed: true,
+        };
+        assert_eq!(raw(&client, earliest).await, KafkaResponse::Offset(4));
+        let told: Vec<(u64, u64)> = history
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::OutOfRange { offset, start, .. } => Some((*offset, *start)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(told, [(0, 3), (3, 4)], "the reset's answer covers what went between");
+    });
+}
