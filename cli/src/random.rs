@@ -9,12 +9,14 @@ use connectors_under_test::contexts::{ALIGNMENT_SKEW_MS, LOG_ALIGNED, LOG_WATERM
 use connectors_under_test::log_sink::{BarrierMode, LogSinkSetup};
 use connectors_under_test::mutants::{IgnoresSplitsBackSetup, PrematureCommitSetup};
 use connectors_under_test::{
-    FileSinkSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup, UpsertSinkSetup,
+    FileSinkSetup, KafkaSinkSetup, KafkaSourceSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup,
+    UpsertSinkSetup,
 };
 use connsim::cluster::Exchange;
 use connsim::cluster::FailoverStrategy::{self, Global, Region};
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::run::{shell_quote, with_rerun_command};
+use connsim::systems::TxnProtocol;
 use connsim::{Outcome, Pipeline, RunReport, Runner, Testbed};
 use connsim_scenarios::CaseFile;
 use std::time::Instant;
@@ -122,6 +124,12 @@ pub fn all() -> Vec<Target> {
             let source = LogSourceSetup::bounded(8, 5000).paced(1_000).starting(LogStart::Offset(20), 20);
             Pipeline(source, TxnLogSinkSetup { partitions: 4 })
         }));
+        for protocol in [TxnProtocol::Classic, TxnProtocol::Kip890] {
+            let name = format!("kafka-source -> kafka-sink ({protocol:?})");
+            t.push(target(&name, f, None, move || {
+                Pipeline(KafkaSourceSetup::new(log().with_aborted_head(3)), KafkaSinkSetup { partitions: 4, protocol })
+            }));
+        }
         t.push(target_over("log-source -> txn-log-sink", f, Exchange::Rebalance, None, move || {
             Pipeline(log(), TxnLogSinkSetup { partitions: 4 })
         }));
