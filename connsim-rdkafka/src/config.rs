@@ -183,6 +183,7 @@ impl Settings {
         let mut idempotence_set = None;
         let mut acks_set = false;
         let mut in_flight_set = false;
+        let mut message_timeout_set = false;
         for (key, value) in &config.conf_map {
             let (k, v) = (key.as_str(), value.as_str());
             match k {
@@ -231,7 +232,10 @@ impl Settings {
                     in_flight_set = true;
                     s.max_in_flight = number(k, v)?
                 }
-                "message.timeout.ms" => s.message_timeout = Duration::from_millis(number(k, v)?),
+                "message.timeout.ms" => {
+                    message_timeout_set = true;
+                    s.message_timeout = Duration::from_millis(number(k, v)?)
+                }
                 "batch.num.messages" => s.batch_max = number(k, v)?.max(1) as usize,
                 "request.timeout.ms" => s.request_timeout = Duration::from_millis(number(k, v)?.max(1)),
                 _ if ACCEPTED.contains(&k) => {}
@@ -267,6 +271,20 @@ impl Settings {
             return Err(KafkaError::ClientCreation(
                 "`acks` must be set to `all` when `enable.idempotence` is true".into(),
             ));
+        }
+        // librdkafka: a transactional producer's messages time out with its transaction's
+        // timeout unless set, and a setting above it is refused.
+        let txn_timeout = Duration::from_millis(s.transaction_timeout_ms);
+        if s.transactional_id.is_some() {
+            if !message_timeout_set {
+                s.message_timeout = txn_timeout;
+            } else if s.message_timeout > txn_timeout {
+                return Err(KafkaError::ClientCreation(
+                    "`message.timeout.ms` must be set <= `transaction.timeout.ms`: a message must \
+                     fail before its transaction times out"
+                        .into(),
+                ));
+            }
         }
         if s.idempotence && !in_flight_set {
             s.max_in_flight = 5; // librdkafka lowers its default for an idempotent producer

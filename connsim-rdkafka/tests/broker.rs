@@ -1,14 +1,11 @@
 //! The simulated broker's Kafka semantics, each test naming the protocol rule it checks and
 //! failing if the rule breaks. Clients are connsim-rdkafka's, as a connector uses them.
+#![cfg(madsim)]
 
-use connsim::history::{EventKind, History};
-use connsim::net::{Endpoint, Gateway};
+use connsim::history::EventKind;
 use connsim::systems::{
-    ExternalSystem, KafkaCode, KafkaRequest, KafkaResponse, PartitionedLog, ProducerIdentity, Setting, SettingEnv,
-    TxnProtocol,
+    ExternalSystem, KafkaCode, KafkaRequest, KafkaResponse, ProducerIdentity, Setting, SettingEnv, TxnProtocol,
 };
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
@@ -19,70 +16,8 @@ use std::time::Duration;
 
 extern crate connsim_rdkafka as rdkafka;
 
-const T: Duration = Duration::from_millis(500);
-
-/// Runs `f` as connector code beside a log named "kafka" with topic `t` of two partitions.
-fn sim<F: std::future::Future<Output = ()> + 'static>(
-    protocol: TxnProtocol,
-    f: impl FnOnce(PartitionedLog, History, Endpoint) -> F,
-) {
-    let rt = madsim::runtime::Runtime::with_seed_and_config(1, madsim::Config::default());
-    let history = History::new();
-    let gw = Gateway::new(ChaCha8Rng::seed_from_u64(1), history.clone(), (1, 2));
-    rt.block_on(async move {
-        let log = PartitionedLog::new("kafka", history.clone());
-        log.create_topic("t", 2);
-        let env = SettingEnv { seed: 0, history: history.clone() };
-        log.configure(&Setting::TransactionProtocol(protocol), &env).unwrap();
-        let (g, system) = (gw.clone(), log.clone());
-        madsim::runtime::Handle::current().create_node().name("kafka").build().spawn(async move {
-            let (_ep, inbox) = g.bind("kafka");
-            system.serve(inbox).await
-        });
-        madsim::time::sleep(Duration::from_millis(1)).await;
-        let client = gw.bind("client").0;
-        connsim::net::ambient::scope(client.clone(), f(log, history, client)).await
-    });
-}
-
-fn config(pairs: &[(&str, &str)]) -> ClientConfig {
-    let mut c = ClientConfig::new();
-    c.set("bootstrap.servers", "kafka:9092");
-    for (k, v) in pairs {
-        c.set(*k, *v);
-    }
-    c
-}
-
-fn transactional(id: &str) -> FutureProducer {
-    config(&[("transactional.id", id)]).create().unwrap()
-}
-
-async fn send(p: &FutureProducer, partition: i32, payload: &str) -> Result<i64, KafkaError> {
-    let record = FutureRecord::<str, str>::to("t").partition(partition).payload(payload);
-    p.send(record, T).await.map(|d| d.offset).map_err(|(e, _)| e)
-}
-
-async fn raw(client: &Endpoint, req: KafkaRequest) -> KafkaResponse {
-    client.call("kafka", req.kind(), &req, T).await.unwrap()
-}
-
-/// Payloads a consumer reads from partition `p` of `t`, from the beginning.
-async fn read(isolation: &str, p: i32) -> Vec<String> {
-    let c: BaseConsumer = config(&[("isolation.level", isolation)]).create().unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset("t", p, Offset::Beginning).unwrap();
-    c.assign(&tpl).unwrap();
-    let mut out = Vec::new();
-    while let Some(m) = c.poll(Duration::from_millis(30)).await {
-        out.push(m.unwrap().payload_view::<str>().unwrap().unwrap().to_string());
-    }
-    out
-}
-
-fn fenced(r: Result<(), KafkaError>) -> bool {
-    matches!(&r, Err(KafkaError::Transaction(e)) if e.code() == RDKafkaErrorCode::ProducerFenced && e.is_fatal())
-}
+mod common;
+use common::*;
 
 #[test]
 fn kip98_a_commit_of_an_epoch_a_later_init_producer_id_fenced_is_producer_fenced() {
@@ -167,6 +102,18 @@ fn kip98_idempotence_sequences_are_counted_per_partition_with_a_five_batch_windo
             })
             .collect();
         assert_eq!(faults, ["duplicate-sequence", "stale-sequence", "out-of-order-sequence"]);
+        // A log told to remember every batch (`Setting::DeduplicationWindow(None)`, kinder
+        // than a broker) recognises the older retry too.
+        let env = SettingEnv { seed: 0, history: history.clone() };
+        log.configure(&Setting::DeduplicationWindow(None), &env).unwrap();
+        let first = log.end_offset("t", 0);
+        for seq in 7..15 {
+            assert!(matches!(raw(&client, produce(0, seq)).await, KafkaResponse::Produced { .. }));
+        }
+        let KafkaResponse::Produced { base_offset } = raw(&client, produce(0, 7)).await else {
+            panic!("a retry eight batches back is recognised when every batch is remembered")
+        };
+        assert_eq!(base_offset, first);
     });
 }
 
@@ -192,7 +139,7 @@ fn kip98_the_coordinator_aborts_a_transaction_at_its_timeout_without_any_request
         let at = timeouts[0].t_us / 1000;
         let due = opened.as_millis() as u64 + 100;
         assert!((due.saturating_sub(2)..=due + 2).contains(&at), "aborted at {at} ms, due at {due} ms");
-        assert_eq!(output.parts()[0].end, 1, "the last stable offset moved past the aborted entry");
+        assert_eq!(output.parts()[0].end, 2, "the last stable offset moved past the aborted entry and its marker");
         assert!(fenced(p.commit_transaction(T).await), "the coordinator bumped the epoch");
     });
 }
@@ -286,6 +233,65 @@ fn kafka_acks_1_loses_unreplicated_records_on_a_leader_crash_only_under_its_faul
             assert_eq!(log.end_offset("t", 0), kept, "acks={acks}, fault {fault}");
         });
     }
+}
+
+#[test]
+fn kafka_a_fetch_above_the_high_watermark_is_empty_until_the_log_end_and_out_of_range_past_it() {
+    sim(TxnProtocol::Classic, |_log, _h, client| async move {
+        let entry = connsim::systems::LogEntry { key: None, value: Some(vec![1]), headers: vec![], timestamp_ms: 0 };
+        let produce = KafkaRequest::Produce {
+            topic: "t".into(),
+            partition: 0,
+            entries: vec![entry],
+            producer: None,
+            base_sequence: -1,
+            transactional_id: None,
+            acks: connsim::systems::Acks::Leader,
+        };
+        assert_eq!(raw(&client, produce).await, KafkaResponse::Produced { base_offset: 0 });
+        let fetch =
+            |offset| KafkaRequest::Fetch { topic: "t".into(), partition: 0, offset, max: 10, read_committed: false };
+        // Offset 1 is the log end, above the high watermark (the entry is not replicated yet).
+        match raw(&client, fetch(1)).await {
+            KafkaResponse::Fetched(f) => assert!(f.entries.is_empty() && f.high_watermark == 0, "{f:?}"),
+            other => panic!("a fetch at the log end is answered, not {other:?}"),
+        }
+        // Once followers copied it, the entry is readable.
+        madsim::time::sleep(Duration::from_millis(10)).await;
+        let KafkaResponse::Fetched(f) = raw(&client, fetch(0)).await else { panic!("answered") };
+        assert_eq!(f.entries.len(), 1, "{f:?}");
+        assert_eq!(raw(&client, fetch(2)).await, KafkaResponse::Error(KafkaCode::OffsetOutOfRange));
+    });
+}
+
+#[test]
+fn kip98_a_transaction_ends_with_a_marker_in_each_of_its_partitions_that_no_consumer_returns() {
+    sim(TxnProtocol::Classic, |log, _h, _client| async move {
+        let p = transactional("marked");
+        p.init_transactions(T).await.unwrap();
+        for (payload, commit) in [("a", true), ("b", false), ("c", true)] {
+            p.begin_transaction().unwrap();
+            assert_eq!(send(&p, 0, payload).await.unwrap() % 2, 0, "each message follows a marker");
+            match commit {
+                true => p.commit_transaction(T).await.unwrap(),
+                false => p.abort_transaction(T).await.unwrap(),
+            }
+        }
+        // a@0, commit@1, b@2, abort@3, c@4, commit@5; partition 1 untouched.
+        assert_eq!((log.end_offset("t", 0), log.end_offset("t", 1)), (6, 0));
+        assert_eq!(read("read_committed", 0).await, ["a", "c"]);
+        assert_eq!(read("read_uncommitted", 0).await, ["a", "b", "c"], "markers are never messages");
+        // A consumer that read everything stands past the last marker.
+        let c: BaseConsumer = config(&[]).create().unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 0, Offset::Offset(4)).unwrap();
+        c.assign(&tpl).unwrap();
+        let m = c.poll(T).await.expect("c").unwrap();
+        assert_eq!(m.offset(), 4);
+        while c.poll(Duration::from_millis(20)).await.is_some() {}
+        let at = c.position().unwrap().find_partition("t", 0).map(|e| e.offset());
+        assert_eq!(at, Some(Offset::Offset(6)), "the position passed the trailing marker");
+    });
 }
 
 #[test]
@@ -386,7 +392,7 @@ fn librdkafka_delivers_what_send_result_queued_in_order_before_the_commit() {
             offsets.push(d.await.unwrap().unwrap().offset);
         }
         assert_eq!(offsets, (0..10).collect::<Vec<i64>>(), "in order, in one partition");
-        assert_eq!(log.end_offset("t", 1), 10);
+        assert_eq!(log.end_offset("t", 1), 11, "ten messages and the commit marker");
         assert_eq!(read("read_committed", 1).await, payloads);
     });
 }

@@ -4,24 +4,33 @@
 //! or given offsets), and partitions discovered later from the earliest offset, as Flink's
 //! Kafka source does.
 
+#[cfg(madsim)]
 mod by_event;
 mod enumerator;
+#[cfg(madsim)]
 mod read_by;
 mod reader;
 
+#[cfg(madsim)]
 pub use by_event::{EventSplitsReader, LogSourceByEvent, SplitEvents};
 pub use enumerator::{Discovered, HandOver, LogEnumState, LogEnumerator};
+#[cfg(madsim)]
 pub use read_by::{LogReading, LogSourceReadBy};
-pub use reader::{LogEmitter, LogReader, LogSplitReader, LogSplitState};
+pub use reader::{LogEmitter, LogSplitState};
+#[cfg(madsim)]
+pub use reader::{LogReader, LogSplitReader};
 
-use connsim::api::{
-    Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, Split, SplitId,
-    WatermarkStrategy,
-};
+use connsim::api::{Boundedness, Split, SplitId, WatermarkStrategy};
+#[cfg(madsim)]
+use connsim::api::{EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase};
+#[cfg(madsim)]
 use connsim::run::{Producer, SourceSetup, StartPosition, World};
+#[cfg(madsim)]
 use connsim::systems::PartitionedLog;
+#[cfg(madsim)]
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+#[cfg(madsim)]
 use std::sync::Arc;
 
 /// One partition of the topic, with the next offset to read and, when bounded, where to stop.
@@ -107,6 +116,7 @@ pub struct LogSource {
     pub idle_when_caught_up: bool,
 }
 
+#[cfg(madsim)]
 impl Source for LogSource {
     type Split = LogSplit;
     type EnumState = LogEnumState;
@@ -136,6 +146,7 @@ impl Source for LogSource {
     }
 }
 
+#[cfg(madsim)]
 impl LogSource {
     /// The reference split reader for this source, talking to the log from `endpoint`.
     pub fn split_reader(&self, endpoint: connsim::net::Endpoint) -> LogSplitReader {
@@ -146,12 +157,14 @@ impl LogSource {
 }
 
 /// Lets scenario blocks produce into the topic and add partitions while an unbounded job runs.
+#[cfg(madsim)]
 struct LogProducer {
     log: PartitionedLog,
     topic: String,
     skew_ms: u64,
 }
 
+#[cfg(madsim)]
 impl Producer for LogProducer {
     fn produce(&self, records: Vec<(connsim::record::Record, u64)>) {
         let partitions = u64::from(self.log.partitions(&self.topic).max(1));
@@ -170,6 +183,7 @@ impl Producer for LogProducer {
 }
 
 /// Sets up a log with topic `input`, fills it and returns a [`LogSource`] reading it.
+#[cfg(madsim)]
 #[derive(Clone, Debug)]
 pub struct LogSourceSetup {
     /// Partitions of `input`.
@@ -206,6 +220,7 @@ pub struct LogSourceSetup {
     pub aborted_before: u64,
 }
 
+#[cfg(madsim)]
 impl LogSourceSetup {
     /// A bounded read of `records` records in `partitions` partitions, all there at the start.
     pub fn bounded(partitions: u32, records: u64) -> Self {
@@ -298,6 +313,7 @@ impl LogSourceSetup {
     }
 }
 
+#[cfg(madsim)]
 impl SourceSetup for LogSourceSetup {
     type Source = LogSource;
     fn name(&self) -> String {
@@ -358,7 +374,9 @@ impl SourceSetup for LogSourceSetup {
             (Boundedness::Bounded, pace_ms) => {
                 // The records and their partitions are fixed now, so the source knows where to
                 // stop; they arrive in rounds while the job runs.
-                let mut ends = vec![self.aborted_before + self.before_start; self.partitions as usize];
+                // From where each partition ends now (the aborted head and its marker, the
+                // records before the start).
+                let mut ends: Vec<u64> = (0..self.partitions).map(|p| log.end_offset("input", p)).collect();
                 let mut data = Vec::new();
                 for _ in 0..self.records {
                     let partition = world.rng().gen_range(0..self.partitions);
@@ -439,11 +457,13 @@ impl SourceSetup for LogSourceSetup {
 }
 
 /// `record` in partition `partition`, its event time moved `partition × skew_ms` ahead.
+#[cfg(madsim)]
 fn skewed(mut record: connsim::Record, partition: u32, skew_ms: u64) -> connsim::Record {
     record.event_time_ms += i64::from(partition) * skew_ms as i64;
     record
 }
 
+#[cfg(madsim)]
 fn new_record(world: &mut World) -> connsim::Record {
     let key = world.rng().gen_range(0..1_000u64);
     // `value-{key}`, written without the formatting machinery (this runs for every record).

@@ -115,8 +115,15 @@ impl<C> BaseProducer<C> {
         let _ = self.flush_queue(timeout.into()).await;
     }
 
-    async fn flush_queue(&self, _timeout: Timeout) -> KafkaResult<()> {
+    /// Sends what is queued until the queue is empty; past `timeout`, what is still queued
+    /// stays queued (`KafkaError::Flush(OperationTimedOut)`). A batch already sent is waited
+    /// for, as librdkafka waits for requests in flight.
+    async fn flush_queue(&self, timeout: Timeout) -> KafkaResult<()> {
+        let deadline = crate::wire::deadline(timeout);
         loop {
+            if deadline.is_some_and(|d| madsim::time::Instant::now() >= d) && self.queued() > 0 {
+                return Err(KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut));
+            }
             let queued: Vec<Outgoing> = self.queue.lock().unwrap().drain(..).collect();
             if queued.is_empty() {
                 return Ok(());

@@ -93,8 +93,15 @@ impl Core {
         })
     }
 
+    /// Records a transactional error, as librdkafka keeps them: a fatal error stays, and the
+    /// first abortable error of a transaction is the one it keeps.
     fn fail(&self, e: RDKafkaError) -> KafkaError {
-        *self.phase.lock().unwrap() = if e.is_fatal() { Phase::Fatal(e.clone()) } else { Phase::Abortable(e.clone()) };
+        let mut phase = self.phase.lock().unwrap();
+        match (&*phase, e.is_fatal()) {
+            (Phase::Fatal(_), _) | (Phase::Abortable(_), false) => {}
+            (_, true) => *phase = Phase::Fatal(e.clone()),
+            (_, false) => *phase = Phase::Abortable(e.clone()),
+        }
         KafkaError::Transaction(e)
     }
 
@@ -133,9 +140,19 @@ impl Core {
                 out.push(Err(KafkaError::MessageProduction(code)));
                 continue;
             }
+            let known = sends.partitions.contains_key(&m.topic);
             let partition = match self.partition_of(&mut sends, &m, until).await {
                 Ok(p) => p,
                 Err(e) => {
+                    // librdkafka refuses at once only a partition its cached metadata says
+                    // does not exist; a message that waited for metadata was queued, and its
+                    // failed delivery leaves the transaction unable to commit.
+                    let queued =
+                        !known || !matches!(e, KafkaError::MessageProduction(RDKafkaErrorCode::UnknownPartition));
+                    if let (Some(_), true, Some(code)) = (&transactional, queued, e.rdkafka_error_code()) {
+                        let _ = self
+                            .fail(txn_error(code, format!("a message of the transaction failed: {code}")).abortable());
+                    }
                     out.push(Err(e));
                     continue;
                 }
@@ -285,8 +302,14 @@ impl Core {
 
     pub(crate) async fn init_transactions(&self, timeout: Timeout) -> KafkaResult<()> {
         let id = self.transactional()?.to_string();
-        if let Phase::Fatal(e) = &*self.phase.lock().unwrap() {
-            return Err(KafkaError::Transaction(e.clone()));
+        match &*self.phase.lock().unwrap() {
+            Phase::Init => {}
+            Phase::Fatal(e) | Phase::Abortable(e) => return Err(KafkaError::Transaction(e.clone())),
+            // librdkafka: once a producer id is acquired, init_transactions is a state error.
+            other => {
+                let why = format!("init_transactions is not valid in state {other:?}: call it once per producer");
+                return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, why)));
+            }
         }
         let req = KafkaRequest::InitProducerId {
             transactional_id: Some(id),

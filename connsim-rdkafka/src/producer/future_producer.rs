@@ -2,7 +2,7 @@
 
 use super::core::{Core, Outgoing};
 use crate::config::{ClientConfig, FromClientConfig, Settings};
-use crate::error::{KafkaError, KafkaResult};
+use crate::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use crate::message::{OwnedHeaders, OwnedMessage, Timestamp, ToBytes};
 use crate::util::{DefaultRuntime, Timeout};
 use std::future::Future;
@@ -210,13 +210,26 @@ impl<C, R> FutureProducer<C, R> {
         Ok(DeliveryFuture { rx })
     }
 
-    async fn flush_queue(&self, _timeout: Timeout) -> KafkaResult<()> {
-        loop {
-            let notified = self.queue.drained.notified();
-            if !self.queue.waiting.lock().unwrap().1 {
-                return Ok(());
+    /// Waits until everything queued was answered, or `timeout` passed
+    /// (`KafkaError::Flush(OperationTimedOut)`, what is queued staying queued).
+    async fn flush_queue(&self, timeout: Timeout) -> KafkaResult<()> {
+        let drained = async {
+            loop {
+                let notified = self.queue.drained.notified();
+                if !self.queue.waiting.lock().unwrap().1 {
+                    return;
+                }
+                notified.await;
             }
-            notified.await;
+        };
+        match timeout.duration() {
+            None => {
+                drained.await;
+                Ok(())
+            }
+            Some(d) => madsim::time::timeout(d, drained)
+                .await
+                .map_err(|_| KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut)),
         }
     }
 

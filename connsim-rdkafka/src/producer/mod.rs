@@ -84,8 +84,20 @@ macro_rules! producer_api {
             }
             async fn commit_transaction<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<()> {
                 let timeout = timeout.into();
-                self.flush_queue(timeout).await?;
-                self.core.end(true, timeout).await
+                let deadline = $crate::wire::deadline(timeout);
+                // librdkafka: outstanding messages not delivered in time fail the commit
+                // retriably; what is queued stays queued.
+                if let Err($crate::error::KafkaError::Flush(code)) = self.flush_queue(timeout).await {
+                    let why = "commit_transaction: outstanding messages were not delivered in time";
+                    return Err($crate::error::KafkaError::Transaction(
+                        $crate::error::RDKafkaError::new(code, why).retriable(),
+                    ));
+                }
+                // One deadline for the whole call: the EndTxn gets what the flush left.
+                let left = deadline.map_or($crate::util::Timeout::Never, |d| {
+                    $crate::util::Timeout::After(d.saturating_duration_since(madsim::time::Instant::now()))
+                });
+                self.core.end(true, left).await
             }
             async fn abort_transaction<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<()> {
                 self.core.end(false, timeout.into()).await

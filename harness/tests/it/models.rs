@@ -298,6 +298,28 @@ fn the_log_recognises_a_retry_of_its_last_five_batches_only() {
 }
 
 #[test]
+fn a_produce_to_a_partition_that_does_not_exist_is_refused_before_its_sequence_counts() {
+    sim(|gw, history| async move {
+        let log = PartitionedLog::new("log", history.clone());
+        log.create_topic("t", 1);
+        let client = LogClient::new(host(&gw, Arc::new(log.clone())).await, "log");
+        let txn = client.init_transactions("w").await.unwrap();
+        let wrong = LogRequest::Produce {
+            topic: "t".into(),
+            partition: 3,
+            entries: vec![ent(0)],
+            txn: Some(txn.clone()),
+            sequence: 0,
+        };
+        let refused = client.request(wrong).await.unwrap();
+        assert!(matches!(refused, LogResponse::Error(LogError::UnknownPartition)), "{refused:?}");
+        // Sequence 0 is still the next one: the refused batch did not take it.
+        client.produce("t", 0, vec![ent(0)], Some(txn.clone()), 0).await.unwrap();
+        assert_eq!(log.end_offset("t", 0), 1);
+    });
+}
+
+#[test]
 fn appending_many_records_at_once_is_appending_them_one_by_one() {
     // Partitions in an interleaved order, with records already there in one of them; 7 ms
     // into a run, so the events carry a time.

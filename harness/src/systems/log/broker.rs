@@ -5,7 +5,7 @@
 use super::coordinator::{Batch, Sequences, Txn, TxnProtocol, TxnState};
 use super::kafka::{Acks, Fetched, KafkaCode, KafkaRequest, KafkaResponse, OffsetSpec, ProducerIdentity};
 use super::state::{Entry, State, Status};
-use super::{PartitionedLog, PRODUCER_STATE_BATCHES};
+use super::PartitionedLog;
 use crate::history::EventKind;
 use crate::systems::Caller;
 
@@ -59,7 +59,7 @@ impl PartitionedLog {
                 // An ongoing transaction of the id is aborted, and the new epoch fences
                 // every producer of an older one (KIP-98's zombie fencing).
                 if k.txns.get(&id).is_some_and(|t| t.state == TxnState::Ongoing) {
-                    k.end(&mut s.topics, &id, false);
+                    k.end(&mut s.topics, &id, false, now_ms);
                     s.changes += 1;
                 }
                 let fresh = ProducerIdentity { id: k.next_producer_id, epoch: 0 };
@@ -104,13 +104,17 @@ impl PartitionedLog {
                 KafkaResponse::Ok
             }
             KafkaRequest::EndTxn { transactional_id, producer, commit } => {
-                self.end_txn(s, &transactional_id, producer, commit)
+                self.end_txn(s, &transactional_id, producer, commit, now_ms)
             }
             KafkaRequest::Fetch { topic, partition, offset, max, read_committed } => {
                 let Some(part) = s.topics.get(&topic).and_then(|t| t.get(partition as usize)) else {
                     return refuse(UnknownTopicOrPartition);
                 };
-                if offset < part.start || offset > part.hw {
+                // The valid range runs to the log end offset: a fetch above the high
+                // watermark but not past the end is answered with nothing yet, as a leader
+                // answers while followers catch up; past the end (a truncation lost what the
+                // consumer saw) it is out of range.
+                if offset < part.start || offset > part.entries.len() as u64 {
                     if offset < part.start {
                         let split = part.split.clone();
                         let (reader, call) = (caller.node.clone(), caller.call);
@@ -127,7 +131,8 @@ impl PartitionedLog {
                 let (mut entries, mut next) = (Vec::new(), offset);
                 while next < end && entries.len() < max {
                     let e = &part.entries[next as usize];
-                    if !read_committed || e.status == Status::Committed {
+                    // Markers are never returned; the offset they take is skipped.
+                    if e.status == Status::Committed || (!read_committed && e.status != Status::Marker) {
                         entries.push((next, e.entry.clone()));
                     }
                     next += 1;
@@ -194,6 +199,9 @@ impl PartitionedLog {
         if s.topics.get(&topic).and_then(|t| t.get(partition as usize)).is_none() {
             return refuse(UnknownTopicOrPartition);
         }
+        // The batches a producer's state keeps per partition (five on a broker; the
+        // `DeduplicationWindow` setting changes it).
+        let window = s.dedup_window.unwrap_or(u64::MAX);
         let k = &mut s.kafka;
         if let Some(tid) = &transactional_id {
             let Some(txn) = k.txns.get(tid) else { return refuse(InvalidProducerIdMapping) };
@@ -250,7 +258,7 @@ impl PartitionedLog {
             let seqs = k.sequences.get_mut(&p.id).and_then(|m| m.get_mut(&(topic.clone(), partition)));
             let seqs = seqs.expect("made above");
             seqs.recent.push_back(Batch { base_sequence, count, base_offset });
-            if seqs.recent.len() as u64 > PRODUCER_STATE_BATCHES {
+            if seqs.recent.len() as u64 > window {
                 seqs.recent.pop_front();
             }
         }
@@ -271,7 +279,7 @@ impl PartitionedLog {
     /// The transaction coordinator's `EndTxn`. An epoch an `InitProducerId` replaced is
     /// `PRODUCER_FENCED`, whatever became of its transaction; a retry of the `EndTxn` that
     /// completed the id's last transaction is answered as the first was.
-    fn end_txn(&self, s: &mut State, id: &str, producer: ProducerIdentity, commit: bool) -> KafkaResponse {
+    fn end_txn(&self, s: &mut State, id: &str, producer: ProducerIdentity, commit: bool, now_ms: u64) -> KafkaResponse {
         let k = &mut s.kafka;
         let Some(txn) = k.txns.get(id) else { return refuse(InvalidProducerIdMapping) };
         if txn.producer.id != producer.id {
@@ -299,7 +307,7 @@ impl PartitionedLog {
         if txn.state != TxnState::Ongoing {
             return refuse(InvalidTxnState);
         }
-        if k.end(&mut s.topics, id, commit) {
+        if k.end(&mut s.topics, id, commit, now_ms) {
             s.changes += 1;
         }
         KafkaResponse::Producer(s.kafka.txns[id].producer)

@@ -66,7 +66,8 @@ pub(super) struct Batch {
 #[derive(Default)]
 pub(super) struct Sequences {
     pub(super) epoch: u64,
-    /// The last batches appended, newest last; at most [`super::PRODUCER_STATE_BATCHES`].
+    /// The last batches appended, newest last; at most the log's deduplication window
+    /// ([`super::PRODUCER_STATE_BATCHES`] unless a setting changed it).
     pub(super) recent: VecDeque<Batch>,
 }
 
@@ -98,13 +99,26 @@ impl Coordinator {
     /// Ends the ongoing transaction of `id` (commit or abort): its entries are settled, its
     /// group offsets applied on commit, and under KIP-890 its epoch bumped. Returns whether
     /// a last stable offset moved.
-    pub(super) fn end(&mut self, topics: &mut BTreeMap<String, Vec<Partition>>, id: &str, commit: bool) -> bool {
+    pub(super) fn end(
+        &mut self,
+        topics: &mut BTreeMap<String, Vec<Partition>>,
+        id: &str,
+        commit: bool,
+        now_ms: u64,
+    ) -> bool {
         let protocol = self.protocol;
         let txn = self.txns.get_mut(id).expect("ended transaction exists");
         let status = if commit { Status::Committed } else { Status::Aborted };
         let moved = !txn.writes.is_empty();
+        let mut touched = std::collections::BTreeSet::new();
         for (topic, part, off) in std::mem::take(&mut txn.writes) {
             topics.get_mut(&topic).expect("written topic")[part as usize].settle(off, status);
+            touched.insert((topic, part));
+        }
+        // KIP-98: the coordinator writes a commit or abort marker to every partition of the
+        // transaction; it takes an offset there.
+        for (topic, part) in touched {
+            topics.get_mut(&topic).expect("written topic")[part as usize].mark(now_ms);
         }
         let offsets = std::mem::take(&mut txn.offsets);
         if commit {
@@ -139,7 +153,7 @@ impl Coordinator {
         let mut expired = Vec::new();
         for id in due {
             let epoch = self.txns[&id].producer.epoch;
-            self.end(topics, &id, false);
+            self.end(topics, &id, false, now_ms);
             let txn = self.txns.get_mut(&id).expect("due transaction exists");
             // Fenced: the next epoch is one the producer was never given.
             txn.producer.epoch = epoch + 1;

@@ -40,6 +40,11 @@ impl PartitionedLog {
                 LogResponse::Fetched { entries, next_offset: next }
             }
             LogRequest::Produce { topic, partition, entries, txn, sequence } => {
+                // A produce to a partition that does not exist is refused before its
+                // sequence counts: the producer's next batch is not out of order for it.
+                if s.topics.get(&topic).and_then(|t| t.get(partition as usize)).is_none() {
+                    return LogResponse::Error(LogError::UnknownPartition);
+                }
                 if let Some(t) = &txn {
                     let window = s.dedup_window.unwrap_or(u64::MAX);
                     let Some(p) = s.producers.get_mut(&t.id).filter(|p| p.epoch == t.epoch) else {

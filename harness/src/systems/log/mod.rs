@@ -190,7 +190,8 @@ impl PartitionedLog {
     }
 
     /// Appends entries as an upstream transactional producer whose transaction aborted: they
-    /// take offsets, and no read-committed consumer ever sees them (nor are they produced
+    /// take offsets, as does the abort marker after them, and no read-committed consumer
+    /// ever sees them (nor are they produced
     /// records in the history: a source that reads them invents records).
     pub fn append_aborted(&self, topic: &str, partition: u32, entries: Vec<LogEntry>) {
         let mut s = self.state.lock().unwrap();
@@ -200,6 +201,8 @@ impl PartitionedLog {
         for entry in entries {
             part.push(Entry { entry, status: Status::Aborted, appended_ms }, true);
         }
+        // The abort marker the coordinator wrote after them.
+        part.mark(appended_ms);
     }
 
     /// The end offset of a partition (0 if it does not exist).

@@ -15,6 +15,10 @@ pub(super) enum Status {
     Committed,
     Pending,
     Aborted,
+    /// A transaction marker (KIP-98's control record): the commit or abort written to each
+    /// partition a transaction touched. It takes an offset, so a partition's offsets have
+    /// gaps; no consumer ever returns it.
+    Marker,
 }
 
 pub(super) struct Entry {
@@ -64,6 +68,13 @@ impl Partition {
             self.hw += 1;
         }
         self.hw != before
+    }
+    /// Appends the marker that ends a transaction in this partition (written with every
+    /// replica, as the coordinator's markers are).
+    pub(super) fn mark(&mut self, now_ms: u64) {
+        let entry =
+            crate::systems::LogEntry { key: None, value: None, headers: Vec::new(), timestamp_ms: now_ms as i64 };
+        self.push(Entry { entry, status: Status::Marker, appended_ms: now_ms }, true);
     }
     pub(super) fn settle(&mut self, offset: u64, status: Status) {
         self.entries[offset as usize].status = status;

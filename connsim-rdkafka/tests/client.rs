@@ -1,0 +1,100 @@
+//! librdkafka's client-side rules the simulated clients follow, each test naming the rule it
+//! checks and failing if the rule breaks: the transactional state machine, timeouts, and
+//! configuration that librdkafka adjusts or refuses.
+#![cfg(madsim)]
+
+use connsim::systems::TxnProtocol;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::producer::{FutureRecord, Producer};
+use std::time::Duration;
+
+extern crate connsim_rdkafka as rdkafka;
+
+mod common;
+use common::*;
+
+#[test]
+fn librdkafka_init_transactions_is_a_state_error_once_the_producer_has_its_id() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p = transactional("once");
+        p.init_transactions(T).await.unwrap();
+        let again = p.init_transactions(T).await;
+        assert!(matches!(&again, Err(KafkaError::Transaction(e)) if e.code() == RDKafkaErrorCode::State), "{again:?}");
+        // The producer is not harmed: its transactions go on.
+        p.begin_transaction().unwrap();
+        send(&p, 0, "a").await.unwrap();
+        p.commit_transaction(T).await.unwrap();
+        // In a transaction that must abort, it answers with that transaction's error.
+        p.begin_transaction().unwrap();
+        let _ = p.send(FutureRecord::<str, str>::to("no-such-topic").payload("lost"), T).await;
+        let again = p.init_transactions(T).await;
+        assert!(matches!(&again, Err(KafkaError::Transaction(e)) if e.txn_requires_abort()), "{again:?}");
+    });
+}
+
+#[test]
+fn librdkafka_a_transaction_with_a_message_that_found_no_topic_cannot_commit() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p = transactional("lost");
+        p.init_transactions(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        send(&p, 0, "kept").await.unwrap();
+        let lost = p.send(FutureRecord::<str, str>::to("no-such-topic").payload("lost"), T).await;
+        assert!(lost.is_err(), "a message to a topic that does not exist fails");
+        let commit = p.commit_transaction(T).await;
+        assert!(
+            matches!(&commit, Err(KafkaError::Transaction(e)) if e.txn_requires_abort()),
+            "the transaction lost a message, yet: {commit:?}"
+        );
+        p.abort_transaction(T).await.unwrap();
+        assert!(read("read_committed", 0).await.is_empty(), "nothing of the aborted transaction is visible");
+    });
+}
+
+#[test]
+fn librdkafka_flush_returns_at_its_timeout_with_messages_still_queued() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        // A broker no node answers for: every request goes unanswered.
+        let mut c = config(&[]);
+        c.set("bootstrap.servers", "nowhere:9092");
+        let p = c.create::<rdkafka::producer::FutureProducer>().unwrap();
+        let pending = p.send_result(FutureRecord::<str, str>::to("t").partition(0).payload("queued")).unwrap();
+        let started = madsim::time::Instant::now();
+        let flushed = p.flush(Duration::from_millis(50)).await;
+        assert!(
+            matches!(flushed, Err(KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut))),
+            "{flushed:?} after {:?}",
+            started.elapsed()
+        );
+        assert!(started.elapsed() < Duration::from_millis(100), "flush waited {:?}", started.elapsed());
+        drop(pending);
+    });
+}
+
+#[test]
+fn librdkafka_lowers_a_transactional_producers_message_timeout_to_its_transaction_timeout() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p: rdkafka::producer::FutureProducer =
+            config(&[("transactional.id", "short"), ("transaction.timeout.ms", "1000")]).create().unwrap();
+        p.init_transactions(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        kill_log();
+        let started = madsim::time::Instant::now();
+        let sent = p.send(FutureRecord::<str, str>::to("t").partition(0).payload("x"), Duration::from_secs(0)).await;
+        let waited = started.elapsed();
+        assert!(
+            matches!(&sent, Err((KafkaError::MessageProduction(RDKafkaErrorCode::MessageTimedOut), _))),
+            "{:?}",
+            sent.map(|d| d.offset)
+        );
+        assert!(
+            (Duration::from_millis(950)..=Duration::from_millis(1_100)).contains(&waited),
+            "a message timed out after {waited:?}, not its transaction's 1 s"
+        );
+        // Set larger than the transaction timeout, it is refused.
+        let refused =
+            config(&[("transactional.id", "long"), ("transaction.timeout.ms", "1000"), ("message.timeout.ms", "5000")])
+                .create::<rdkafka::producer::FutureProducer>();
+        assert!(matches!(&refused, Err(KafkaError::ClientCreation(m)) if m.contains("message.timeout.ms")));
+    });
+}
