@@ -1,13 +1,11 @@
 //! rdkafka's API on connsim's simulated Kafka log.
 //!
-//! Name it in place of `rdkafka` for simulated builds, and a Kafka connector written against
-//! rdkafka runs under connsim:
+//! Name it in place of `rdkafka`, and a Kafka connector written against rdkafka runs under
+//! connsim; built without madsim, the same crate is the real rdkafka (below):
 //!
 //! ```toml
-//! [target.'cfg(madsim)'.dependencies]
+//! [dependencies]
 //! rdkafka = { package = "connsim-rdkafka", path = "…" }
-//! [target.'cfg(not(madsim))'.dependencies]
-//! rdkafka = "0.39"
 //! ```
 //!
 //! Module paths, type names and method names are rdkafka 0.39's, for the subset connectors
@@ -26,38 +24,59 @@
 //! sequences per partition, transactions and fencing under either transaction protocol,
 //! read-committed isolation, consumer groups' committed offsets, and `acks`. Create clients
 //! inside connector code: that is how a client finds the node it runs on.
+//!
+//! Without madsim the crate is the real rdkafka 0.39 (`src/real/`), for the connector's
+//! production build: rdkafka's own types where the API is the same, and its producers and
+//! consumers wrapped so that the same calls are `async`, each blocking call of librdkafka run
+//! on tokio's blocking pool (a tokio runtime must run the connector). One connector source
+//! builds against the simulated log and against a real broker.
 #![deny(missing_docs)]
 
-#[cfg(not(madsim))]
-compile_error!(
-    "connsim-rdkafka is rdkafka on connsim's simulated log and only builds inside the madsim \
-     simulator: build with `--cfg madsim` (see connsim's README), and name the real rdkafka \
-     for builds without it."
-);
-
+#[cfg(madsim)]
 pub mod admin;
+#[cfg(madsim)]
 pub mod client_context;
+#[cfg(madsim)]
 pub mod config;
+#[cfg(madsim)]
 pub mod consumer;
+#[cfg(madsim)]
 pub mod error;
+#[cfg(madsim)]
 pub mod message;
+#[cfg(madsim)]
 pub mod metadata;
+#[cfg(madsim)]
 pub mod producer;
+#[cfg(madsim)]
 pub mod topic_partition_list;
+#[cfg(madsim)]
 pub mod util;
+#[cfg(madsim)]
 mod wire;
 
+#[cfg(not(madsim))]
+mod real;
+#[cfg(not(madsim))]
+pub use real::*;
+
+#[cfg(madsim)]
 pub use client_context::DefaultClientContext;
+#[cfg(madsim)]
 pub use config::ClientConfig;
+#[cfg(madsim)]
 pub use message::{Message, Timestamp};
+#[cfg(madsim)]
 pub use topic_partition_list::{Offset, TopicPartitionList};
 
 /// `rdkafka::client`: contexts.
+#[cfg(madsim)]
 pub mod client {
     pub use crate::client_context::DefaultClientContext;
 }
 
 /// `rdkafka::types`: librdkafka's enums.
+#[cfg(madsim)]
 pub mod types {
     pub use crate::error::{RDKafkaConfRes, RDKafkaErrorCode};
 }

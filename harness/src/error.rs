@@ -45,6 +45,7 @@ impl fmt::Display for ConnectorError {
 
 impl std::error::Error for ConnectorError {}
 
+#[cfg(madsim)]
 impl From<crate::net::RpcError> for ConnectorError {
     fn from(e: crate::net::RpcError) -> Self {
         ConnectorError::retry(e.to_string())

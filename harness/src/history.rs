@@ -2,12 +2,17 @@
 //!
 //! Nodes, the gateway and the external-system models append [`Event`]s; the checks read
 //! them after the run. The history serializes as JSON lines and hashes (FNV-1a over its
-//! bincode form), which is what the determinism self-check compares.
+//! bincode form), which is what the determinism self-check compares. Without madsim
+//! (connsim's feature `production`) only the checkpoint ids are built.
 
+#[cfg(madsim)]
 use crate::record::{Digest, Record, RecordId, Seen};
+#[cfg(madsim)]
 use serde::{Deserialize, Serialize};
+#[cfg(madsim)]
 use std::sync::{Arc, Mutex};
 
+#[cfg(madsim)]
 pub mod attempt;
 #[cfg(test)]
 mod tests;
@@ -44,6 +49,7 @@ pub fn job_checkpoint(job: u64, local: CheckpointId) -> CheckpointId {
 }
 
 /// One step of a run.
+#[cfg(madsim)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     /// Virtual time since the start of the run, in microseconds.
@@ -58,6 +64,7 @@ pub struct Event {
 ///
 /// Field names are uniform across variants: `subtask` (index), `attempt` (deployment),
 /// `checkpoint` (id), `split`/`splits` (split ids), `ids` (record ids).
+#[cfg(madsim)]
 #[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -363,6 +370,7 @@ pub enum EventKind {
 /// Why the harness read an output: after a request an external system served, when a system
 /// node crashed or restarted, at the start of the run, or in the final reconciliation (what
 /// appears there was never seen appearing during the run).
+#[cfg(madsim)]
 #[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "after", rename_all = "snake_case")]
@@ -383,6 +391,7 @@ pub enum Cause {
 }
 
 /// Shared, append-only history of one run.
+#[cfg(madsim)]
 #[derive(Clone)]
 pub struct History {
     events: Arc<Mutex<Vec<Event>>>,
@@ -394,8 +403,10 @@ pub struct History {
 
 /// Events a history has room for before it first grows: a run of a few thousand records
 /// records about as many events, and growing the list copies every event recorded so far.
+#[cfg(madsim)]
 const INITIAL_EVENTS: usize = 8192;
 
+#[cfg(madsim)]
 impl Default for History {
     fn default() -> Self {
         Self {
@@ -408,6 +419,7 @@ impl Default for History {
     }
 }
 
+#[cfg(madsim)]
 impl History {
     /// Creates an empty history.
     pub fn new() -> Self {
@@ -534,6 +546,7 @@ impl History {
 }
 
 /// Serializes events as JSON lines.
+#[cfg(madsim)]
 pub fn to_json_lines(events: &[Event]) -> String {
     let mut out = String::new();
     for e in events {
@@ -544,6 +557,7 @@ pub fn to_json_lines(events: &[Event]) -> String {
 }
 
 /// FNV-1a hash over the events' bincode form: equal hashes mean identical histories.
+#[cfg(madsim)]
 pub fn hash(events: &[Event]) -> u64 {
     let mut h = Fnv(crate::record::FNV_OFFSET);
     for e in events {
@@ -554,8 +568,10 @@ pub fn hash(events: &[Event]) -> u64 {
 
 /// FNV-1a over whatever is written into it: the hash is fed as the events serialize, with
 /// no copy of their bytes in between.
+#[cfg(madsim)]
 struct Fnv(u64);
 
+#[cfg(madsim)]
 impl std::io::Write for Fnv {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         self.0 = crate::record::fnv1a(self.0, bytes);

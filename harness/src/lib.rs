@@ -37,35 +37,72 @@
 //! executors, the job master, external systems), aim crashes at protocol phases
 //! ([`cluster::Phase`]), install network faults, trigger checkpoints, stop with a savepoint,
 //! rescale, produce data.
+//!
+//! # A connector's production build
+//!
+//! Without `--cfg madsim`, the feature `production` builds the connector API alone, without
+//! the simulator, so that a connector's crate compiles for production from the same source:
+//! [`api`], [`error`], [`record`], [`bytes`], [`history`]'s checkpoint ids, [`time`] (the
+//! operating system's clock there) and the log's formats ([`systems::LogEntry`],
+//! [`systems::LogHeader`], [`systems::RecordLogFormat`]). The contexts' endpoints, the
+//! cluster, the runner, the models and the checks are simulation only. Under madsim the
+//! feature changes nothing.
+//!
+//! ```toml
+//! [features]
+//! production = ["connsim/production"]
+//! ```
 #![deny(missing_docs)]
+// The connector API's plumbing for the cluster (pause ledgers, watermark trackers, enumerator
+// actions) has no user in a production build.
+#![cfg_attr(not(madsim), allow(dead_code, unused_imports))]
 
-#[cfg(not(madsim))]
+#[cfg(all(not(madsim), not(feature = "production")))]
 compile_error!(
     "connsim only runs inside the madsim simulator. Turn it on with `--cfg madsim`: add \
      `[build] rustflags = [\"--cfg\", \"madsim\"]` and `rustdocflags = [\"--cfg\", \"madsim\"]` \
-     to .cargo/config.toml (or set RUSTFLAGS=\"--cfg madsim\")."
+     to .cargo/config.toml (or set RUSTFLAGS=\"--cfg madsim\"). For a connector's production \
+     build without the simulator, turn on connsim's feature `production` instead: it builds \
+     the connector API alone (`connsim = { …, features = [\"production\"] }`)."
 );
 
 pub mod api;
 pub mod bytes;
+#[cfg(madsim)]
 pub mod cluster;
+#[cfg(madsim)]
 mod erased;
 pub mod error;
 pub mod history;
+#[cfg(madsim)]
 pub mod net;
 pub mod record;
+#[cfg(madsim)]
 pub mod systems;
 
+/// The log's formats, what a connector of the log needs in its production build (the
+/// external-system models are simulation only).
+#[cfg(not(madsim))]
+pub mod systems {
+    mod log_entry;
+    pub use log_entry::{LogEntry, LogFormat, LogHeader, RecordLogFormat};
+}
+
 /// Virtual time inside the simulation (madsim's): `sleep`, `timeout`, `Instant`. A connector
-/// waits with these, never with the operating system's clock.
+/// waits with these, never with the operating system's clock. (In a production build, without
+/// madsim, they are tokio's, on that clock.)
 pub mod time {
     pub use madsim::time::*;
 }
 
 pub use error::{ConnectorError, RetryHint};
 pub use record::{Record, RecordId};
+#[cfg(madsim)]
 pub mod checks;
+#[cfg(madsim)]
 pub mod probes;
+#[cfg(madsim)]
 pub mod run;
 
+#[cfg(madsim)]
 pub use run::{Outcome, Pipeline, RunConfig, RunReport, Runner, SinkSetup, SourceSetup, Testbed, World};

@@ -15,11 +15,13 @@ mod sink;
 mod source;
 
 pub use enumerator::KafkaEnumerator;
-pub use reader::{KafkaReader, KafkaSplitReader};
-pub use sink::{
-    commit_in_order, Attempt, CommitBatch, KafkaCommitter, KafkaSink, KafkaSinkSetup, KafkaWriter, Short, StagedBatch,
-};
-pub use source::{KafkaSource, KafkaSourceSetup};
+pub use reader::{KafkaReader, KafkaSplitReader, KafkaSplits};
+#[cfg(madsim)]
+pub use sink::KafkaSinkSetup;
+pub use sink::{commit_in_order, Attempt, CommitBatch, KafkaCommitter, KafkaSink, KafkaWriter, Short, StagedBatch};
+pub use source::KafkaSource;
+#[cfg(madsim)]
+pub use source::KafkaSourceSetup;
 
 use rdkafka::config::ClientConfig;
 

@@ -17,14 +17,18 @@ use connsim::api::{
     CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
 };
 use connsim::history::CheckpointId;
+#[cfg(madsim)]
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{LogEntry, PartitionedLog, RecordLogFormat, Setting, TxnProtocol};
+use connsim::systems::{LogEntry, RecordLogFormat};
+#[cfg(madsim)]
+use connsim::systems::{PartitionedLog, Setting, TxnProtocol};
 use connsim::{ConnectorError, Record};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 use serde::{Deserialize, Serialize};
+#[cfg(madsim)]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -300,6 +304,7 @@ impl Sink for KafkaSink {
 
 /// Sets up a log `sink-kafka` with topic `output`, read committed as the visible output, its
 /// Kafka face following `protocol`.
+#[cfg(madsim)]
 #[derive(Clone, Debug)]
 pub struct KafkaSinkSetup {
     /// Partitions of `output`.
@@ -308,6 +313,7 @@ pub struct KafkaSinkSetup {
     pub protocol: TxnProtocol,
 }
 
+#[cfg(madsim)]
 impl SinkSetup for KafkaSinkSetup {
     type Sink = KafkaSink;
     fn name(&self) -> String {

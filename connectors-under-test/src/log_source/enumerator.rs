@@ -12,12 +12,14 @@
 use super::{LogSource, LogSplit, LogStart};
 use connsim::api::{AsyncResult, Boundedness, EnumeratorContext, EnumeratorState, Split, SplitEnumerator, SplitId};
 use connsim::history::CheckpointId;
+#[cfg(madsim)]
 use connsim::systems::LogClient;
 use connsim::ConnectorError;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
+#[cfg(madsim)]
 use std::time::Duration;
 
 /// Checkpointed state: splits discovered but not yet assigned, and every partition seen.
@@ -89,6 +91,7 @@ impl SentByEvent {
 /// The log enumerator.
 pub struct LogEnumerator {
     source: LogSource,
+    #[cfg(madsim)]
     client: LogClient,
     state: LogEnumState,
     hand_over: HandOver,
@@ -101,9 +104,18 @@ impl LogEnumerator {
     /// assignments until [`LogEnumerator::handing_over`] says otherwise. What
     /// [`Source::create_enumerator`](connsim::api::Source::create_enumerator) and
     /// `restore_enumerator` of a log source variant return.
+    #[cfg_attr(not(madsim), allow(unused_variables))]
     pub fn new(source: LogSource, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> Self {
+        #[cfg(madsim)]
         let client = LogClient::new(ctx.endpoint().clone(), &source.log);
-        Self { source, client, state, hand_over: HandOver::Assign, sent: SentByEvent::default() }
+        Self {
+            source,
+            #[cfg(madsim)]
+            client,
+            state,
+            hand_over: HandOver::Assign,
+            sent: SentByEvent::default(),
+        }
     }
 
     /// Hands splits over as `how` says from now on (call it right after [`LogEnumerator::new`]).
@@ -120,6 +132,7 @@ impl LogEnumerator {
 
     /// Finds partitions not seen before and adds them as pending splits: the first
     /// discovery's partitions start where the source's start says, later ones at offset 0.
+    #[cfg(madsim)]
     async fn discover_partitions(&mut self) -> Result<(), ConnectorError> {
         let ends = self.client.end_offsets(&self.source.topic).await?;
         self.add_partitions(ends);
@@ -132,14 +145,23 @@ impl LogEnumerator {
     /// ones stop at the source's stop offsets, or else at `ends`. Hands nothing over: call
     /// [`LogEnumerator::assign_pending`] next.
     pub fn add_partitions(&mut self, ends: Vec<u64>) {
+        self.add_partitions_from(ends, &[])
+    }
+
+    /// [`LogEnumerator::add_partitions`], where the first discovery's partition `p` starts at
+    /// `starts[p]` if that is `Some` (a consumer group's committed offset, say), and where
+    /// the source's start says otherwise.
+    pub fn add_partitions_from(&mut self, ends: Vec<u64>, starts: &[Option<u64>]) {
         let bounded = self.source.boundedness == Boundedness::Bounded;
         let first = self.state.discovered.is_empty();
         for (partition, end) in ends.into_iter().enumerate() {
+            let given = starts.get(partition).copied().flatten();
             let partition = partition as u32;
             if self.state.discovered.insert(partition) {
-                let offset = match (&self.source.start, first) {
-                    (LogStart::Latest, true) => end,
-                    (LogStart::Offset(k), true) => *k,
+                let offset = match (&self.source.start, first, given) {
+                    (_, true, Some(at)) => at,
+                    (LogStart::Latest, true, None) => end,
+                    (LogStart::Offset(k), true, None) => *k,
                     _ => 0,
                 };
                 let stop = self.source.stop.as_ref().and_then(|s| s.get(partition as usize).copied()).unwrap_or(end);
@@ -204,6 +226,7 @@ impl SplitEnumerator for LogEnumerator {
     type Split = LogSplit;
     type State = LogEnumState;
 
+    #[cfg(madsim)]
     async fn start(&mut self, ctx: &mut EnumeratorContext<LogSplit>) -> Result<(), ConnectorError> {
         // Bounded reads fix their end offsets once, at the first start; a restored enumerator
         // already knows its partitions.

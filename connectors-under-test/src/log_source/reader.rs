@@ -1,20 +1,28 @@
 //! The log reader: one fetcher reads all assigned partitions round-robin, skipping the ones
 //! watermark alignment paused (as Kafka's consumer skips paused partitions).
 
-use super::{LogSplit, OffsetReset};
-use connsim::api::SplitId;
-use connsim::api::{
-    FetchedBatch, ReaderOutput, RecordEmitter, SourceReaderBase, Split, SplitState, SplitsChange, WatermarkStrategy,
-};
+use super::LogSplit;
+#[cfg(madsim)]
+use super::OffsetReset;
+#[cfg(madsim)]
+use connsim::api::{FetchedBatch, SourceReaderBase, Split, SplitId, SplitsChange};
+use connsim::api::{ReaderOutput, RecordEmitter, SplitState, WatermarkStrategy};
+#[cfg(madsim)]
 use connsim::net::Endpoint;
+#[cfg(madsim)]
 use connsim::systems::{LogClient, RecordLogFormat};
-use connsim::{ConnectorError, Record};
+#[cfg(madsim)]
+use connsim::ConnectorError;
+use connsim::Record;
+#[cfg(madsim)]
 use std::collections::BTreeSet;
 
 /// The log source's reader.
+#[cfg(madsim)]
 pub type LogReader = SourceReaderBase<LogSplitReader, LogEmitter>;
 
 /// Fetches from the log; tracks its own fetch position per split (ahead of what was emitted).
+#[cfg(madsim)]
 pub struct LogSplitReader {
     client: LogClient,
     fetch_max: usize,
@@ -27,6 +35,7 @@ pub struct LogSplitReader {
     marks_idle: bool,
 }
 
+#[cfg(madsim)]
 impl LogSplitReader {
     /// A split reader fetching at most `fetch_max` records per call.
     pub fn new(endpoint: Endpoint, log: &str, fetch_max: usize) -> Self {
@@ -55,6 +64,7 @@ impl LogSplitReader {
     }
 }
 
+#[cfg(madsim)]
 impl connsim::api::SplitReader for LogSplitReader {
     type Split = LogSplit;
     type Element = (u64, Record);

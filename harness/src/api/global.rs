@@ -14,6 +14,7 @@
 use super::sink::{CommitOutcome, CommitRequest};
 use crate::error::ConnectorError;
 use crate::history::CheckpointId;
+#[cfg(madsim)]
 use crate::net::Endpoint;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -24,6 +25,7 @@ use std::marker::PhantomData;
 /// The global committer's view of the job master.
 #[derive(Clone)]
 pub struct GlobalCommitterContext {
+    #[cfg(madsim)]
     pub(crate) endpoint: Endpoint,
     pub(crate) job_id: String,
 }
@@ -34,6 +36,7 @@ impl GlobalCommitterContext {
         &self.job_id
     }
     /// The job master's gateway endpoint, for talking to external systems.
+    #[cfg(madsim)]
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
     }

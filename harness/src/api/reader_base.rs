@@ -234,10 +234,13 @@ where
         let reader = (self.new_split_reader)();
         let fetcher = run_fetcher(reader, rx, self.queue_tx.clone());
         // The fetcher is connector code too: clients it builds send as this attempt.
+        #[cfg(madsim)]
         let task = match crate::net::ambient::current() {
             Some(endpoint) => madsim::task::spawn(crate::net::ambient::scope(endpoint, fetcher)),
             None => madsim::task::spawn(fetcher),
         };
+        #[cfg(not(madsim))]
+        let task = madsim::task::spawn(fetcher);
         self.fetchers.push(Fetcher { changes, task });
         self.fetchers.len() - 1
     }

@@ -16,6 +16,7 @@
 
 use crate::error::ConnectorError;
 use crate::history::CheckpointId;
+#[cfg(madsim)]
 use crate::net::Endpoint;
 use crate::record::Record;
 use serde::de::DeserializeOwned;
@@ -48,6 +49,7 @@ pub struct WriterContext {
     pub(crate) attempt: u64,
     pub(crate) restored_checkpoint: CheckpointId,
     pub(crate) job_id: String,
+    #[cfg(madsim)]
     pub(crate) endpoint: Endpoint,
 }
 
@@ -76,6 +78,7 @@ impl WriterContext {
         self.restored_checkpoint
     }
     /// The task executor's gateway endpoint, for talking to external systems.
+    #[cfg(madsim)]
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
     }
@@ -88,6 +91,7 @@ pub struct CommitterContext {
     pub(crate) attempt: u64,
     pub(crate) restored_checkpoint: CheckpointId,
     pub(crate) job_id: String,
+    #[cfg(madsim)]
     pub(crate) endpoint: Endpoint,
 }
 
@@ -110,6 +114,7 @@ impl CommitterContext {
         self.restored_checkpoint
     }
     /// The task executor's gateway endpoint, for talking to external systems.
+    #[cfg(madsim)]
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
     }

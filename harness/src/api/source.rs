@@ -10,6 +10,7 @@
 use super::watermark::{Watermark, WatermarkStrategy};
 use crate::error::ConnectorError;
 use crate::history::CheckpointId;
+#[cfg(madsim)]
 use crate::net::Endpoint;
 use crate::record::Record;
 use serde::de::DeserializeOwned;
@@ -111,11 +112,13 @@ pub struct EnumeratorContext<S> {
     pub(crate) parallelism: usize,
     pub(crate) registered: BTreeSet<usize>,
     pub(crate) actions: Vec<EnumAction<S>>,
+    #[cfg(madsim)]
     pub(crate) endpoint: Endpoint,
     pub(crate) calls: Vec<AsyncCall>,
 }
 
 impl<S: Split> EnumeratorContext<S> {
+    #[cfg(madsim)]
     pub(crate) fn new(parallelism: usize, endpoint: Endpoint) -> Self {
         Self { parallelism, registered: BTreeSet::new(), actions: Vec::new(), endpoint, calls: Vec::new() }
     }
@@ -167,6 +170,7 @@ impl<S: Split> EnumeratorContext<S> {
         self.calls.push(AsyncCall::Periodic(interval, Box::new(make)));
     }
     /// The job master's gateway endpoint, for talking to external systems.
+    #[cfg(madsim)]
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
     }
@@ -350,6 +354,7 @@ pub enum ReaderRequest {
 pub struct ReaderContext {
     pub(crate) subtask: usize,
     pub(crate) parallelism: usize,
+    #[cfg(madsim)]
     pub(crate) endpoint: Endpoint,
     pub(crate) requests: mpsc::UnboundedSender<ReaderRequest>,
     /// What a reader built on the base holds paused (watermark alignment).
@@ -366,6 +371,7 @@ impl ReaderContext {
         self.parallelism
     }
     /// The task executor's gateway endpoint, for talking to external systems.
+    #[cfg(madsim)]
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
     }

@@ -1,0 +1,191 @@
+//! `rdkafka::consumer`: [`BaseConsumer`] and [`StreamConsumer`] around rdkafka's, and the
+//! [`Consumer`] trait with the simulation's `async` calls.
+//!
+//! `committed`, `committed_offsets`, `fetch_metadata`, `fetch_watermarks` and a synchronous
+//! `commit` wait for the broker in rdkafka: they run on tokio's blocking pool.
+//! `BaseConsumer::poll` looks at librdkafka's queue without waiting and sleeps on tokio's
+//! timer in between. The others, an asynchronous commit and `seek` among them, are rdkafka's
+//! calls made directly, without waiting.
+
+mod base_consumer;
+mod group_metadata;
+mod stream_consumer;
+
+pub use base_consumer::BaseConsumer;
+pub use group_metadata::ConsumerGroupMetadata;
+pub use rdkafka::consumer::{
+    CommitMode, ConsumerContext, DefaultConsumerContext, MessageStream, Rebalance, RebalanceProtocol,
+};
+pub use stream_consumer::StreamConsumer;
+
+use rdkafka::error::KafkaResult;
+use rdkafka::metadata::Metadata;
+use rdkafka::util::Timeout;
+use rdkafka::{Offset, TopicPartitionList};
+
+/// What both consumers do (`rdkafka::consumer::Consumer`, with the simulation's `async`
+/// calls).
+#[allow(async_fn_in_trait)]
+pub trait Consumer {
+    /// The group metadata, if `group.id` is set.
+    fn group_metadata(&self) -> Option<ConsumerGroupMetadata>;
+    /// Subscribes to topics (the group's rebalancing assigns partitions).
+    fn subscribe(&self, topics: &[&str]) -> KafkaResult<()>;
+    /// Sets the assignment; each partition starts at its offset in the list.
+    fn assign(&self, assignment: &TopicPartitionList) -> KafkaResult<()>;
+    /// Drops the assignment.
+    fn unassign(&self) -> KafkaResult<()>;
+    /// The assignment.
+    fn assignment(&self) -> KafkaResult<TopicPartitionList>;
+    /// Moves an assigned partition's position.
+    fn seek<T: Into<Timeout>>(&self, topic: &str, partition: i32, offset: Offset, timeout: T) -> KafkaResult<()>;
+    /// Commits offsets for the group (`CommitMode::Sync` waits for the broker).
+    async fn commit(&self, topic_partition_list: &TopicPartitionList, mode: CommitMode) -> KafkaResult<()>;
+    /// Commits the current positions.
+    async fn commit_consumer_state(&self, mode: CommitMode) -> KafkaResult<()>;
+    /// The group's committed offsets of the assignment.
+    async fn committed<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<TopicPartitionList>;
+    /// The group's committed offsets of `tpl`'s partitions.
+    async fn committed_offsets<T: Into<Timeout>>(
+        &self,
+        tpl: TopicPartitionList,
+        timeout: T,
+    ) -> KafkaResult<TopicPartitionList>;
+    /// The position of every assigned partition: the offset of the next message returned.
+    fn position(&self) -> KafkaResult<TopicPartitionList>;
+    /// Topics and their partitions.
+    async fn fetch_metadata<T: Into<Timeout>>(&self, topic: Option<&str>, timeout: T) -> KafkaResult<Metadata>;
+    /// A partition's low and high watermarks.
+    async fn fetch_watermarks<T: Into<Timeout>>(
+        &self,
+        topic: &str,
+        partition: i32,
+        timeout: T,
+    ) -> KafkaResult<(i64, i64)>;
+    /// Stops returning messages of these partitions.
+    fn pause(&self, partitions: &TopicPartitionList) -> KafkaResult<()>;
+    /// Returns messages of these partitions again.
+    fn resume(&self, partitions: &TopicPartitionList) -> KafkaResult<()>;
+}
+
+/// Implements [`Consumer`] for a wrapper whose `inner` is an `Arc` of an rdkafka consumer.
+macro_rules! consumer_api {
+    (impl<$($g:ident),*> for $ty:ty where $($bounds:tt)*) => {
+        impl<$($g),*> $crate::real::consumer::Consumer for $ty
+        where
+            $($bounds)*
+        {
+            fn group_metadata(&self) -> Option<$crate::real::consumer::ConsumerGroupMetadata> {
+                rdkafka::consumer::Consumer::group_metadata(&*self.inner)
+                    .map($crate::real::consumer::ConsumerGroupMetadata::new)
+            }
+            fn subscribe(&self, topics: &[&str]) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::subscribe(&*self.inner, topics)
+            }
+            fn assign(&self, assignment: &rdkafka::TopicPartitionList) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::assign(&*self.inner, assignment)
+            }
+            fn unassign(&self) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::unassign(&*self.inner)
+            }
+            fn assignment(&self) -> rdkafka::error::KafkaResult<rdkafka::TopicPartitionList> {
+                rdkafka::consumer::Consumer::assignment(&*self.inner)
+            }
+            fn seek<T: Into<rdkafka::util::Timeout>>(
+                &self,
+                topic: &str,
+                partition: i32,
+                offset: rdkafka::Offset,
+                _timeout: T,
+            ) -> rdkafka::error::KafkaResult<()> {
+                // Without waiting: librdkafka then seeks in the background, and the caller's
+                // thread (an async runtime's) is never blocked.
+                let now = rdkafka::util::Timeout::After(std::time::Duration::ZERO);
+                rdkafka::consumer::Consumer::seek(&*self.inner, topic, partition, offset, now)
+            }
+            async fn commit(
+                &self,
+                tpl: &rdkafka::TopicPartitionList,
+                mode: rdkafka::consumer::CommitMode,
+            ) -> rdkafka::error::KafkaResult<()> {
+                match mode {
+                    // Queued for librdkafka's background thread: nothing waits.
+                    rdkafka::consumer::CommitMode::Async => rdkafka::consumer::Consumer::commit(&*self.inner, tpl, mode),
+                    rdkafka::consumer::CommitMode::Sync => {
+                        let (inner, tpl) = (self.inner.clone(), tpl.clone());
+                        $crate::real::blocking::blocking(move || rdkafka::consumer::Consumer::commit(&*inner, &tpl, mode))
+                            .await
+                    }
+                }
+            }
+            async fn commit_consumer_state(
+                &self,
+                mode: rdkafka::consumer::CommitMode,
+            ) -> rdkafka::error::KafkaResult<()> {
+                match mode {
+                    rdkafka::consumer::CommitMode::Async => {
+                        rdkafka::consumer::Consumer::commit_consumer_state(&*self.inner, mode)
+                    }
+                    rdkafka::consumer::CommitMode::Sync => {
+                        let inner = self.inner.clone();
+                        $crate::real::blocking::blocking(move || {
+                            rdkafka::consumer::Consumer::commit_consumer_state(&*inner, mode)
+                        })
+                        .await
+                    }
+                }
+            }
+            async fn committed<T: Into<rdkafka::util::Timeout>>(
+                &self,
+                timeout: T,
+            ) -> rdkafka::error::KafkaResult<rdkafka::TopicPartitionList> {
+                let (inner, timeout) = (self.inner.clone(), timeout.into());
+                $crate::real::blocking::blocking(move || rdkafka::consumer::Consumer::committed(&*inner, timeout)).await
+            }
+            async fn committed_offsets<T: Into<rdkafka::util::Timeout>>(
+                &self,
+                tpl: rdkafka::TopicPartitionList,
+                timeout: T,
+            ) -> rdkafka::error::KafkaResult<rdkafka::TopicPartitionList> {
+                let (inner, timeout) = (self.inner.clone(), timeout.into());
+                $crate::real::blocking::blocking(move || {
+                    rdkafka::consumer::Consumer::committed_offsets(&*inner, tpl, timeout)
+                })
+                .await
+            }
+            fn position(&self) -> rdkafka::error::KafkaResult<rdkafka::TopicPartitionList> {
+                rdkafka::consumer::Consumer::position(&*self.inner)
+            }
+            async fn fetch_metadata<T: Into<rdkafka::util::Timeout>>(
+                &self,
+                topic: Option<&str>,
+                timeout: T,
+            ) -> rdkafka::error::KafkaResult<rdkafka::metadata::Metadata> {
+                let (inner, topic, timeout) = (self.inner.clone(), topic.map(str::to_string), timeout.into());
+                $crate::real::blocking::blocking(move || {
+                    rdkafka::consumer::Consumer::fetch_metadata(&*inner, topic.as_deref(), timeout)
+                })
+                .await
+            }
+            async fn fetch_watermarks<T: Into<rdkafka::util::Timeout>>(
+                &self,
+                topic: &str,
+                partition: i32,
+                timeout: T,
+            ) -> rdkafka::error::KafkaResult<(i64, i64)> {
+                let (inner, topic, timeout) = (self.inner.clone(), topic.to_string(), timeout.into());
+                $crate::real::blocking::blocking(move || {
+                    rdkafka::consumer::Consumer::fetch_watermarks(&*inner, &topic, partition, timeout)
+                })
+                .await
+            }
+            fn pause(&self, partitions: &rdkafka::TopicPartitionList) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::pause(&*self.inner, partitions)
+            }
+            fn resume(&self, partitions: &rdkafka::TopicPartitionList) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::resume(&*self.inner, partitions)
+            }
+        }
+    };
+}
+use consumer_api;
