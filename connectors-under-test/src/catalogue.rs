@@ -124,6 +124,12 @@ pub fn all() -> Vec<Target> {
         target("mutant: kafka source reads uncommitted", "source", Some("no-phantoms"), || {
             suites::source(kafka_source_with("kafka-source(read_uncommitted)", kafka::reads_uncommitted))
         }),
+        target("mutant: kafka source commits offsets on poll", "pipeline", Some("no-loss"), || {
+            suites::pipeline(
+                kafka_source_with("kafka-source(commits on poll)", kafka::commits_on_poll),
+                kafka_sink(TxnProtocol::Classic),
+            )
+        }),
         target("mutant: kafka committer takes fenced for committed", "sink", Some("no-loss"), || {
             suites::sink(kafka_sink_with(kafka::BuggyKafkaSinkSetup(
                 KafkaSinkSetup { partitions: 4, protocol: TxnProtocol::Classic },

@@ -7,6 +7,7 @@ use connsim::api::{AsyncResult, Boundedness, EnumeratorContext, SplitEnumerator}
 use connsim::history::CheckpointId;
 use connsim::ConnectorError;
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{Offset, TopicPartitionList};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,6 +31,28 @@ async fn end_offsets(consumer: &BaseConsumer, topic: &str) -> Result<Vec<u64>, C
     let marks = (0..partitions as i32).map(|p| consumer.fetch_watermarks(topic, p, DISCOVERY_TIMEOUT));
     let marks = futures::future::try_join_all(marks).await.map_err(retriable)?;
     Ok(marks.into_iter().map(|(_low, high)| high.max(0) as u64).collect())
+}
+
+/// `group`'s committed offset of every partition of `topic` below `partitions`, `None` where
+/// it has none.
+async fn committed(
+    consumer: &BaseConsumer,
+    topic: &str,
+    partitions: usize,
+) -> Result<Vec<Option<u64>>, ConnectorError> {
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..partitions as i32 {
+        tpl.add_partition(topic, p);
+    }
+    let committed = consumer
+        .committed_offsets(tpl, DISCOVERY_TIMEOUT)
+        .await
+        .map_err(|e| ConnectorError::retry(format!("the group's committed offsets of {topic}: {e}")))?;
+    let at = |p: i32| match committed.find_partition(topic, p).map(|e| e.offset()) {
+        Some(Offset::Offset(o)) if o >= 0 => Some(o as u64),
+        _ => None,
+    };
+    Ok((0..partitions as i32).map(at).collect())
 }
 
 impl KafkaEnumerator {
@@ -66,7 +89,11 @@ impl SplitEnumerator for KafkaEnumerator {
         // already knows its partitions.
         if !self.splits.has_discovered() {
             let ends = end_offsets(&consumer, &self.source.topic).await?;
-            self.splits.add_partitions(ends);
+            let starts = match (&self.source.group_id, self.source.committed_start) {
+                (Some(_), true) => committed(&consumer, &self.source.topic, ends.len()).await?,
+                _ => Vec::new(),
+            };
+            self.splits.add_partitions_from(ends, &starts);
         }
         if self.source.boundedness == Boundedness::Unbounded {
             let topic = self.source.topic.clone();

@@ -63,7 +63,7 @@ impl KafkaSplitReader {
 }
 
 /// The message as the bytes the log holds.
-fn entry_of<M: Message<Headers = rdkafka::message::OwnedHeaders>>(m: &M) -> LogEntry {
+fn entry_of<M: Message>(m: &M) -> LogEntry {
     let headers = m.headers().map_or_else(Vec::new, |h| {
         h.iter().map(|h| LogHeader { key: h.key.to_string(), value: h.value.map(<[u8]>::to_vec) }).collect()
     });
@@ -151,21 +151,25 @@ impl connsim::api::SplitReader for KafkaSplitReader {
 /// commits of Flink's `KafkaSourceReader` (the offsets each checkpoint's snapshot held,
 /// committed to the group when that checkpoint completes; a failed commit is only logged,
 /// as Flink's is, since the offsets in the checkpoint are what a restore uses).
-pub struct KafkaReader {
-    base: SourceReaderBase<KafkaSplitReader, LogEmitter>,
+pub struct KafkaReader<R: KafkaSplits = KafkaSplitReader> {
+    base: SourceReaderBase<R, LogEmitter>,
     committer: Option<Arc<BaseConsumer>>,
     snapshots: BTreeMap<CheckpointId, Vec<(String, u32, u64)>>,
 }
 
-impl KafkaReader {
+/// What a split reader of the Kafka source is.
+pub trait KafkaSplits: connsim::api::SplitReader<Split = LogSplit, Element = (u64, Record)> {}
+impl<R: connsim::api::SplitReader<Split = LogSplit, Element = (u64, Record)>> KafkaSplits for R {}
+
+impl<R: KafkaSplits> KafkaReader<R> {
     /// The reader around `base`, committing offsets if `source` names a group.
-    pub fn new(base: SourceReaderBase<KafkaSplitReader, LogEmitter>, source: &KafkaSource) -> Self {
+    pub fn new(base: SourceReaderBase<R, LogEmitter>, source: &KafkaSource) -> Self {
         let committer = source.group_id.as_ref().and_then(|_| source.consumer_config().create::<BaseConsumer>().ok());
         Self { base, committer: committer.map(Arc::new), snapshots: BTreeMap::new() }
     }
 }
 
-impl SourceReader for KafkaReader {
+impl<R: KafkaSplits> SourceReader for KafkaReader<R> {
     type Split = LogSplit;
 
     async fn start(&mut self) -> Result<(), ConnectorError> {

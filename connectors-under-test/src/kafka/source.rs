@@ -2,10 +2,13 @@
 //! the group's offsets committed when a checkpoint completes (as Flink's `KafkaSource`).
 
 use super::{KafkaEnumerator, KafkaReader, KafkaSplitReader};
-use crate::log_source::{LogEmitter, LogEnumState, LogSourceSetup, LogSplit, LogStart};
+#[cfg(madsim)]
+use crate::log_source::LogSourceSetup;
+use crate::log_source::{LogEmitter, LogEnumState, LogSplit, LogStart};
 use connsim::api::{
     Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, WatermarkStrategy,
 };
+#[cfg(madsim)]
 use connsim::run::{SourceSetup, World};
 
 /// The Kafka source.
@@ -23,6 +26,11 @@ pub struct KafkaSource {
     pub fetch_max: usize,
     /// Where the partitions of the first discovery start (later ones at the earliest offset).
     pub start: LogStart,
+    /// Whether the first discovery's partitions start at `group_id`'s committed offsets
+    /// where the group has one (Flink's `OffsetsInitializer.committedOffsets`), and where
+    /// `start` says otherwise. What a new job without state then reads is what the last job's
+    /// completed checkpoints did not cover.
+    pub committed_start: bool,
     /// Bounded reads: where each partition stops.
     pub stop: Option<Vec<u64>>,
     /// `isolation.level`.
@@ -81,6 +89,7 @@ impl Source for KafkaSource {
 }
 
 /// The log source's data and setup, read by the Kafka source.
+#[cfg(madsim)]
 #[derive(Clone, Debug)]
 pub struct KafkaSourceSetup {
     /// The data: the log source's setup fills the log the same way.
@@ -89,6 +98,7 @@ pub struct KafkaSourceSetup {
     pub isolation_level: &'static str,
 }
 
+#[cfg(madsim)]
 impl KafkaSourceSetup {
     /// The Kafka source over `data`, reading committed.
     pub fn new(data: LogSourceSetup) -> Self {
@@ -96,6 +106,7 @@ impl KafkaSourceSetup {
     }
 }
 
+#[cfg(madsim)]
 impl SourceSetup for KafkaSourceSetup {
     type Source = KafkaSource;
     fn name(&self) -> String {
@@ -110,6 +121,7 @@ impl SourceSetup for KafkaSourceSetup {
             discovery_interval_ms: log.discovery_interval_ms,
             fetch_max: log.fetch_max,
             start: log.start,
+            committed_start: true,
             stop: log.stop,
             isolation_level: self.isolation_level.to_string(),
             group_id: Some("connsim-source".into()),

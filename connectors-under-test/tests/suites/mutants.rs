@@ -565,6 +565,18 @@ fn a_kafka_committer_taking_fenced_for_committed_loses_a_batch() {
     );
 }
 
+/// Only a new job started without state reads the group's offsets: within a job, restores
+/// read the checkpoint's.
+#[test]
+fn a_kafka_source_committing_offsets_on_poll_loses_what_a_new_job_skips() {
+    only_exposed_by(
+        || mutant("mutant: kafka source commits offsets on poll", "no-loss"),
+        "restart without state",
+        restart_without_state(),
+        "no-loss",
+    );
+}
+
 /// The fault that exposes it is the late fencing request: without the case's slow requests,
 /// the same case passes.
 #[test]
