@@ -98,3 +98,24 @@ fn librdkafka_lowers_a_transactional_producers_message_timeout_to_its_transactio
         assert!(matches!(&refused, Err(KafkaError::ClientCreation(m)) if m.contains("message.timeout.ms")));
     });
 }
+
+#[test]
+fn librdkafka_aborts_a_transaction_the_broker_never_heard_of_without_an_end_txn() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p = transactional("unheard");
+        p.init_transactions(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        send(&p, 0, "a").await.unwrap();
+        p.commit_transaction(T).await.unwrap();
+        // Its only message never found a partition: nothing reached the broker.
+        p.begin_transaction().unwrap();
+        let lost = p.send(FutureRecord::<str, str>::to("no-such-topic").payload("lost"), T).await;
+        assert!(lost.is_err());
+        // An EndTxn would be refused (the broker's last transaction of the id committed).
+        p.abort_transaction(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        send(&p, 0, "b").await.unwrap();
+        p.commit_transaction(T).await.unwrap();
+        assert_eq!(read("read_committed", 0).await, ["a", "b"]);
+    });
+}

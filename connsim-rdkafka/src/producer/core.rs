@@ -17,9 +17,7 @@ enum Phase {
     /// `init_transactions` not called (or not done) yet.
     Init,
     Ready,
-    InTransaction {
-        work: bool,
-    },
+    InTransaction,
     /// The transaction cannot commit; `abort_transaction` first.
     Abortable(RDKafkaError),
     /// The producer is finished (fenced): create a new one.
@@ -35,6 +33,9 @@ struct Sends {
     /// Partition counts of topics seen.
     partitions: BTreeMap<String, u32>,
     round_robin: u32,
+    /// Whether the current transaction sent the broker anything (a produce, offsets): if
+    /// not, librdkafka ends it without an EndTxn.
+    txn_work: bool,
 }
 
 /// One message to send, owned.
@@ -120,10 +121,7 @@ impl Core {
         let transactional = self.settings.transactional_id.clone();
         if transactional.is_some() {
             let refused = match &mut *self.phase.lock().unwrap() {
-                Phase::InTransaction { work } => {
-                    *work = true;
-                    None
-                }
+                Phase::InTransaction => None,
                 Phase::Fatal(e) => Some(e.code()),
                 _ => Some(RDKafkaErrorCode::State),
             };
@@ -250,6 +248,8 @@ impl Core {
             _ => Acks::All,
         };
         let transactional_id = self.settings.transactional_id.clone();
+        // The partition joins the transaction at the broker (AddPartitionsToTxn) now.
+        sends.txn_work |= transactional_id.is_some();
         let req = KafkaRequest::Produce {
             topic,
             partition,
@@ -320,6 +320,7 @@ impl Core {
             Some(KafkaResponse::Producer(p)) => {
                 sends.identity = Some(p);
                 sends.sequences.clear();
+                sends.txn_work = false;
                 *self.phase.lock().unwrap() = Phase::Ready;
                 Ok(())
             }
@@ -335,7 +336,7 @@ impl Core {
         let mut phase = self.phase.lock().unwrap();
         match &*phase {
             Phase::Ready => {
-                *phase = Phase::InTransaction { work: false };
+                *phase = Phase::InTransaction;
                 Ok(())
             }
             Phase::Fatal(e) => Err(KafkaError::Transaction(e.clone())),
@@ -354,14 +355,15 @@ impl Core {
     ) -> KafkaResult<()> {
         let id = self.transactional()?.to_string();
         match &mut *self.phase.lock().unwrap() {
-            Phase::InTransaction { work } => *work = true,
+            Phase::InTransaction => {}
             Phase::Fatal(e) | Phase::Abortable(e) => return Err(KafkaError::Transaction(e.clone())),
             other => {
                 let why = format!("send_offsets_to_transaction is not valid in state {other:?}");
                 return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, why)));
             }
         }
-        let sends = self.sends.lock().await;
+        let mut sends = self.sends.lock().await;
+        sends.txn_work = true;
         let producer = sends.identity.expect("initialised");
         let req = KafkaRequest::TxnOffsetCommit { transactional_id: id, producer, group, offsets };
         match self.wire.call_until(&req, deadline(timeout)).await {
@@ -380,9 +382,9 @@ impl Core {
     pub(crate) async fn end(&self, commit: bool, timeout: Timeout) -> KafkaResult<()> {
         let id = self.transactional()?.to_string();
         let what = if commit { "commit_transaction" } else { "abort_transaction" };
-        let work = match &*self.phase.lock().unwrap() {
-            Phase::InTransaction { work } => *work,
-            Phase::Abortable(_) if !commit => true,
+        match &*self.phase.lock().unwrap() {
+            Phase::InTransaction => {}
+            Phase::Abortable(_) if !commit => {}
             Phase::Abortable(e) | Phase::Fatal(e) => return Err(KafkaError::Transaction(e.clone())),
             other => {
                 let why = format!("{what} is not valid in state {other:?}");
@@ -390,8 +392,8 @@ impl Core {
             }
         };
         let mut sends = self.sends.lock().await;
-        if !work {
-            // Nothing was added to the transaction: librdkafka ends it without the broker.
+        if !sends.txn_work {
+            // The broker never heard of the transaction: librdkafka ends it locally.
             *self.phase.lock().unwrap() = Phase::Ready;
             return Ok(());
         }
@@ -404,6 +406,7 @@ impl Core {
                     sends.sequences.clear();
                 }
                 sends.identity = Some(p);
+                sends.txn_work = false;
                 *self.phase.lock().unwrap() = Phase::Ready;
                 Ok(())
             }
