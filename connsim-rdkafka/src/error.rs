@@ -64,6 +64,7 @@ impl From<connsim::systems::KafkaCode> for RDKafkaErrorCode {
             K::InvalidTxnState => RDKafkaErrorCode::InvalidTransactionalState,
             K::TopicAlreadyExists => RDKafkaErrorCode::TopicAlreadyExists,
             K::InvalidPartitions => RDKafkaErrorCode::InvalidPartitions,
+            K::InvalidTransactionTimeout => RDKafkaErrorCode::InvalidTransactionTimeout,
         }
     }
 }

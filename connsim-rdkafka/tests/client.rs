@@ -119,3 +119,25 @@ fn librdkafka_aborts_a_transaction_the_broker_never_heard_of_without_an_end_txn(
         assert_eq!(read("read_committed", 0).await, ["a", "b"]);
     });
 }
+
+#[test]
+fn kafka_a_transaction_timeout_above_the_brokers_maximum_is_refused_and_fatal() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let too_long = connsim::systems::TRANSACTION_MAX_TIMEOUT_MS + 1;
+        let p: rdkafka::producer::FutureProducer =
+            config(&[("transactional.id", "long"), ("transaction.timeout.ms", &too_long.to_string())])
+                .create()
+                .unwrap();
+        let refused = p.init_transactions(T).await;
+        assert!(
+            matches!(&refused, Err(KafkaError::Transaction(e))
+                if e.code() == RDKafkaErrorCode::InvalidTransactionTimeout && e.is_fatal()),
+            "{refused:?}"
+        );
+        // At the maximum it is accepted.
+        let at_max = connsim::systems::TRANSACTION_MAX_TIMEOUT_MS.to_string();
+        let p: rdkafka::producer::FutureProducer =
+            config(&[("transactional.id", "max"), ("transaction.timeout.ms", &at_max)]).create().unwrap();
+        p.init_transactions(T).await.unwrap();
+    });
+}

@@ -324,6 +324,11 @@ impl Core {
                 *self.phase.lock().unwrap() = Phase::Ready;
                 Ok(())
             }
+            // librdkafka: a refused InitProducerId (a transaction timeout above the broker's
+            // maximum, say) is a fatal error.
+            Some(KafkaResponse::Error(code)) => {
+                Err(self.fail(txn_error(code.into(), "init_transactions refused").fatal()))
+            }
             Some(other) => Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, format!("{other:?}")))),
             None => Err(KafkaError::Transaction(
                 txn_error(RDKafkaErrorCode::OperationTimedOut, "init_transactions timed out").retriable(),

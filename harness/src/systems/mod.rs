@@ -26,6 +26,7 @@ pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
 pub use log::{
     Acks, Fetched, KafkaCode, KafkaRequest, KafkaResponse, LogError, LogRequest, LogResponse, OffsetSpec,
     PartitionedLog, ProducerIdentity, TxnHandle, TxnProtocol, PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS,
+    TRANSACTION_MAX_TIMEOUT_MS,
 };
 pub use log_client::{LogClient, OutOfRange};
 pub use log_entry::{LogEntry, LogFormat, LogHeader, RecordLogFormat};

@@ -56,6 +56,9 @@ impl PartitionedLog {
                     k.epochs.insert(producer.id, 0);
                     return KafkaResponse::Producer(producer);
                 };
+                if transaction_timeout_ms > super::TRANSACTION_MAX_TIMEOUT_MS {
+                    return refuse(InvalidTransactionTimeout);
+                }
                 // An ongoing transaction of the id is aborted, and the new epoch fences
                 // every producer of an older one (KIP-98's zombie fencing).
                 if k.txns.get(&id).is_some_and(|t| t.state == TxnState::Ongoing) {

@@ -152,7 +152,7 @@ pub enum KafkaResponse {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KafkaCode {
     UnknownTopicOrPartition,
-    /// `OFFSET_OUT_OF_RANGE`: below the log start or above the high watermark.
+    /// `OFFSET_OUT_OF_RANGE`: below the log start or past the log end.
     OffsetOutOfRange,
     /// `PRODUCER_FENCED`: a coordinator request of an epoch a newer one replaced.
     ProducerFenced,
@@ -168,4 +168,7 @@ pub enum KafkaCode {
     TopicAlreadyExists,
     /// `INVALID_PARTITIONS`: a partition count that does not grow the topic.
     InvalidPartitions,
+    /// `INVALID_TRANSACTION_TIMEOUT`: a `transaction.timeout.ms` above the broker's
+    /// `transaction.max.timeout.ms` ([`super::TRANSACTION_MAX_TIMEOUT_MS`]).
+    InvalidTransactionTimeout,
 }

@@ -21,7 +21,7 @@ mod state;
 pub use coordinator::TxnProtocol;
 pub use kafka::{Acks, Fetched, KafkaCode, KafkaRequest, KafkaResponse, OffsetSpec, ProducerIdentity};
 use state::{Entry, State, Status};
-pub use state::{PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS};
+pub use state::{PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS, TRANSACTION_MAX_TIMEOUT_MS};
 
 use super::log_entry::{LogEntry, LogFormat, RecordLogFormat};
 use super::output::{Entry as Visible, OutputReader, Part};

@@ -130,6 +130,10 @@ pub(super) struct State {
 /// appending it again (Kafka's producer state keeps five).
 pub const PRODUCER_STATE_BATCHES: u64 = 5;
 
+/// A broker's `transaction.max.timeout.ms` (Kafka's default, 15 minutes): an
+/// `InitProducerId` asking for a longer transaction timeout is refused.
+pub const TRANSACTION_MAX_TIMEOUT_MS: u64 = 900_000;
+
 /// How often retention runs, in virtual ms (Kafka's `log.retention.check.interval.ms`).
 const RETENTION_CHECK_MS: u64 = 50;
 
