@@ -198,11 +198,14 @@ impl PartitionedLog {
         s.changes += 1;
         let part = &mut s.topics.get_mut(topic).expect("topic exists")[partition as usize];
         let appended_ms = madsim::time::TimeHandle::try_current().map_or(0, |t| t.elapsed().as_millis() as u64);
+        let empty = entries.is_empty();
         for entry in entries {
             part.push(Entry { entry, status: Status::Aborted, appended_ms }, true);
         }
-        // The abort marker the coordinator wrote after them.
-        part.mark(appended_ms);
+        // The abort marker the coordinator wrote after them (none without a transaction).
+        if !empty {
+            part.mark(appended_ms);
+        }
     }
 
     /// The end offset of a partition (0 if it does not exist).
