@@ -7,6 +7,7 @@
 //! downstream reader; the harness reads it after every request the model serves
 //! ([`serve_requests`]), so a model never announces what became visible.
 
+mod bucket;
 mod collector;
 pub mod conformance;
 mod fs;
@@ -19,6 +20,10 @@ mod output;
 mod table;
 mod value_format;
 
+pub use bucket::{
+    Bucket, ByteRange, ObjectInfo, ReadConditions, S3Error, S3Request, S3Response, WriteCondition, EPOCH_MS, MAX_KEYS,
+    MAX_PARTS, MIN_PART_SIZE,
+};
 pub use collector::{Collector, CollectorClient};
 pub use fs::{FileFormat, FileSystem, FsClient, FsError, FsRequest, FsResponse};
 pub use kit::{serve_model, ModelClient, ModelRequest};
@@ -88,6 +93,18 @@ pub enum Setting {
     /// partition's high watermark, which only `acks=1` (or `acks=0`) produces leave there
     /// (a leader failover to a lagging follower). Off by default: a crash loses nothing.
     LoseUnreplicatedOnCrash(bool),
+    /// The bucket refuses a request `503 SlowDown` (throttling) with this probability, before
+    /// applying it; 0.0 turns it off.
+    SlowDown(f64),
+    /// The bucket answers a request `500 InternalError` with this probability; half of those
+    /// requests were applied anyway. 0.0 turns it off.
+    InternalErrors(f64),
+    /// The bucket's lifecycle rule `AbortIncompleteMultipartUpload`: an upload is aborted this
+    /// long after it started; `None`: never (the default).
+    ExpireIncompleteUploadsAfterMs(Option<u64>),
+    /// The smallest size, in bytes, of a part but the last that the bucket's completion of an
+    /// upload accepts (S3: 5 MiB, the default).
+    MinPartSize(u64),
 }
 
 /// What a system may use when a setting changes: a seed for the random choices the setting
