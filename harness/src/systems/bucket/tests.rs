@@ -150,7 +150,7 @@ fn the_lifecycle_rule_expires_uploads_at_their_age() {
     };
     assert!(s.expire(149).is_empty());
     let expired = s.expire(150);
-    assert_eq!(expired.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(), [id.clone()]);
+    assert_eq!(expired.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), [id.as_str()]);
     assert_eq!(status(s.apply(S3Request::Abort { key: "k".into(), upload: id }, 151)).1, "NoSuchUpload");
 }
 
