@@ -78,6 +78,7 @@ pub fn all() -> Vec<Target> {
         target("log-source (aligned)", "source", None, || suites::source(log_source_aligned())),
         target("file-sink", "sink", None, || suites::sink(file_sink())),
         target("txn-log-sink", "sink", None, || suites::sink(txn_log_sink())),
+        target("object-sink", "sink", None, || suites::sink(object_sink())),
         target("table-sink (global committer)", "sink", None, || suites::sink(table_sink())),
         target("log-sink (at-least-once, flush)", "sink", None, || suites::sink(log_sink(BarrierMode::Flush))),
         target("log-sink (at-least-once, state)", "sink", None, || suites::sink(log_sink(BarrierMode::BufferInState))),
@@ -93,6 +94,7 @@ pub fn all() -> Vec<Target> {
         }),
         target("log-source -> txn-log-sink", "pipeline", None, || suites::pipeline(log_source(), txn_log_sink())),
         target("log-source -> file-sink", "pipeline", None, || suites::pipeline(log_source(), file_sink())),
+        target("log-source -> object-sink", "pipeline", None, || suites::pipeline(log_source(), object_sink())),
         target("log-source -> txn-log-sink (rebalance)", "pipeline", None, || {
             suites::pipeline(log_source(), txn_log_sink()).exchange(Exchange::Rebalance)
         }),

@@ -5,7 +5,8 @@
 use crate::log_sink::{BarrierMode, LogSinkSetup};
 use crate::upsert_sink::UpsertSinkSetup;
 use crate::{
-    FileSinkSetup, KafkaSinkSetup, KafkaSourceSetup, LogSourceSetup, LogStart, TableSinkSetup, TxnLogSinkSetup,
+    FileSinkSetup, KafkaSinkSetup, KafkaSourceSetup, LogSourceSetup, LogStart, ObjectSinkSetup, TableSinkSetup,
+    TxnLogSinkSetup,
 };
 use connsim::api::{WatermarkAlignment, WatermarkStrategy};
 use connsim::run::{SinkSetup, SourceSetup};
@@ -157,6 +158,11 @@ pub const KAFKA_SKIPS: (&str, &str) = (
 /// The exactly-once file sink.
 pub fn file_sink() -> SinkFromSetup<FileSinkSetup> {
     sink_from_setup(FileSinkSetup, &["fs"])
+}
+
+/// The exactly-once object-store sink on object_store's API.
+pub fn object_sink() -> SinkFromSetup<ObjectSinkSetup> {
+    sink_from_setup(ObjectSinkSetup::default(), &["s3"])
 }
 
 /// The exactly-once transactional log sink.

@@ -33,6 +33,8 @@ pub mod log_source;
 #[cfg(madsim)]
 pub mod mutants;
 #[cfg(madsim)]
+pub mod object_sink;
+#[cfg(madsim)]
 pub mod retry;
 #[cfg(madsim)]
 pub mod row;
@@ -53,6 +55,8 @@ pub use log_sink::{BarrierMode, LogSink, LogSinkSetup};
 #[cfg(madsim)]
 pub use log_source::LogSourceSetup;
 pub use log_source::{LogSource, LogStart, OffsetReset};
+#[cfg(madsim)]
+pub use object_sink::{ObjectSink, ObjectSinkSetup};
 #[cfg(madsim)]
 pub use table_sink::{TableSink, TableSinkSetup};
 #[cfg(madsim)]

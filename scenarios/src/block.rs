@@ -387,6 +387,11 @@ impl Block {
             Block::Configure { setting: Setting::TornAppends(p), .. } if !(0.0..=1.0).contains(p) => {
                 Err(format!("torn-append probability {p} is not between 0.0 and 1.0"))
             }
+            Block::Configure { setting: Setting::SlowDown(p) | Setting::InternalErrors(p), .. }
+                if !(0.0..=1.0).contains(p) =>
+            {
+                Err(format!("an error probability {p} is not between 0.0 and 1.0"))
+            }
             Block::Fault { fault, .. } | Block::During { fault, .. } => {
                 validate_fault(fault).and_then(|_| match self {
                     Block::During { body, .. } => body.validate(),

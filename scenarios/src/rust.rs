@@ -150,6 +150,13 @@ impl Block {
                 format!("transaction_timeout({system:?}, {ms})")
             }
             Block::Configure { system, setting: Setting::TornAppends(p) } => format!("torn_appends({system:?}, {p:?})"),
+            Block::Configure { system, setting: Setting::SlowDown(p) } => format!("slow_down({system:?}, {p:?})"),
+            Block::Configure { system, setting: Setting::InternalErrors(p) } => {
+                format!("internal_errors({system:?}, {p:?})")
+            }
+            Block::Configure { system, setting: Setting::ExpireIncompleteUploadsAfterMs(Some(ms)) } => {
+                format!("expire_incomplete_uploads({system:?}, {ms})")
+            }
             Block::Configure { system, setting: Setting::RetentionMs(Some(ms)) } => {
                 format!("retention({system:?}, {ms})")
             }

@@ -97,6 +97,15 @@ impl Scenario {
             Block::Configure { setting: connsim::systems::Setting::RetentionMs(_), .. } => {
                 s.requires.retain(|m| m != "offset-out-of-range");
             }
+            Block::Configure { setting: connsim::systems::Setting::SlowDown(_), .. } => {
+                s.requires.retain(|m| m != "s3-slow-down");
+            }
+            Block::Configure { setting: connsim::systems::Setting::InternalErrors(_), .. } => {
+                s.requires.retain(|m| m != "s3-internal-error");
+            }
+            Block::Configure { setting: connsim::systems::Setting::ExpireIncompleteUploadsAfterMs(_), .. } => {
+                s.requires.retain(|m| m != "upload-expired");
+            }
             _ => {}
         }
         s

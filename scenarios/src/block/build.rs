@@ -153,6 +153,24 @@ pub fn torn_appends(system: &str, probability: f64) -> Block {
     Block::Configure { system: system.into(), setting: Setting::TornAppends(probability) }
 }
 
+/// From now on the bucket `system` refuses requests `503 SlowDown` (S3's throttling) with
+/// `probability`, before applying them. `slow_down(system, 0.0)` stops it.
+pub fn slow_down(system: &str, probability: f64) -> Block {
+    Block::Configure { system: system.into(), setting: Setting::SlowDown(probability) }
+}
+
+/// From now on the bucket `system` answers requests `500 InternalError` with `probability`;
+/// half of those requests were applied all the same. `internal_errors(system, 0.0)` stops it.
+pub fn internal_errors(system: &str, probability: f64) -> Block {
+    Block::Configure { system: system.into(), setting: Setting::InternalErrors(probability) }
+}
+
+/// From now on the bucket `system`'s lifecycle rule aborts every multipart upload `ms` after
+/// it started (S3's `AbortIncompleteMultipartUpload`).
+pub fn expire_incomplete_uploads(system: &str, ms: u64) -> Block {
+    Block::Configure { system: system.into(), setting: Setting::ExpireIncompleteUploadsAfterMs(Some(ms)) }
+}
+
 /// Cut task executor `worker` off from the job master (only) for `ms`, then heal that link.
 /// Once the job master has missed its heartbeats (about 300 ms with the default settings) it
 /// redeploys the worker's subtask to a spare slot elsewhere, while the cut-off attempt keeps

@@ -84,6 +84,8 @@ pub struct Systems {
     pub transactional: Vec<String>,
     /// The sink's systems that can tear appends (file systems).
     pub appendable: Vec<String>,
+    /// The sink's object stores (buckets): they throttle, fail, and expire uploads.
+    pub stores: Vec<String>,
     /// The source's systems with retention (logs).
     pub retaining: Vec<String>,
     /// Whether the source is read in event time, so a case reads it with watermark
@@ -490,6 +492,34 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         }
         torn = torn.then(wait(100)).requires_on("append-torn", 50);
         cases.insert(cases.len() - 1, case("torn appends", 4, Region, torn));
+    }
+    if !aimed.stores.is_empty() {
+        // The bucket throttles (503 SlowDown, not applied) and fails (500, half of them
+        // applied) requests for a while: the store's client retries both, so a retried write
+        // may find its own first attempt.
+        let mut errs = Scenario::new("the object store throttles and fails requests").then(wait(50));
+        for s in &aimed.stores {
+            errs = errs.then(slow_down(s, 0.1)).then(internal_errors(s, 0.05));
+        }
+        errs = errs.then(wait(500));
+        for s in &aimed.stores {
+            errs = errs.then(slow_down(s, 0.0)).then(internal_errors(s, 0.0));
+        }
+        errs = errs.then(wait(100)).requires("s3-slow-down").requires_on("s3-internal-error", 50);
+        cases.insert(cases.len() - 1, case("the object store throttles and fails requests", 4, Region, errs));
+        // The lifecycle rule aborts uploads 250 ms after they started; the only writer is down
+        // longer than that: its open upload expires (data the source replays), while each
+        // upload a checkpoint completed is completed well within the rule's age.
+        let mut expiry = Scenario::new("incomplete uploads expire while a writer is down");
+        for s in &aimed.stores {
+            expiry = expiry.then(expire_incomplete_uploads(s, 250));
+        }
+        expiry = expiry
+            .then(wait(100))
+            .then(crash(Worker::Any).at(Phase::BeforeBarrier).restart_after(400))
+            .then(wait(300))
+            .requires_on("upload-expired", 50);
+        cases.insert(cases.len() - 1, case("incomplete uploads expire while a writer is down", 1, Region, expiry));
     }
     if !aimed.retaining.is_empty() {
         // The source system deletes input older than 150 ms. A reader frozen for 600 ms is

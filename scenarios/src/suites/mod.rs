@@ -247,6 +247,8 @@ fn generator(data: TestData) -> GeneratorSetup {
 const TIMEOUT_SETTING: connsim::systems::Setting = connsim::systems::Setting::TransactionTimeoutMs(None);
 /// Probes which sink systems can tear appends.
 const TORN_SETTING: connsim::systems::Setting = connsim::systems::Setting::TornAppends(0.0);
+/// Probes which sink systems are object stores.
+const STORE_SETTING: connsim::systems::Setting = connsim::systems::Setting::SlowDown(0.0);
 /// Probes which source systems have retention.
 const RETENTION_SETTING: connsim::systems::Setting = connsim::systems::Setting::RetentionMs(None);
 
@@ -258,6 +260,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
     let guarantee = declared_guarantee(&SinkOf { ctx: ctx.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TORN_SETTING);
+    let stores = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &STORE_SETTING);
     let systems = Systems {
         source: Vec::new(),
         sink: ctx.systems(),
@@ -265,6 +268,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
         aligns: false,
         transactional,
         appendable,
+        stores,
         retaining: Vec::new(),
         new_jobs: true,
     };
@@ -287,6 +291,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
     let guarantee = declared_guarantee(&SinkOf { ctx: sink.clone() });
     let transactional = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TORN_SETTING);
+    let stores = sink_systems_with(&SinkOf { ctx: sink.clone() }, &STORE_SETTING);
     let retaining =
         source_systems_with(&SourceOf { ctx: source.clone(), data: TestData::paced(1, 1, 0) }, &RETENTION_SETTING);
     let systems = Systems {
@@ -296,6 +301,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
         aligns: true,
         transactional,
         appendable,
+        stores,
         retaining,
         new_jobs: true,
     };

@@ -152,9 +152,9 @@ impl Bucket {
         let what = if applied { "applied" } else { "not applied" };
         let event = EventKind::Fault {
             fault: name.into(),
-            from: caller.node.clone(),
+            from: self.name.clone(),
             to: key,
-            kind: format!("{kind}: {what}"),
+            kind: format!("{kind} from {}: {what}", caller.node),
             call: caller.call,
         };
         self.history.record(&self.name, event);
