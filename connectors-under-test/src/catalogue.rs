@@ -139,6 +139,18 @@ pub fn all() -> Vec<Target> {
             )))
         }),
         sink_mutant("mutant: premature commit", "no-premature-visibility", "fs", || PrematureCommitSetup),
+        sink_mutant("mutant: object sink completes uploads at the barrier", "no-premature-visibility", "s3", || {
+            BuggyObjectSinkSetup(ObjectBug::CompletesAtBarrier)
+        }),
+        sink_mutant("mutant: object sink forgets uploaded parts", "no-loss", "s3", || {
+            BuggyObjectSinkSetup(ObjectBug::ForgetsParts)
+        }),
+        sink_mutant("mutant: object sink aborts recorded uploads on close", "no-loss", "s3", || {
+            BuggyObjectSinkSetup(ObjectBug::AbortsOnClose)
+        }),
+        sink_mutant("mutant: object sink fails on its own put", "liveness", "s3", || {
+            BuggyObjectSinkSetup(ObjectBug::FailsOnItsOwnPut)
+        }),
         sink_mutant("mutant: non-idempotent commit", "no-duplicates", "fs", || BuggyFileSinkSetup(NonIdempotentCommit)),
         sink_mutant("mutant: drops recovered committables", "no-loss", "fs", || {
             BuggyFileSinkSetup(DropsRecoveredCommittables)

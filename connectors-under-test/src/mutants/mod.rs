@@ -5,6 +5,7 @@
 
 pub mod buggy_file_sink;
 pub mod buggy_log_source;
+pub mod buggy_object_sink;
 pub mod buggy_table_sink;
 
 mod aborts_peers_transactions;
@@ -56,6 +57,7 @@ pub use adopts_pending_files::AdoptsPendingFiles;
 pub use assigns_unregistered::AssignsUnregistered;
 pub use buggy_file_sink::{BuggyFileSinkSetup, FileBug};
 pub use buggy_log_source::{BuggySetup, LogBug};
+pub use buggy_object_sink::{BuggyObjectSinkSetup, ObjectBug};
 pub use buggy_table_sink::{BuggyTableSinkSetup, TableBug};
 pub use cleans_up_on_stop::{CleansUpOnStopSetup, CleansUpOnStopSink, CleansUpOnStopWriter};
 pub use commits_all_on_notify::{CommitsOnNotifySetup, CommitsOnNotifySink, CommitsOnNotifyWriter};

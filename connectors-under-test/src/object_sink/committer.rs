@@ -62,18 +62,7 @@ impl ObjectCommitter {
                 Err(_) => return CommitOutcome::RetryLater,
             }
         }
-        let Some(tail) = &f.tail else { return CommitOutcome::Committed };
-        // Nothing went up: the tail is the whole file; else it goes beside the parts.
-        let to = if f.upload.is_some() { f.visible_tail() } else { f.key.clone() };
-        match self.store.copy_if_not_exists(&Path::from(tail.as_str()), &Path::from(to.as_str())).await {
-            Ok(()) => CommitOutcome::Committed,
-            // Only this file's tail is ever copied there, or (no parts) the file rolled whole.
-            Err(object_store::Error::AlreadyExists { .. }) => CommitOutcome::AlreadyCommitted,
-            Err(object_store::Error::NotFound { .. }) => {
-                CommitOutcome::FailedKnown(format!("the tail {tail} of {} is gone", f.key))
-            }
-            Err(_) => CommitOutcome::RetryLater,
-        }
+        self.publish_tail(f).await
     }
 
     /// The upload is gone: completed before if its object is there (only it writes the key).
@@ -82,6 +71,22 @@ impl ObjectCommitter {
             Ok(_) => CommitOutcome::AlreadyCommitted,
             Err(object_store::Error::NotFound { .. }) => {
                 CommitOutcome::FailedKnown(format!("upload {upload} of {path} is gone and its object is not there"))
+            }
+            Err(_) => CommitOutcome::RetryLater,
+        }
+    }
+
+    /// Makes a recovered file's tail visible: beside its parts (`<key>-tail`), or, if no part
+    /// went up, as the file itself.
+    pub async fn publish_tail(&self, f: &InProgress) -> CommitOutcome {
+        let Some(tail) = &f.tail else { return CommitOutcome::Committed };
+        let to = if f.upload.is_some() { f.visible_tail() } else { f.key.clone() };
+        match self.store.copy_if_not_exists(&Path::from(tail.as_str()), &Path::from(to.as_str())).await {
+            Ok(()) => CommitOutcome::Committed,
+            // Only this file's tail is ever copied there, or (no parts) the file rolled whole.
+            Err(object_store::Error::AlreadyExists { .. }) => CommitOutcome::AlreadyCommitted,
+            Err(object_store::Error::NotFound { .. }) => {
+                CommitOutcome::FailedKnown(format!("the tail {tail} of {} is gone", f.key))
             }
             Err(_) => CommitOutcome::RetryLater,
         }

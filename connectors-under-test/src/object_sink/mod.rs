@@ -4,8 +4,9 @@
 //! - Each writer writes part files named by job, subtask, attempt and number
 //!   (`out/part-<job>-<subtask>-<attempt>-<n>`): no two writers, attempts or jobs start a
 //!   file under the same name.
-//! - A part file is a multipart upload: a part goes up as soon as a part's worth of data is
-//!   buffered ([`ObjectSink::part_size`], at least the bucket's minimum). The object stays
+//! - A part file is a multipart upload: once [`ObjectSink::part_size`] bytes (at least the
+//!   bucket's minimum) are buffered, they go up as a part when the next record comes. Parts
+//!   hold whole records. The object stays
 //!   invisible until the upload completes.
 //! - A file spans checkpoints: at a barrier the writer's state records the open file (its
 //!   upload id and its parts' ETags), and what is buffered and not uploaded goes to a hidden

@@ -73,10 +73,11 @@ impl ObjectWriter {
         self.open.as_mut().expect("opened above")
     }
 
-    /// Uploads the buffer as the next part of the open file, starting its upload if need be.
-    pub async fn upload_part(&mut self) -> Result<(), ConnectorError> {
+    /// Uploads the first `len` buffered bytes as the next part of the open file, starting
+    /// its upload if need be.
+    pub async fn upload_part(&mut self, len: usize) -> Result<(), ConnectorError> {
         let store = self.store.clone();
-        let data = std::mem::take(&mut self.buffer);
+        let data: Vec<u8> = self.buffer.drain(..len).collect();
         let file = &mut self.file().file;
         let path = Path::from(file.key.as_str());
         if file.upload.is_none() {
@@ -97,7 +98,7 @@ impl ObjectWriter {
         }
         let started = self.open.as_ref().is_some_and(|f| f.file.upload.is_some());
         if started && !self.buffer.is_empty() {
-            self.upload_part().await?;
+            self.upload_part(self.buffer.len()).await?;
         }
         let file = std::mem::take(&mut self.file().file);
         self.open = None;
@@ -137,10 +138,12 @@ impl SinkWriter for ObjectWriter {
     type State = WriterState;
 
     async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        record.encode_line_into(&mut self.buffer);
+        // A part holds whole records (a file's parts and its recovered tail are read as one
+        // file or as two): it goes up once it holds the part size, when the next record comes.
         if self.buffer.len() >= self.sink.part_size {
-            Box::pin(self.upload_part()).await?;
+            Box::pin(self.upload_part(self.buffer.len())).await?;
         }
+        record.encode_line_into(&mut self.buffer);
         Ok(())
     }
 

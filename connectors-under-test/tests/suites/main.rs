@@ -8,6 +8,7 @@ mod event_time;
 mod exchange;
 mod mutants;
 mod new_jobs;
+mod object_sink_mutants;
 mod pacing;
 mod reference;
 

@@ -110,7 +110,7 @@ pub(crate) const FIXED_SEEDS: u64 = 20;
 /// Caught within [`FIXED_SEEDS`] seeds by a fixed case (not the swarm), failing `check`,
 /// while the reference connector it was made from passes that case on that seed (so the
 /// catch is the bug's, not the harness's).
-fn caught_by_a_fixed_case(suite: Suite, reference: Suite, check: &str) {
+pub(crate) fn caught_by_a_fixed_case(suite: Suite, reference: Suite, check: &str) {
     let fixed =
         |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
     let outcome = suite.seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fixed);
@@ -208,7 +208,7 @@ fn transactions_left_open_by_removed_subtasks_block_read_committed_readers() {
 
 /// Caught by `case` within [`FIXED_SEEDS`] seeds, failing `check`, while the same seeds of
 /// the same case with `block` taken out never fail `check`: the bug needs that block.
-fn only_exposed_by(suite: impl Fn() -> Suite, case: &str, block: impl Into<Block>, check: &str) {
+pub(crate) fn only_exposed_by(suite: impl Fn() -> Suite, case: &str, block: impl Into<Block>, check: &str) {
     let block = block.into();
     let fails = |r: &suites::CaseResult| r.reports.iter().any(|x| x.failed_checks().contains(&check));
     let with = suite().only(case).seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fails);
@@ -239,6 +239,9 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::Configure { setting: Setting::TransactionTimeoutMs(Some(_)), .. } => Some("transaction-timed-out"),
         Block::Configure { setting: Setting::TornAppends(_), .. } => Some("append-torn"),
         Block::Configure { setting: Setting::RetentionMs(Some(_)), .. } => Some("offset-out-of-range"),
+        Block::Configure { setting: Setting::SlowDown(_), .. } => Some("s3-slow-down"),
+        Block::Configure { setting: Setting::InternalErrors(_), .. } => Some("s3-internal-error"),
+        Block::Configure { setting: Setting::ExpireIncompleteUploadsAfterMs(Some(_)), .. } => Some("upload-expired"),
         Block::During { fault: Fault::Delay { .. }, .. } => Some("request-outlived-its-sender"),
         Block::NewJob { from: NewJobFrom::WithoutState } => Some("new-job:without-state"),
         Block::NewJob { from: NewJobFrom::OlderSavepoint } => Some("new-job:older-savepoint"),

@@ -494,18 +494,22 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         cases.insert(cases.len() - 1, case("torn appends", 4, Region, torn));
     }
     if !aimed.stores.is_empty() {
-        // The bucket throttles (503 SlowDown, not applied) and fails (500, half of them
-        // applied) requests for a while: the store's client retries both, so a retried write
-        // may find its own first attempt.
+        // From 50 ms on the bucket throttles (503 SlowDown, not applied) and fails (500, half
+        // of them applied) requests, to the end of the run, and a worker crashes meanwhile:
+        // the store's client retries both answers, so a retried write may find its own first
+        // attempt, the end of the input's commits included, and so may the restored
+        // attempt's commits of what its checkpoint recorded.
         let mut errs = Scenario::new("the object store throttles and fails requests").then(wait(50));
         for s in &aimed.stores {
-            errs = errs.then(slow_down(s, 0.1)).then(internal_errors(s, 0.05));
+            errs = errs.then(slow_down(s, 0.1)).then(internal_errors(s, 0.2));
         }
-        errs = errs.then(wait(500));
-        for s in &aimed.stores {
-            errs = errs.then(slow_down(s, 0.0)).then(internal_errors(s, 0.0));
-        }
-        errs = errs.then(wait(100)).requires("s3-slow-down").requires_on("s3-internal-error", 50);
+        errs = errs
+            .then(wait(200))
+            .then(crash(Worker::Any).restart_after(30))
+            .then(wait(300))
+            .requires("s3-slow-down")
+            .requires("s3-internal-error")
+            .requires_on("restore-from-checkpoint", 50);
         cases.insert(cases.len() - 1, case("the object store throttles and fails requests", 4, Region, errs));
         // The lifecycle rule aborts uploads 250 ms after they started; the only writer is down
         // longer than that: its open upload expires (data the source replays), while each

@@ -1,0 +1,167 @@
+//! Mutants of the object-store sink ([`crate::object_sink`]), one bug each, as object-store
+//! sinks have shipped them.
+//!
+//! - [`ObjectBug::CompletesAtBarrier`]: the writer completes its uploads when the barrier
+//!   comes (as a rolling writer that "closes" its file there would), not when the checkpoint
+//!   completes: a file is visible before its checkpoint is, and stays visible if the
+//!   checkpoint never completes. Caught by `no-premature-visibility`.
+//! - [`ObjectBug::ForgetsParts`]: the writer's state names the open upload but not its parts
+//!   (a state class that keeps the upload id and rebuilds the part list "from the store"):
+//!   a restore completes the file without the parts that went up before the barrier.
+//!   Caught by `no-loss`, only after a restore of a file a part of which went up.
+//! - [`ObjectBug::AbortsOnClose`]: a writer that closes aborts its open upload, even one a
+//!   snapshot recorded (tidy cleanup in `close`): a failover cancels the writer, and the
+//!   restored attempt finds the upload it must complete gone. Caught by `no-loss`, only
+//!   when a failover cancels (not crashes) a writer with a recorded upload.
+//! - [`ObjectBug::FailsOnItsOwnPut`]: the committer writes a small file with `PutMode::Create`
+//!   and takes "already exists" for a failure: when the first attempt's answer was lost (or
+//!   S3 answered 500 after applying it and the client retried), every later attempt fails
+//!   the job, forever. Caught by `liveness`.
+
+use crate::object_sink::{
+    ObjectCommitter, ObjectSink, ObjectSinkSetup, ObjectWriter, PartFile, WriterState,
+};
+use connsim::api::{
+    CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
+};
+use connsim::history::CheckpointId;
+use connsim::run::{SinkSetup, World};
+use connsim::{ConnectorError, Record};
+use object_store::multipart::MultipartStore;
+use object_store::path::Path;
+use serde::{Deserialize, Serialize};
+
+/// Which bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ObjectBug {
+    /// Completes uploads at the barrier.
+    CompletesAtBarrier,
+    /// Records the open upload without its parts.
+    ForgetsParts,
+    /// Aborts a recorded upload on close.
+    AbortsOnClose,
+    /// Fails on "already exists" from its own conditional put.
+    FailsOnItsOwnPut,
+}
+
+/// The object sink with one bug.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BuggyObjectSink {
+    sink: ObjectSink,
+    bug: ObjectBug,
+}
+
+/// Its writer.
+pub struct BuggyObjectWriter {
+    inner: ObjectWriter,
+    bug: ObjectBug,
+}
+
+impl SinkWriter for BuggyObjectWriter {
+    type Committable = PartFile;
+    type State = WriterState;
+
+    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
+        self.inner.write(record).await
+    }
+
+    async fn flush(&mut self, end_of_input: bool) -> Result<(), ConnectorError> {
+        self.inner.flush(end_of_input).await
+    }
+
+    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<PartFile>, ConnectorError> {
+        let files = self.inner.prepare_commit(checkpoint).await?;
+        if self.bug == ObjectBug::CompletesAtBarrier {
+            let committer = ObjectCommitter { store: self.inner.store.clone() };
+            for f in &files {
+                committer.commit_one(f).await;
+            }
+        }
+        Ok(files)
+    }
+
+    fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Vec<WriterState> {
+        let mut states = self.inner.snapshot_state(checkpoint);
+        if self.bug == ObjectBug::ForgetsParts {
+            for f in states.iter_mut().filter_map(|s| s.file.as_mut()) {
+                f.parts.clear();
+                f.bytes = 0;
+            }
+        }
+        states
+    }
+
+    async fn close(&mut self) {
+        if self.bug == ObjectBug::AbortsOnClose {
+            if let Some(open) = self.inner.open.take() {
+                if let Some(upload) = &open.file.upload {
+                    let _ = self.inner.store.abort_multipart(&Path::from(open.file.key.as_str()), upload).await;
+                }
+            }
+        }
+        self.inner.close().await
+    }
+}
+
+/// Its committer.
+pub struct BuggyObjectCommitter {
+    inner: ObjectCommitter,
+    bug: ObjectBug,
+}
+
+impl BuggyObjectCommitter {
+    async fn commit_one(&self, file: &PartFile) -> CommitOutcome {
+        match (self.bug, file) {
+            (ObjectBug::FailsOnItsOwnPut, PartFile::Small { key, .. }) => match self.inner.commit_one(file).await {
+                CommitOutcome::AlreadyCommitted => CommitOutcome::FailedUnknown(format!("{key} already exists")),
+                other => other,
+            },
+            _ => self.inner.commit_one(file).await,
+        }
+    }
+}
+
+impl Committer for BuggyObjectCommitter {
+    type Committable = PartFile;
+    async fn commit(&mut self, requests: Vec<CommitRequest<PartFile>>) -> Vec<CommitOutcome> {
+        let mut out = Vec::with_capacity(requests.len());
+        for r in requests {
+            out.push(self.commit_one(&r.committable).await);
+        }
+        out
+    }
+}
+
+impl Sink for BuggyObjectSink {
+    type Committable = PartFile;
+    type WriterState = WriterState;
+    type Writer = BuggyObjectWriter;
+    type Committer = BuggyObjectCommitter;
+    type GlobalCommitter = NoGlobalCommitter<Self::Committable>;
+
+    async fn create_writer(
+        &self,
+        ctx: WriterContext,
+        restored: Vec<WriterState>,
+    ) -> Result<BuggyObjectWriter, ConnectorError> {
+        Ok(BuggyObjectWriter { inner: self.sink.create_writer(ctx, restored).await?, bug: self.bug })
+    }
+
+    fn create_committer(&self, ctx: CommitterContext) -> BuggyObjectCommitter {
+        BuggyObjectCommitter { inner: self.sink.create_committer(ctx), bug: self.bug }
+    }
+}
+
+/// Sets the object sink up with `bug`.
+#[derive(Clone, Debug)]
+pub struct BuggyObjectSinkSetup(pub ObjectBug);
+
+impl SinkSetup for BuggyObjectSinkSetup {
+    type Sink = BuggyObjectSink;
+    fn name(&self) -> String {
+        format!("object-sink({:?})", self.0)
+    }
+    fn build(&self, world: &mut World) -> BuggyObjectSink {
+        BuggyObjectSink { sink: ObjectSinkSetup::default().build(world), bug: self.0 }
+    }
+}

@@ -1,0 +1,45 @@
+//! The object-store sink's mutants (`connectors_under_test::mutants::buggy_object_sink`):
+//! each is caught by a fixed case within 20 seeds with the check its story predicts, on a
+//! seed the reference sink passes.
+
+use crate::mutants::{caught_by_a_fixed_case, mutant, only_exposed_by};
+use connectors_under_test::catalogue;
+use connsim_scenarios::prelude::*;
+
+fn reference() -> connsim_scenarios::suites::Suite {
+    catalogue::suite("object-sink")
+}
+
+#[test]
+fn uploads_completed_at_the_barrier_are_visible_before_their_checkpoint() {
+    let check = "no-premature-visibility";
+    caught_by_a_fixed_case(mutant("mutant: object sink completes uploads at the barrier", check), reference(), check);
+}
+
+#[test]
+fn a_state_without_the_uploaded_parts_completes_a_partial_file_on_restore() {
+    caught_by_a_fixed_case(mutant("mutant: object sink forgets uploaded parts", "no-loss"), reference(), "no-loss");
+}
+
+#[test]
+fn a_writer_aborting_its_recorded_upload_on_close_loses_it_in_a_failover() {
+    let name = "mutant: object sink aborts recorded uploads on close";
+    caught_by_a_fixed_case(mutant(name, "no-loss"), reference(), "no-loss");
+}
+
+#[test]
+fn a_committer_failing_on_its_own_put_fails_the_job_forever() {
+    caught_by_a_fixed_case(mutant("mutant: object sink fails on its own put", "liveness"), reference(), "liveness");
+}
+
+/// Only a put applied before its `500` answer (retried by the client) finds itself: with the
+/// bucket's 500s off (its 503s, which are never applied, still on), the mutant passes.
+#[test]
+fn only_applied_internal_errors_expose_a_committer_failing_on_its_own_put() {
+    only_exposed_by(
+        || mutant("mutant: object sink fails on its own put", "liveness"),
+        "the object store throttles and fails requests",
+        internal_errors("s3", 0.2),
+        "liveness",
+    );
+}
