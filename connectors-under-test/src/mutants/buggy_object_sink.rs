@@ -18,9 +18,7 @@
 //!   S3 answered 500 after applying it and the client retried), every later attempt fails
 //!   the job, forever. Caught by `liveness`.
 
-use crate::object_sink::{
-    ObjectCommitter, ObjectSink, ObjectSinkSetup, ObjectWriter, PartFile, WriterState,
-};
+use crate::object_sink::{ObjectCommitter, ObjectSink, ObjectSinkSetup, ObjectWriter, PartFile, WriterState};
 use connsim::api::{
     CommitOutcome, CommitRequest, Committer, CommitterContext, NoGlobalCommitter, Sink, SinkWriter, WriterContext,
 };

@@ -12,8 +12,8 @@ fn reference() -> connsim_scenarios::suites::Suite {
 
 #[test]
 fn uploads_completed_at_the_barrier_are_visible_before_their_checkpoint() {
-    let check = "no-premature-visibility";
-    caught_by_a_fixed_case(mutant("mutant: object sink completes uploads at the barrier", check), reference(), check);
+    let mutant = mutant("mutant: object sink completes uploads at the barrier", "no-premature-visibility");
+    caught_by_a_fixed_case(mutant, reference(), "no-premature-visibility");
 }
 
 #[test]
@@ -23,8 +23,8 @@ fn a_state_without_the_uploaded_parts_completes_a_partial_file_on_restore() {
 
 #[test]
 fn a_writer_aborting_its_recorded_upload_on_close_loses_it_in_a_failover() {
-    let name = "mutant: object sink aborts recorded uploads on close";
-    caught_by_a_fixed_case(mutant(name, "no-loss"), reference(), "no-loss");
+    let mutant = mutant("mutant: object sink aborts recorded uploads on close", "no-loss");
+    caught_by_a_fixed_case(mutant, reference(), "no-loss");
 }
 
 #[test]
