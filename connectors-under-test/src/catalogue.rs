@@ -8,7 +8,7 @@
 use crate::contexts;
 use crate::mutants::*;
 use crate::{BarrierMode, KafkaSinkSetup};
-use connsim::cluster::Exchange;
+use connsim::cluster::{Exchange, RuntimeBug};
 use connsim::run::SinkSetup;
 use connsim::systems::TxnProtocol;
 use connsim_scenarios::suites::{self, Suite};
@@ -112,6 +112,18 @@ pub fn all() -> Vec<Target> {
         }),
         target("mutant (runtime): writer snapshots at the first barrier", "pipeline", Some("no-loss"), || {
             suites::pipeline(log_source(), txn_log_sink()).exchange(Exchange::Rebalance).unaligned_barriers()
+        }),
+        target("mutant (runtime): split state restored by index", "source", Some("no-loss"), || {
+            suites::source(contexts::log_source()).runtime_bug(RuntimeBug::SplitStateByIndex)
+        }),
+        target(
+            "mutant (runtime): global committer combines only the completed checkpoint",
+            "sink",
+            Some("no-loss"),
+            || suites::sink(table_sink()).runtime_bug(RuntimeBug::CombinesOnlyTheCompletedCheckpoint),
+        ),
+        target("mutant (runtime): global committer forgets on rescale", "sink", Some("no-loss"), || {
+            suites::sink(table_sink()).runtime_bug(RuntimeBug::GlobalCommitterForgetsOnRescale)
         }),
         target("mutant: ignores add_splits_back", "source", Some("no-loss"), || {
             suites::source(log_source_with("ignores-splits-back", IgnoresSplitsBackSetup))

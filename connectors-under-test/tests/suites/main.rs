@@ -11,6 +11,7 @@ mod new_jobs;
 mod object_sink_mutants;
 mod pacing;
 mod reference;
+mod runtime_mutants;
 
 /// Seeds allocate for every message and record; mimalloc serves them faster than the system
 /// allocator, as in the `connsim` binary.

@@ -512,8 +512,8 @@ fn a_source_dropping_stale_prefetches_loses_records_only_when_backpressured() {
 /// `connsim sweep --target mutant` runs the catalogue's mutants; these tests prove each one,
 /// with more seeds and more questions. So no mutant of the catalogue goes without a test: each
 /// is named, with its predicted check, in the body of a test that is not ignored (here, in
-/// `alignment.rs`, `event_time.rs`, `exchange.rs`, `reference.rs` or
-/// `object_sink_mutants.rs`), as `mutant("NAME", "CHECK")` (or through
+/// `alignment.rs`, `event_time.rs`, `exchange.rs`, `reference.rs`, `object_sink_mutants.rs`
+/// or `runtime_mutants.rs`), as `mutant("NAME", "CHECK")` (or through
 /// a helper taking both), and [`mutant`] panics unless the catalogue predicts that check.
 #[test]
 fn every_mutant_of_the_catalogue_is_tested_by_name_with_the_check_it_predicts() {
@@ -524,6 +524,7 @@ fn every_mutant_of_the_catalogue_is_tested_by_name_with_the_check_it_predicts() 
         include_str!("exchange.rs"),
         include_str!("reference.rs"),
         include_str!("object_sink_mutants.rs"),
+        include_str!("runtime_mutants.rs"),
     ];
     // A test's body: from its attribute to the end of its function (the first line that is
     // a lone `}`), without comment lines.

@@ -31,6 +31,27 @@ impl Exchange {
     }
 }
 
+/// A bug in a behaviour the runtime owns, switched on to show that the suites catch it
+/// (connsim's own tests and the catalogue's runtime mutants); never set in real use. Each
+/// breaks what a connector cannot break on purpose, as bugs of the kind shipped in Flink's own
+/// runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RuntimeBug {
+    /// On a restore with another parallelism, new reader `i` restores the split state of old
+    /// reader `i` instead of a share of every old reader's (state restored by index, as
+    /// for state that is not redistributable): scaling up is right, scaling down drops the
+    /// splits the removed readers held.
+    SplitStateByIndex,
+    /// The global committer combines only the committables prepared for the checkpoint that
+    /// completed: what writers prepared for a checkpoint that was then aborted (declined,
+    /// expired, given up) never reaches it, though the writers hand it on with the next one.
+    CombinesOnlyTheCompletedCheckpoint,
+    /// After a restore with another parallelism the global committer starts empty: the
+    /// global committables the restored checkpoint stored, not yet committed, are dropped
+    /// (its bookkeeping is rebuilt for the new parallelism and forgets them).
+    GlobalCommitterForgetsOnRescale,
+}
+
 /// Settings of the simulated job. Documented field by field; printed in every report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobConfig {
@@ -89,6 +110,9 @@ pub struct JobConfig {
     /// ([`Source::watermark_strategy`](crate::api::Source::watermark_strategy)), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watermarks: Option<crate::api::WatermarkStrategy>,
+    /// A runtime bug switched on (connsim's own tests only); `None` in real use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_bug: Option<RuntimeBug>,
 }
 
 fn yes() -> bool {
@@ -153,6 +177,7 @@ impl Default for JobConfig {
             aligned_barriers: true,
             sink_parallelism: None,
             watermarks: None,
+            runtime_bug: None,
         }
     }
 }

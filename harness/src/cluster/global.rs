@@ -5,6 +5,7 @@
 //! combined into one global committable, stored with the checkpoint and only then committed.
 //! After a global failover the stored ones are filtered and committed again.
 
+use super::config::RuntimeBug;
 use super::hooks::{Hooks, Phase};
 use super::protocol::SubtaskState;
 use super::store::CompletedCheckpoint;
@@ -21,11 +22,13 @@ pub(crate) struct GlobalHost<Snk: Sink> {
     combined_upto: CheckpointId,
     /// The newest recovered global committable not committed since the restore.
     recovered_upto: CheckpointId,
+    /// A runtime bug switched on (connsim's own tests).
+    bug: Option<RuntimeBug>,
 }
 
 impl<Snk: Sink> GlobalHost<Snk> {
-    pub fn new(committer: Snk::GlobalCommitter) -> Self {
-        Self { committer, pending: Vec::new(), combined_upto: 0, recovered_upto: 0 }
+    pub fn new(committer: Snk::GlobalCommitter, bug: Option<RuntimeBug>) -> Self {
+        Self { committer, pending: Vec::new(), combined_upto: 0, recovered_upto: 0, bug }
     }
 
     /// Combines what checkpoint `c` brought; returns the serialized pending list to store with it.
@@ -34,8 +37,13 @@ impl<Snk: Sink> GlobalHost<Snk> {
         for (subtask, ack) in acks.iter().enumerate() {
             let prepared: Vec<(CheckpointId, Snk::Committable)> = crate::bytes::decode(&ack.committables)
                 .map_err(|e| format!("committables of subtask {subtask} did not deserialize: {e}"))?;
-            committables
-                .extend(prepared.into_iter().filter(|(p, _)| *p > self.combined_upto && *p <= c).map(|(_, x)| x));
+            // Everything prepared since the last combined checkpoint: a checkpoint that was
+            // aborted after the writers prepared hands its committables on with this one.
+            let from = match self.bug {
+                Some(RuntimeBug::CombinesOnlyTheCompletedCheckpoint) => c.saturating_sub(1),
+                _ => self.combined_upto,
+            };
+            committables.extend(prepared.into_iter().filter(|(p, _)| *p > from && *p <= c).map(|(_, x)| x));
         }
         self.combined_upto = c;
         if !committables.is_empty() {
@@ -51,14 +59,18 @@ impl<Snk: Sink> GlobalHost<Snk> {
         bincode::serialize(&list).expect("global committables serialize")
     }
 
-    /// Restores what `cp` stored, as after a job-master or global failover.
-    pub async fn restore(&mut self, cp: Option<&CompletedCheckpoint>) -> Result<(), ConnectorError> {
+    /// Restores what `cp` stored, as after a job-master or global failover; `rescaled`: the
+    /// job now runs with another parallelism than `cp` was taken with.
+    pub async fn restore(&mut self, cp: Option<&CompletedCheckpoint>, rescaled: bool) -> Result<(), ConnectorError> {
         self.pending.clear();
         self.recovered_upto = 0;
         self.combined_upto = cp.map_or(0, |c| c.id);
         let Some(cp) = cp else { return Ok(()) };
         let stored: Vec<(CheckpointId, Global<Snk>)> = crate::bytes::decode(&cp.global)
             .map_err(|e| ConnectorError::fail_job(format!("global committables did not deserialize: {e}")))?;
+        if rescaled && self.bug == Some(RuntimeBug::GlobalCommitterForgetsOnRescale) {
+            return Ok(());
+        }
         let kept = self.committer.filter_recovered(stored).await?;
         self.pending = kept.into_iter().map(|(c, g)| (c, g, 0)).collect();
         self.recovered_upto = self.pending.last().map_or(0, |(c, _, _)| *c);

@@ -18,7 +18,7 @@ mod tracker;
 mod uplink;
 mod wall;
 
-pub use config::{Exchange, FailoverStrategy, JobConfig};
+pub use config::{Exchange, FailoverStrategy, JobConfig, RuntimeBug};
 pub use exchange::HELD_MS;
 pub use hooks::Phase;
 pub(crate) use hooks::{Hit, Hooks, JmCommand};

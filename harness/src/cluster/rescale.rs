@@ -6,6 +6,7 @@
 //! writers then keep their own states, as in Flink, where only an operator whose
 //! parallelism changed has its state redistributed.
 
+use super::config::RuntimeBug;
 use super::protocol::SubtaskState;
 use crate::api::{Sink, Source};
 use crate::history::CheckpointId;
@@ -34,14 +35,22 @@ fn deal<T: Serialize + DeserializeOwned>(parts: &[&[u8]], p: usize, what: &str) 
 /// over `readers` readers and `writers` writers (subtask `i` hosts reader `i` and writer `i`
 /// where they exist). Writers whose count did not change keep their own state, as Flink
 /// redistributes an operator's state only when its own parallelism changes.
+///
+/// `bug` [`RuntimeBug::SplitStateByIndex`]: new reader `i` restores old reader `i`'s splits.
 pub(crate) fn redistribute<Src: Source, Snk: Sink>(
     old: &[SubtaskState],
     old_writers: usize,
     readers: usize,
     writers: usize,
+    bug: Option<RuntimeBug>,
 ) -> Result<Vec<SubtaskState>, String> {
-    let splits =
-        deal::<Src::Split>(&old.iter().map(|s| s.splits.as_slice()).collect::<Vec<_>>(), readers, "split state")?;
+    let splits = match bug {
+        Some(RuntimeBug::SplitStateByIndex) => {
+            let none = bincode::serialize(&Vec::<Src::Split>::new()).expect("serializes");
+            (0..readers).map(|i| old.get(i).map_or(none.clone(), |s| s.splits.clone())).collect()
+        }
+        _ => deal::<Src::Split>(&old.iter().map(|s| s.splits.as_slice()).collect::<Vec<_>>(), readers, "split state")?,
+    };
     let (writer, committables) = if old_writers == writers && old.len() >= writers {
         (
             old[..writers].iter().map(|s| s.writer.clone()).collect(),

@@ -89,6 +89,8 @@ struct Settings {
     exchange: Option<Exchange>,
     /// Writers behind the exchange snapshot at the first barrier (connsim's own tests).
     unaligned: bool,
+    /// A runtime bug switched on in every case (connsim's own tests).
+    runtime_bug: Option<connsim::cluster::RuntimeBug>,
     /// Writers in every case, whatever the case's (reader) parallelism.
     sink_parallelism: Option<usize>,
     /// Exactly `seeds` seeds from `first_seed`, whatever `CONNSIM_SEEDS` says (one test
@@ -332,6 +334,7 @@ impl Suite {
             concurrent_checkpoints: None,
             exchange: None,
             unaligned: false,
+            runtime_bug: None,
             sink_parallelism: None,
             exact_range: false,
             check_determinism: false,
@@ -463,6 +466,15 @@ impl Suite {
         self.settings.unaligned = true;
         self.name = format!("{} with unaligned barriers", self.name);
         self.id = format!("{}_unaligned", self.id);
+        self
+    }
+
+    /// Runs every case with `bug` in the runtime: a broken runtime, for showing that the
+    /// suites catch it (connsim's own tests and the catalogue's runtime mutants).
+    pub fn runtime_bug(mut self, bug: connsim::cluster::RuntimeBug) -> Self {
+        self.settings.runtime_bug = Some(bug);
+        self.name = format!("{} with runtime bug {bug:?}", self.name);
+        self.id = format!("{}_{bug:?}", self.id);
         self
     }
 

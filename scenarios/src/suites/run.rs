@@ -23,7 +23,8 @@ pub(super) fn swarm(systems: &[String], settings: &Settings) -> Generator {
     let fixed = settings.exchange.is_some()
         || settings.sink_parallelism.is_some()
         || settings.concurrent_checkpoints.is_some()
-        || settings.unaligned;
+        || settings.unaligned
+        || settings.runtime_bug.is_some();
     Generator { systems: systems.to_vec(), swarm: true, job: !fixed, ..Generator::default() }
 }
 
@@ -50,6 +51,7 @@ pub(super) fn run_case(
             c.job.exchange = exchange;
         }
         c.job.aligned_barriers = !settings.unaligned;
+        c.job.runtime_bug = settings.runtime_bug;
         c.job.sink_parallelism = settings.sink_parallelism;
         if let Ok(Some(strategy)) = settings.event_time {
             c.job.watermarks = Some(strategy);

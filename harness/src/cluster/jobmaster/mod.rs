@@ -177,7 +177,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                 endpoint: endpoint.clone(),
                 job_id: crate::history::job_id(store.job()),
             }) {
-                Some(g) => Some(GlobalHost::new(g)),
+                Some(g) => Some(GlobalHost::new(g, cfg.runtime_bug)),
                 None => {
                     let reason = "the sink says it has a global committer, but create_global_committer returned None";
                     history.record(JOB_MASTER, EventKind::JobFailed { reason: reason.into() });

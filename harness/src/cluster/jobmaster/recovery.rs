@@ -21,8 +21,13 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if cp.readers == self.readers && cp.subtasks.len() == self.slots.len() {
             return Ok(Some((cp.id, cp.subtasks[subtask].clone())));
         }
-        let states =
-            rescale::redistribute::<Src, Snk>(&cp.subtasks, cp.writers, self.readers, self.cfg.writers(self.readers))?;
+        let states = rescale::redistribute::<Src, Snk>(
+            &cp.subtasks,
+            cp.writers,
+            self.readers,
+            self.cfg.writers(self.readers),
+            self.cfg.runtime_bug,
+        )?;
         Ok(Some((cp.id, states[subtask].clone())))
     }
 
@@ -144,11 +149,13 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.record(EventKind::Failover { strategy: strategy.into(), subtasks: all.clone(), checkpoint, cause });
         self.tracker.reset();
         self.ctx = EnumeratorContext::new(self.readers, self.endpoint.clone());
+        let writers = self.cfg.writers(self.readers);
+        let rescaled = latest.as_ref().is_some_and(|c| c.readers != self.readers || c.writers != writers);
         if let Some(g) = &mut self.global {
             // As Flink's restart strategy does, a restore that fails for a reason that may
             // pass (an unreachable system) is tried again after a restart delay.
             loop {
-                match g.restore(latest.as_ref()).await {
+                match g.restore(latest.as_ref(), rescaled).await {
                     Ok(()) => break,
                     Err(e) if e.hint != RetryHint::FailJob => {
                         let message = format!("global committer restore: {e}; retrying in 50 ms");

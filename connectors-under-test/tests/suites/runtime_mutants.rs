@@ -1,0 +1,50 @@
+//! Runtime mutants: bugs in behaviours the runtime owns, which no connector can break on
+//! purpose, switched on in the runtime ([`connsim::cluster::RuntimeBug`]). Each is caught by
+//! a fixed case with the check its story predicts, and the reference passes the same case and
+//! seed with the switch off (`caught_by_a_fixed_case` reruns it).
+
+use crate::mutants::{caught_by_a_fixed_case, mutant, FIXED_SEEDS};
+use connectors_under_test::catalogue;
+
+/// Scaling 4 readers down to 2: new readers 0 and 1 restore old readers 0 and 1's splits, and
+/// the splits of old readers 2 and 3 are gone. Scaling up (every old reader's state has a new
+/// reader with its index) loses nothing.
+#[test]
+fn split_state_restored_by_index_loses_the_removed_readers_splits() {
+    let name = "mutant (runtime): split state restored by index";
+    let outcome = mutant(name, "no-loss").only("scale down").seeds(FIXED_SEEDS).run();
+    let (case, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
+    assert_eq!(case, "scale down");
+    assert!(report.marks.iter().any(|m| m == "rescale"), "{report}");
+    caught_by_a_fixed_case(mutant(name, "no-loss"), catalogue::suite("log-source"), "no-loss");
+    let up = mutant(name, "no-loss").only("scale up").seeds(FIXED_SEEDS).run();
+    print!("{up}");
+    assert!(up.failed_cases().is_empty(), "scaling up lost splits:\n{up}");
+}
+
+/// A region failover aborts the pending checkpoint after the writers that kept running
+/// prepared their committables for it; they hand them on with the next checkpoint, whose
+/// global commit leaves them out.
+#[test]
+fn a_global_committer_combining_only_the_completed_checkpoint_loses_what_an_aborted_one_prepared() {
+    let name = "mutant (runtime): global committer combines only the completed checkpoint";
+    let outcome = mutant(name, "no-loss").only("task failure mid-stream (region)").seeds(FIXED_SEEDS).run();
+    let (_, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
+    assert!(report.marks.iter().any(|m| m == "checkpoint-aborted"), "{report}");
+    caught_by_a_fixed_case(mutant(name, "no-loss"), catalogue::suite("table-sink (global committer)"), "no-loss");
+}
+
+/// The stopping savepoint's global committable is stored with it, not committed yet when the
+/// job stops; the job restored with another parallelism must commit it.
+#[test]
+fn a_global_committer_forgetting_its_committables_on_rescale_loses_the_savepoints_data() {
+    let name = "mutant (runtime): global committer forgets on rescale";
+    let outcome = mutant(name, "no-loss").only("scale down").seeds(FIXED_SEEDS).run();
+    let (_, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
+    assert!(report.marks.iter().any(|m| m == "rescale"), "{report}");
+    caught_by_a_fixed_case(mutant(name, "no-loss"), catalogue::suite("table-sink (global committer)"), "no-loss");
+    // Restores at the same parallelism (failovers, savepoints resumed) keep them.
+    let same = mutant(name, "no-loss").only("stop-with-savepoint and resume").seeds(FIXED_SEEDS).run();
+    print!("{same}");
+    assert!(same.failed_cases().is_empty(), "lost without a rescale:\n{same}");
+}
