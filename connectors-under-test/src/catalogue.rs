@@ -117,6 +117,12 @@ pub fn all() -> Vec<Target> {
             suites::source(contexts::log_source()).runtime_bug(RuntimeBug::SplitStateByIndex)
         }),
         target(
+            "mutant (runtime): split without a watermark does not hold the combined one",
+            "source",
+            Some("event-time"),
+            || suites::source(contexts::log_source()).runtime_bug(RuntimeBug::SplitWithoutWatermarkDoesNotHold),
+        ),
+        target(
             "mutant (runtime): global committer combines only the completed checkpoint",
             "sink",
             Some("no-loss"),

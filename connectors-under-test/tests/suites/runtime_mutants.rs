@@ -48,3 +48,16 @@ fn a_global_committer_forgetting_its_committables_on_rescale_loses_the_savepoint
     print!("{same}");
     assert!(same.failed_cases().is_empty(), "lost without a rescale:\n{same}");
 }
+
+/// A reader whose fetches are slow at the start (lost responses, dropped or delayed messages)
+/// has a split without records while another's watermark rises: the combined watermark passes
+/// the lagging split's first records. Without such faults every split emits before the first
+/// watermark, and nothing is late.
+#[test]
+fn a_split_without_a_watermark_that_does_not_hold_the_combined_one_lets_its_records_be_late() {
+    let name = "mutant (runtime): split without a watermark does not hold the combined one";
+    caught_by_a_fixed_case(mutant(name, "event-time"), catalogue::suite("log-source"), "event-time");
+    let quiet = mutant(name, "event-time").only("multiple splits, per-split order").seeds(FIXED_SEEDS).run();
+    print!("{quiet}");
+    assert!(quiet.failed_cases().is_empty(), "caught without slow fetches:\n{quiet}");
+}

@@ -134,6 +134,8 @@ pub(crate) struct WatermarkTracker {
     unsplit: Option<SplitClock>,
     combined: Option<Watermark>,
     last_emission_ms: u64,
+    /// A runtime bug switched on (connsim's own tests).
+    bug: Option<crate::cluster::RuntimeBug>,
 }
 
 impl WatermarkTracker {
@@ -146,7 +148,14 @@ impl WatermarkTracker {
             unsplit: None,
             combined: None,
             last_emission_ms: now_ms,
+            bug: None,
         }
+    }
+
+    /// The tracker with runtime bug `bug` switched on (connsim's own tests).
+    pub fn with_bug(mut self, bug: Option<crate::cluster::RuntimeBug>) -> Self {
+        self.bug = bug;
+        self
     }
 
     fn clock(&mut self, split: Option<&SplitId>, now_ms: u64) -> &mut SplitClock {
@@ -259,6 +268,9 @@ impl WatermarkTracker {
                 continue;
             }
             let held = clock.announced;
+            if held.is_none() && self.bug == Some(crate::cluster::RuntimeBug::SplitWithoutWatermarkDoesNotHold) {
+                continue;
+            }
             min = Some(match min {
                 None => held,
                 Some(m) => m.min(held),

@@ -50,6 +50,10 @@ pub enum RuntimeBug {
     /// global committables the restored checkpoint stored, not yet committed, are dropped
     /// (its bookkeeping is rebuilt for the new parallelism and forgets them).
     GlobalCommitterForgetsOnRescale,
+    /// A reader's split that has no watermark yet (assigned, no record read) does not hold
+    /// the reader's combined watermark back: the other splits' watermarks carry it past the
+    /// new split's first records.
+    SplitWithoutWatermarkDoesNotHold,
 }
 
 /// Settings of the simulated job. Documented field by field; printed in every report.

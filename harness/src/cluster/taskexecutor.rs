@@ -63,6 +63,8 @@ pub(crate) struct ExecutorConfig {
     pub aligned_barriers: bool,
     /// The strategy the job reads its source with (the job's, else the source's own).
     pub watermarks: Option<crate::api::WatermarkStrategy>,
+    /// A runtime bug switched on ([`JobConfig::runtime_bug`](super::JobConfig)).
+    pub runtime_bug: Option<super::RuntimeBug>,
 }
 
 /// The init task of task executor `index`: serves until the node is crashed.
@@ -135,6 +137,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                             exchange: cfg.exchange,
                             aligned_barriers: cfg.aligned_barriers,
                             watermarks: cfg.watermarks,
+                            runtime_bug: cfg.runtime_bug,
                         };
                         let task = madsim::task::spawn(subtask::run::<Src, Snk>(setup));
                         let at = now();

@@ -214,6 +214,7 @@ async fn drive(
         exchange: config.job.exchange,
         aligned_barriers: config.job.aligned_barriers,
         watermarks: config.job.watermarks.or(source.watermark_strategy()),
+        runtime_bug: config.job.runtime_bug,
     };
     let build_te: TeBuilder = {
         let (gw, h, shipped, hk, handle) =

@@ -172,3 +172,47 @@ fn watermark_alignment_fails_on_a_split_paused_within_the_drift() {
     fresh.at("taskexecutor-1", unasked(vec![("u".into(), None)]));
     fails(fresh.verdict("watermark-alignment"), "with no watermark yet");
 }
+
+#[test]
+fn event_time_fails_on_a_record_behind_a_combined_watermark_its_split_without_a_watermark_should_have_held() {
+    let wm = |watermark: i64, splits: &[(&str, i64)], idle: usize| EventKind::Watermark {
+        subtask: 0,
+        attempt: 1,
+        watermark: Some(watermark),
+        splits: splits.iter().map(|(s, w)| (s.to_string(), *w)).collect(),
+        idle,
+        marked_idle: Vec::new(),
+    };
+    let assigned = |splits: &[&str]| EventKind::SplitsAssigned {
+        subtask: 0,
+        attempt: 1,
+        splits: splits.iter().map(|s| s.to_string()).collect(),
+    };
+    let deployed = |checkpoint: u64| EventKind::Deployed { subtask: 0, attempt: 1, checkpoint };
+    // Split "t" ran ahead and the combined watermark reached 9 while split "s" (records 1..=5,
+    // event times 1..=5) had none yet; then s gave records 3 and 4.
+    let history = |setup: &[EventKind], idle: usize| {
+        let mut h = H::new();
+        h.produced(5);
+        for e in setup {
+            h.at("jobmaster", e.clone());
+        }
+        h.at("taskexecutor-0", wm(9, &[("t", 10)], idle)).emitted(1, &[3, 4]);
+        h
+    };
+    // s came with t in the attempt's first assignment: it held the watermark back.
+    let first = history(&[deployed(0), assigned(&["s", "t"])], 0).verdict("event-time");
+    fails(first.clone(), "r3 of split s (event time 3)");
+    assert!(first.evidence[0].contains("should have held back"), "{first:?}");
+    assert!(first.summary.contains("2 records behind a combined watermark"), "{}", first.summary);
+    // Restored with the attempt: the same.
+    fails(history(&[deployed(7)], 0).verdict("event-time"), "should have held back");
+    // Idle by the strategy's timeout (some split was): not judged.
+    assert!(history(&[deployed(0), assigned(&["s", "t"])], 1).verdict("event-time").passed);
+    // Assigned after the first assignment, or to a restored attempt: it may have arrived after
+    // the watermark rose, and is not judged.
+    assert!(history(&[deployed(0), assigned(&["t"]), assigned(&["s"])], 0).verdict("event-time").passed);
+    assert!(history(&[deployed(7), assigned(&["s"])], 0).verdict("event-time").passed);
+    // Neither assigned nor restored (no deployment seen): not judged.
+    assert!(history(&[], 0).verdict("event-time").passed);
+}

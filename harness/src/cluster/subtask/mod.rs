@@ -99,6 +99,8 @@ pub(crate) struct SubtaskSetup<Src, Snk> {
     pub aligned_barriers: bool,
     /// The strategy the job reads its source with, if any.
     pub watermarks: Option<crate::api::WatermarkStrategy>,
+    /// A runtime bug switched on (connsim's own tests).
+    pub runtime_bug: Option<crate::cluster::RuntimeBug>,
 }
 
 impl<Src, Snk> SubtaskSetup<Src, Snk> {
@@ -304,7 +306,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             control: setup.control,
             requests,
             requests_open: true,
-            watermarks: setup.watermarks.map(|w| WatermarkTracker::new(w, now_ms())),
+            watermarks: setup.watermarks.map(|w| WatermarkTracker::new(w, now_ms()).with_bug(setup.runtime_bug)),
             current_split: None,
             spare_records: Vec::new(),
             // Only readers report to watermark alignment.
