@@ -27,6 +27,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 const NAME: &str = "event-time";
 
+/// The combined watermark a subtask attempt last passed on: its value, the event that raised
+/// it, the splits it left out as marked idle, and how many it left out by the idle timeout.
+type PassedOn<'a> = (i64, usize, &'a [String], usize);
+
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
     if !f.events.iter().any(|e| matches!(e.kind, EventKind::Watermark { .. })) {
@@ -51,7 +55,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     let mut split_marks: BTreeMap<(usize, u64, &str), (i64, usize)> = BTreeMap::new();
     // Per (subtask, attempt): the event that last raised the combined watermark, and the
     // splits it left out because the connector had marked them idle.
-    let mut passed_on: BTreeMap<(usize, u64), (i64, usize, &[String], usize)> = BTreeMap::new();
+    let mut passed_on: BTreeMap<(usize, u64), PassedOn> = BTreeMap::new();
     // Per (subtask, attempt): splits the enumerator assigned to it, those of its first
     // assignment, and whether it was restored from a checkpoint. A split a restored attempt
     // emits and was not assigned it restored, and held from its start; a fresh attempt held
