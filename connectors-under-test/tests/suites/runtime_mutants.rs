@@ -11,13 +11,13 @@ use connectors_under_test::catalogue;
 /// reader with its index) loses nothing.
 #[test]
 fn split_state_restored_by_index_loses_the_removed_readers_splits() {
-    let name = "mutant (runtime): split state restored by index";
-    let outcome = mutant(name, "no-loss").only("scale down").seeds(FIXED_SEEDS).run();
+    let m = || mutant("mutant (runtime): split state restored by index", "no-loss");
+    let outcome = m().only("scale down").seeds(FIXED_SEEDS).run();
     let (case, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
     assert_eq!(case, "scale down");
     assert!(report.marks.iter().any(|m| m == "rescale"), "{report}");
-    caught_by_a_fixed_case(mutant(name, "no-loss"), catalogue::suite("log-source"), "no-loss");
-    let up = mutant(name, "no-loss").only("scale up").seeds(FIXED_SEEDS).run();
+    caught_by_a_fixed_case(m(), catalogue::suite("log-source"), "no-loss");
+    let up = m().only("scale up").seeds(FIXED_SEEDS).run();
     print!("{up}");
     assert!(up.failed_cases().is_empty(), "scaling up lost splits:\n{up}");
 }
@@ -27,24 +27,24 @@ fn split_state_restored_by_index_loses_the_removed_readers_splits() {
 /// global commit leaves them out.
 #[test]
 fn a_global_committer_combining_only_the_completed_checkpoint_loses_what_an_aborted_one_prepared() {
-    let name = "mutant (runtime): global committer combines only the completed checkpoint";
-    let outcome = mutant(name, "no-loss").only("task failure mid-stream (region)").seeds(FIXED_SEEDS).run();
+    let m = || mutant("mutant (runtime): global committer combines only the completed checkpoint", "no-loss");
+    let outcome = m().only("task failure mid-stream (region)").seeds(FIXED_SEEDS).run();
     let (_, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
     assert!(report.marks.iter().any(|m| m == "checkpoint-aborted"), "{report}");
-    caught_by_a_fixed_case(mutant(name, "no-loss"), catalogue::suite("table-sink (global committer)"), "no-loss");
+    caught_by_a_fixed_case(m(), catalogue::suite("table-sink (global committer)"), "no-loss");
 }
 
 /// The stopping savepoint's global committable is stored with it, not committed yet when the
 /// job stops; the job restored with another parallelism must commit it.
 #[test]
 fn a_global_committer_forgetting_its_committables_on_rescale_loses_the_savepoints_data() {
-    let name = "mutant (runtime): global committer forgets on rescale";
-    let outcome = mutant(name, "no-loss").only("scale down").seeds(FIXED_SEEDS).run();
+    let m = || mutant("mutant (runtime): global committer forgets on rescale", "no-loss");
+    let outcome = m().only("scale down").seeds(FIXED_SEEDS).run();
     let (_, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
     assert!(report.marks.iter().any(|m| m == "rescale"), "{report}");
-    caught_by_a_fixed_case(mutant(name, "no-loss"), catalogue::suite("table-sink (global committer)"), "no-loss");
+    caught_by_a_fixed_case(m(), catalogue::suite("table-sink (global committer)"), "no-loss");
     // Restores at the same parallelism (failovers, savepoints resumed) keep them.
-    let same = mutant(name, "no-loss").only("stop-with-savepoint and resume").seeds(FIXED_SEEDS).run();
+    let same = m().only("stop-with-savepoint and resume").seeds(FIXED_SEEDS).run();
     print!("{same}");
     assert!(same.failed_cases().is_empty(), "lost without a rescale:\n{same}");
 }
@@ -55,9 +55,9 @@ fn a_global_committer_forgetting_its_committables_on_rescale_loses_the_savepoint
 /// watermark, and nothing is late.
 #[test]
 fn a_split_without_a_watermark_that_does_not_hold_the_combined_one_lets_its_records_be_late() {
-    let name = "mutant (runtime): split without a watermark does not hold the combined one";
-    caught_by_a_fixed_case(mutant(name, "event-time"), catalogue::suite("log-source"), "event-time");
-    let quiet = mutant(name, "event-time").only("multiple splits, per-split order").seeds(FIXED_SEEDS).run();
+    let m = || mutant("mutant (runtime): split without a watermark does not hold the combined one", "event-time");
+    caught_by_a_fixed_case(m(), catalogue::suite("log-source"), "event-time");
+    let quiet = m().only("multiple splits, per-split order").seeds(FIXED_SEEDS).run();
     print!("{quiet}");
     assert!(quiet.failed_cases().is_empty(), "caught without slow fetches:\n{quiet}");
 }
