@@ -122,6 +122,9 @@ pub fn all() -> Vec<Target> {
             Some("event-time"),
             || suites::source(contexts::log_source()).runtime_bug(RuntimeBug::SplitWithoutWatermarkDoesNotHold),
         ),
+        target("mutant (runtime): idle reader waits for alignment", "source", Some("watermark-alignment"), || {
+            suites::source(contexts::log_source()).runtime_bug(RuntimeBug::IdleReaderWaitsForAlignment)
+        }),
         target(
             "mutant (runtime): global committer combines only the completed checkpoint",
             "sink",

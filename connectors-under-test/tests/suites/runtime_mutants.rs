@@ -61,3 +61,18 @@ fn a_split_without_a_watermark_that_does_not_hold_the_combined_one_lets_its_reco
     print!("{quiet}");
     assert!(quiet.failed_cases().is_empty(), "caught without slow fetches:\n{quiet}");
 }
+
+/// Under watermark alignment, a reader whose splits have all been silent for the idle timeout
+/// (its data not there yet, its fetches slow) pauses them as if they ran at the maximum:
+/// within the drift, so without a cause, and never resumed. Without alignment nothing pauses.
+#[test]
+fn an_idle_reader_waiting_for_alignment_pauses_its_splits_without_a_cause() {
+    let m = || mutant("mutant (runtime): idle reader waits for alignment", "watermark-alignment");
+    let outcome = m().only("watermark alignment").seeds(FIXED_SEEDS).run();
+    print!("{outcome}");
+    let (_, report) = outcome.caught_by("watermark-alignment").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
+    assert!(report.marks.iter().any(|m| m == "split-paused"), "{report}");
+    caught_by_a_fixed_case(m(), catalogue::suite("log-source"), "watermark-alignment");
+    let unaligned = m().only("multiple splits, per-split order").seeds(FIXED_SEEDS).run();
+    assert!(unaligned.failed_cases().is_empty(), "caught without alignment:\n{unaligned}");
+}

@@ -292,6 +292,22 @@ impl WatermarkTracker {
         self.splits.iter().map(move |(id, clock)| (id, clock.watermark(delay)))
     }
 
+    /// The watermark alignment decides a split's pause on: its current watermark, except
+    /// under [`RuntimeBug::IdleReaderWaitsForAlignment`](crate::cluster::RuntimeBug) when
+    /// every split of the reader is idle (the maximum then).
+    pub fn alignment_watermark(&self, w: Option<Watermark>, now_ms: u64) -> Option<Watermark> {
+        let idle_after = self.strategy.idle_timeout_ms;
+        let idle =
+            |c: &SplitClock| c.marked_idle || idle_after.is_some_and(|t| now_ms.saturating_sub(c.last_active_ms) >= t);
+        let all_idle = !self.splits.is_empty() && self.splits.values().chain(self.unsplit.iter()).all(idle);
+        match self.bug {
+            Some(crate::cluster::RuntimeBug::IdleReaderWaitsForAlignment) if all_idle && w.is_some() => {
+                Some(Watermark::MAX)
+            }
+            _ => w,
+        }
+    }
+
     /// What the reader reports for watermark alignment: the minimum over its active splits'
     /// current watermarks; [`Watermark::MAX`] when no split is active (none assigned, all
     /// finished or idle: an idle reader must not hold the group back, as Flink's reports

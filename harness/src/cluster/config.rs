@@ -54,6 +54,11 @@ pub enum RuntimeBug {
     /// the reader's combined watermark back: the other splits' watermarks carry it past the
     /// new split's first records.
     SplitWithoutWatermarkDoesNotHold,
+    /// A reader whose splits have all gone idle takes the maximum watermark for each of them
+    /// when alignment decides what to pause (an idle output's last emitted watermark is the
+    /// maximum): its splits are paused though within the drift, stay silent, so stay idle,
+    /// and are never resumed.
+    IdleReaderWaitsForAlignment,
 }
 
 /// Settings of the simulated job. Documented field by field; printed in every report.

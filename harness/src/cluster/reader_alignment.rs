@@ -97,13 +97,13 @@ impl ReaderAlignment {
 
     /// Pauses the splits above the announced maximum and resumes the paused ones back within
     /// it (or no longer tracked: finished); `None` when nothing changes.
-    pub fn adjust(&mut self, tracker: &WatermarkTracker) -> Option<Adjustment> {
+    pub fn adjust(&mut self, tracker: &WatermarkTracker, now_ms: u64) -> Option<Adjustment> {
         let (minimum, max_allowed) = self.announced?;
         let mut adj = Adjustment { minimum, max_allowed, ..Adjustment::default() };
         let mut live = BTreeSet::new();
         for (split, w) in tracker.split_watermarks() {
             live.insert(split);
-            let above = w.is_some_and(|w| w > max_allowed);
+            let above = tracker.alignment_watermark(w, now_ms).is_some_and(|w| w > max_allowed);
             match (above, self.paused.contains(split)) {
                 (true, false) => adj.pause.push((split.clone(), w.expect("above the maximum"))),
                 (false, true) => adj.resume.push(split.clone()),
@@ -139,13 +139,13 @@ mod tests {
         t.on_record(Some(&y), 11, 1);
         assert_eq!(a.report(&t, false, 5), None, "not due yet");
         assert_eq!(a.report(&t, false, 20), Some(10));
-        assert_eq!(a.adjust(&t), None, "nothing announced yet");
+        assert_eq!(a.adjust(&t, 0), None, "nothing announced yet");
         a.on_announcement(10, 20);
-        let first = a.adjust(&t).expect("x runs ahead");
+        let first = a.adjust(&t, 0).expect("x runs ahead");
         assert_eq!((first.pause, first.resume), (vec![(x.clone(), 100)], vec![]));
-        assert_eq!(a.adjust(&t), None, "already paused");
+        assert_eq!(a.adjust(&t, 0), None, "already paused");
         a.on_announcement(95, 105);
-        let second = a.adjust(&t).expect("the group caught up");
+        let second = a.adjust(&t, 0).expect("the group caught up");
         assert_eq!((second.pause, second.resume), (vec![], vec![x.clone()]));
         assert_eq!(a.report(&t, true, 40), Some(Watermark::MAX), "an ended reader never holds the group back");
     }

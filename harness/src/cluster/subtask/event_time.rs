@@ -87,7 +87,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// Pauses the splits above the announced maximum and resumes those back within it.
     pub(super) fn align(&mut self) -> Result<(), ConnectorError> {
         let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) else { return Ok(()) };
-        let Some(adj) = a.adjust(w) else { return Ok(()) };
+        let Some(adj) = a.adjust(w, now_ms()) else { return Ok(()) };
         let pause = adj.pause.iter().map(|(s, _)| s.clone()).collect();
         self.reader.pause_or_resume_splits(pause, adj.resume.clone())?;
         self.record(EventKind::SplitsPaused {
