@@ -8,7 +8,7 @@
 //! a liveness phase once faults heal. The harness reads the sink's output the way a
 //! downstream reader would ([`systems::OutputReader`]) after every request an external
 //! system serves, and records what appeared and vanished, content digests included; the
-//! checks ([`checks`]) judge the recorded [`history`] against the guarantee the sink
+//! checks ([`checks`], in the [`oracle`]) judge the recorded [`history`] against the guarantee the sink
 //! declares and return verdicts with evidence. A source read with a watermark strategy
 //! ([`api::WatermarkStrategy`]) gets per-split watermarks from the runtime, and the checks
 //! also find late records and watermarks that went back; with watermark alignment the
@@ -98,7 +98,9 @@ pub mod time {
 pub use error::{ConnectorError, RetryHint};
 pub use record::{Record, RecordId};
 #[cfg(madsim)]
-pub mod checks;
+pub mod oracle;
+#[cfg(madsim)]
+pub use oracle::checks;
 #[cfg(madsim)]
 pub mod probes;
 #[cfg(madsim)]

@@ -2,8 +2,8 @@
 
 use super::config::RunConfig;
 use super::shorten;
-use crate::checks::{RunFacts, Verdict};
 use crate::history::EventKind;
+use crate::oracle::checks::{RunFacts, Verdict};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -131,7 +131,7 @@ pub struct RunReport {
     pub history_hash: u64,
     /// How much the run exercised.
     pub stats: RunStats,
-    /// Coverage marks the run reached (see [`super::marks`]).
+    /// Coverage marks the run reached (see [`crate::oracle::marks`]).
     pub marks: Vec<String>,
     /// Notable events, one line each.
     pub timeline: Vec<String>,
@@ -231,8 +231,10 @@ impl RunReport {
         let timeline = timeline(facts, &verdicts);
         let failed = verdicts.iter().any(|v| !v.passed);
         let history = if failed { facts.events.clone() } else { Vec::new() };
-        let marks =
-            super::marks::reached(&facts.events, facts.exchange.all_to_all()).into_iter().map(String::from).collect();
+        let marks = crate::oracle::marks::reached(&facts.events, facts.exchange.all_to_all())
+            .into_iter()
+            .map(String::from)
+            .collect();
         Self {
             seed,
             testbed,

@@ -3,12 +3,10 @@
 
 use super::config::RunConfig;
 use super::control::{Control, ControlParts, TeBuilder};
-use super::observe::Observer;
 use super::report::{Cost, RunReport, RunStats};
 use super::script::{RandomFaults, Script};
 use super::testbed::{Testbed, World};
 use crate::api::{Sink, Source};
-use crate::checks::{self, RunEnd, RunFacts};
 use crate::cluster::taskexecutor::ExecutorConfig;
 use crate::cluster::{
     jobmaster, task_executor, taskexecutor, CheckpointStore, Hooks, JobStatus, JobStatusCell, JOB_MASTER,
@@ -16,6 +14,8 @@ use crate::cluster::{
 use crate::erased::{Codecs, ErasedSink, ErasedSource};
 use crate::history::{self, Cause, History};
 use crate::net::{Gateway, ObserveHook};
+use crate::oracle::checks::{self, RunEnd, RunFacts};
+use crate::oracle::observe::Observer;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::panic::AssertUnwindSafe;

@@ -1,9 +1,9 @@
 //! Testbeds: what a run is made of — external systems, data, a source and a sink —
 //! built fresh for every seed.
 
-use super::expect::{StartPosition, Starts};
 use crate::api::{Sink, Source};
 use crate::history::History;
+use crate::oracle::{StartPosition, Starts};
 use crate::record::{Record, RecordId};
 use crate::systems::{ExternalSystem, OutputReader};
 use rand_chacha::ChaCha8Rng;

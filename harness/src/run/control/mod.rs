@@ -9,14 +9,14 @@
 mod nodes;
 
 use super::config::RunConfig;
-use super::expect::Starts;
-use super::observe::Observer;
 use super::testbed::{Producer, RecordMaker};
 use crate::cluster::{
     task_executor, CheckpointStore, Hit, Hooks, JmCommand, JobStatus, JobStatusCell, NewJobStart, Phase, JOB_MASTER,
 };
 use crate::history::{CheckpointId, EventKind, History};
 use crate::net::{FaultRule, Gateway, RuleId};
+use crate::oracle::observe::Observer;
+use crate::oracle::Starts;
 use crate::systems::ExternalSystem;
 use madsim::runtime::{Handle, NodeHandle};
 use rand::Rng;
@@ -514,7 +514,7 @@ impl Control {
     /// passed), and a bounded one gets [`SETTLE_BOUNDED_MS`] for whatever still reacts to the
     /// restarts. What the output shows must not change meanwhile.
     ///
-    /// [`SETTLE_CHECKPOINTS`]: crate::checks::SETTLE_CHECKPOINTS
+    /// [`SETTLE_CHECKPOINTS`]: crate::oracle::checks::SETTLE_CHECKPOINTS
     pub(crate) async fn settle(&self, timeout_ms: u64) {
         let finished = self.status() == JobStatus::Finished;
         let running_unbounded = !self.inner.bounded && self.status() == JobStatus::Running && self.all_visible();
@@ -527,7 +527,7 @@ impl Control {
             self.sleep_ms(SETTLE_BOUNDED_MS).await;
             return;
         }
-        let want = self.inner.history.completed() + crate::checks::SETTLE_CHECKPOINTS;
+        let want = self.inner.history.completed() + crate::oracle::checks::SETTLE_CHECKPOINTS;
         let deadline = self.now_ms() + timeout_ms;
         while self.inner.history.completed() < want && self.now_ms() < deadline && !self.ended() {
             self.sleep_ms(10).await;

@@ -4,8 +4,8 @@
 use crate::api::DeliveryGuarantee;
 use crate::cluster::JobStatus;
 use crate::history::{Cause, CheckpointId, Event, EventKind};
+use crate::oracle::{Expected, Starts};
 use crate::record::{Digest, RecordId, Seen};
-use crate::run::{Expected, Starts};
 use crate::systems::Entry;
 use std::collections::BTreeMap;
 

@@ -10,8 +10,8 @@ use super::{run_all, RunEnd, RunFacts, Verdict, EVIDENCE_MAX};
 use crate::api::DeliveryGuarantee;
 use crate::cluster::JobStatus;
 use crate::history::{job_checkpoint, Cause, Event, EventKind};
+use crate::oracle::StartPosition;
 use crate::record::{Record, RecordId, Seen};
-use crate::run::StartPosition;
 use crate::systems::Entry;
 
 /// The record with id `id` as the tests produce it.

@@ -1,6 +1,6 @@
 //! Coverage marks: which fault and recovery paths a run actually reached. A check that
 //! passes because its path was never exercised proves nothing; tests require marks with
-//! [`Outcome::assert_reached`](super::Outcome::assert_reached).
+//! [`Outcome::assert_reached`](crate::run::Outcome::assert_reached).
 //!
 //! Marks are derived from the history after the run, so they cost nothing while it runs.
 

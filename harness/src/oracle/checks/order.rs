@@ -41,7 +41,7 @@ pub fn check(f: &RunFacts) -> Verdict {
         if !seen.insert(*id) {
             continue; // duplicates are the duplicate check's business
         }
-        let Some(crate::checks::Origin { split, pos, .. }) = f.origin_of(*id) else { continue };
+        let Some(crate::oracle::checks::Origin { split, pos, .. }) = f.origin_of(*id) else { continue };
         if let Some((prev_pos, prev)) = last.get(&**split) {
             if pos < prev_pos {
                 violations += 1;
