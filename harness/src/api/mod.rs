@@ -23,5 +23,5 @@ pub use source::{
     AsyncCallable, AsyncResult, Boundedness, EnumeratorContext, EnumeratorState, InputStatus, ReaderContext,
     ReaderOutput, ReaderRequest, Source, SourceReader, Split, SplitEnumerator, SplitId,
 };
-pub(crate) use watermark::{Announcement, WatermarkTracker};
+pub(crate) use watermark::{Announcement, TrackerBug, WatermarkTracker};
 pub use watermark::{Watermark, WatermarkAlignment, WatermarkStrategy, DEFAULT_WATERMARK_INTERVAL_MS};

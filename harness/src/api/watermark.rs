@@ -123,6 +123,14 @@ pub(crate) struct Announcement {
     pub marked_idle: Vec<SplitId>,
 }
 
+/// A bug in the runtime's watermark tracking, switched on for connsim's own tests (the
+/// cluster's `RuntimeBug` variants of the same names say what each does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TrackerBug {
+    SplitWithoutWatermarkDoesNotHold,
+    IdleReaderWaitsForAlignment,
+}
+
 /// The runtime's per-attempt watermark generation for one reader.
 #[derive(Debug)]
 pub(crate) struct WatermarkTracker {
@@ -135,7 +143,7 @@ pub(crate) struct WatermarkTracker {
     combined: Option<Watermark>,
     last_emission_ms: u64,
     /// A runtime bug switched on (connsim's own tests).
-    bug: Option<crate::cluster::RuntimeBug>,
+    bug: Option<TrackerBug>,
 }
 
 impl WatermarkTracker {
@@ -153,7 +161,7 @@ impl WatermarkTracker {
     }
 
     /// The tracker with runtime bug `bug` switched on (connsim's own tests).
-    pub fn with_bug(mut self, bug: Option<crate::cluster::RuntimeBug>) -> Self {
+    pub fn with_bug(mut self, bug: Option<TrackerBug>) -> Self {
         self.bug = bug;
         self
     }
@@ -268,7 +276,7 @@ impl WatermarkTracker {
                 continue;
             }
             let held = clock.announced;
-            if held.is_none() && self.bug == Some(crate::cluster::RuntimeBug::SplitWithoutWatermarkDoesNotHold) {
+            if held.is_none() && self.bug == Some(TrackerBug::SplitWithoutWatermarkDoesNotHold) {
                 continue;
             }
             min = Some(match min {
@@ -293,7 +301,7 @@ impl WatermarkTracker {
     }
 
     /// The watermark alignment decides a split's pause on: its current watermark, except
-    /// under [`RuntimeBug::IdleReaderWaitsForAlignment`](crate::cluster::RuntimeBug) when
+    /// under [`TrackerBug::IdleReaderWaitsForAlignment`] when
     /// every split of the reader is idle (the maximum then).
     pub fn alignment_watermark(&self, w: Option<Watermark>, now_ms: u64) -> Option<Watermark> {
         let idle_after = self.strategy.idle_timeout_ms;
@@ -301,9 +309,7 @@ impl WatermarkTracker {
             |c: &SplitClock| c.marked_idle || idle_after.is_some_and(|t| now_ms.saturating_sub(c.last_active_ms) >= t);
         let all_idle = !self.splits.is_empty() && self.splits.values().chain(self.unsplit.iter()).all(idle);
         match self.bug {
-            Some(crate::cluster::RuntimeBug::IdleReaderWaitsForAlignment) if all_idle && w.is_some() => {
-                Some(Watermark::MAX)
-            }
+            Some(TrackerBug::IdleReaderWaitsForAlignment) if all_idle && w.is_some() => Some(Watermark::MAX),
             _ => w,
         }
     }

@@ -61,6 +61,18 @@ pub enum RuntimeBug {
     IdleReaderWaitsForAlignment,
 }
 
+impl RuntimeBug {
+    /// The bug as the watermark tracker knows it, if it is one of the tracker's.
+    pub(crate) fn in_tracker(self) -> Option<crate::api::TrackerBug> {
+        use crate::api::TrackerBug;
+        match self {
+            RuntimeBug::SplitWithoutWatermarkDoesNotHold => Some(TrackerBug::SplitWithoutWatermarkDoesNotHold),
+            RuntimeBug::IdleReaderWaitsForAlignment => Some(TrackerBug::IdleReaderWaitsForAlignment),
+            _ => None,
+        }
+    }
+}
+
 /// Settings of the simulated job. Documented field by field; printed in every report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobConfig {

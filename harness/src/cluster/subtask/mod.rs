@@ -306,7 +306,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             control: setup.control,
             requests,
             requests_open: true,
-            watermarks: setup.watermarks.map(|w| WatermarkTracker::new(w, now_ms()).with_bug(setup.runtime_bug)),
+            watermarks: setup.watermarks.map(|w| {
+                WatermarkTracker::new(w, now_ms()).with_bug(setup.runtime_bug.and_then(super::RuntimeBug::in_tracker))
+            }),
             current_split: None,
             spare_records: Vec::new(),
             // Only readers report to watermark alignment.
