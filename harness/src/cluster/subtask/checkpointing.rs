@@ -13,8 +13,8 @@ use std::time::Duration;
 impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// The reader's splits at a barrier (none where the subtask hosts only a writer).
     fn reader_state(&mut self, c: CheckpointId) -> Vec<Src::Split> {
-        if self.has_reader {
-            self.reader.snapshot_state(c)
+        if self.source.has_reader {
+            self.source.reader.snapshot_state(c)
         } else {
             Vec::new()
         }
@@ -34,20 +34,20 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         crash_point(&self.hooks, &self.node, self.id, Phase::AfterReaderSnapshot, c).await;
         if let Some(x) = self.exchange.as_mut() {
             x.out.broadcast(Payload::Barrier(c));
-            if self.writer.is_some() {
+            if self.sink.writer.is_some() {
                 // The writer's half follows once the barrier came on all of its channels. A
                 // subtask without a reader acknowledges then, with no split state: its
                 // writer may align before this trigger arrives (no barrier of its own passes
                 // its gate).
-                if self.has_reader {
-                    x.barriers.insert(c, (splits_bytes, self.ended, stop));
+                if self.source.has_reader {
+                    x.barriers.insert(c, (splits_bytes, self.source.ended, stop));
                 }
                 return Ok(());
             }
         }
         // Chained, or a subtask without a writer: acknowledged now.
-        let ended = self.ended;
-        self.snapshot_writer(c, splits_bytes, ended || self.writer.is_none(), ended, stop).await
+        let ended = self.source.ended;
+        self.snapshot_writer(c, splits_bytes, ended || self.sink.writer.is_none(), ended, stop).await
     }
 
     /// The writer's part of checkpoint `c`, sent with the reader's split state: flush,
@@ -62,7 +62,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         stop: bool,
     ) -> Result<(), ConnectorError> {
         let wall = |e: String| ConnectorError::fail_job(e);
-        let writer = match self.writer.as_mut() {
+        let writer = match self.sink.writer.as_mut() {
             Some(w) => {
                 if !input_ended {
                     w.flush(false).await?;
@@ -70,16 +70,16 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 let committables = w.prepare_commit(c).await?;
                 let (_, committables) =
                     crate::cluster::wall::round_trip(&committables, "the writer's committables").map_err(wall)?;
-                self.last_prepared = self.last_prepared.max(c);
+                self.sink.last_prepared = self.sink.last_prepared.max(c);
                 crash_point(&self.hooks, &self.node, self.id, Phase::AfterPrepareCommit, c).await;
-                self.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
+                self.sink.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
                 crate::cluster::wall::encode_checked(&self.writer().snapshot_state(c), "the writer's state")
                     .map_err(wall)?
             }
             None => encode(&Vec::<Snk::WriterState>::new()), // a subtask that hosts only a reader
         };
         let pending: Vec<(CheckpointId, Snk::Committable)> =
-            self.pending.iter().map(|(c, x, _)| (*c, x.clone())).collect();
+            self.sink.pending.iter().map(|(c, x, _)| (*c, x.clone())).collect();
         let state = SubtaskState { splits: splits_bytes, writer, committables: encode(&pending), finished };
         if let Some(ms) = self.hooks.snapshot_stall(self.id) {
             madsim::time::sleep(Duration::from_millis(ms)).await; // a scenario made this snapshot slow
@@ -100,8 +100,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     }
 
     pub(super) async fn completed(&mut self, c: CheckpointId) -> Result<(), ConnectorError> {
-        if self.last_prepared > c {
-            let barrier = self.last_prepared;
+        if self.sink.last_prepared > c {
+            let barrier = self.sink.last_prepared;
             self.record(EventKind::LateNotification {
                 subtask: self.id,
                 attempt: self.attempt,
@@ -109,13 +109,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 barrier,
             });
         }
-        if self.has_reader {
-            self.reader.notify_checkpoint_complete(c);
+        if self.source.has_reader {
+            self.source.reader.notify_checkpoint_complete(c);
         }
-        if let Some(w) = self.writer.as_mut() {
+        if let Some(w) = self.sink.writer.as_mut() {
             w.notify_checkpoint_complete(c).await?;
         }
-        self.last_completed = self.last_completed.max(c);
+        self.sink.last_completed = self.sink.last_completed.max(c);
         self.commit_due(false).await
     }
 
@@ -123,9 +123,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// `recovered`: the restored attempt commits what its checkpoint held, before reading.
     pub(super) async fn commit_due(&mut self, recovered: bool) -> Result<(), ConnectorError> {
         let (due, later): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.pending).into_iter().partition(|(c, _, _)| *c <= self.last_completed);
-        self.pending = later;
-        if due.is_empty() || self.global {
+            std::mem::take(&mut self.sink.pending).into_iter().partition(|(c, _, _)| *c <= self.sink.last_completed);
+        self.sink.pending = later;
+        if due.is_empty() || self.sink.global {
             // With a global committer, committables of a completed checkpoint already belong
             // to the job master (they travelled in the acks and were combined there).
             return Ok(());
@@ -136,16 +136,16 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         self.record(EventKind::CommitAttempt {
             subtask: self.id,
             attempt: self.attempt,
-            checkpoint: self.last_completed,
+            checkpoint: self.sink.last_completed,
             requests: n,
         });
-        let Some(committer) = self.committer.as_mut() else {
+        let Some(committer) = self.sink.committer.as_mut() else {
             return Err(ConnectorError::fail_job("committables reached a subtask without a writer (a connsim bug)"));
         };
         let outcomes = committer.commit(requests).await;
         if outcomes.iter().any(|o| matches!(o, CommitOutcome::Committed)) {
             let phase = if recovered { Phase::InsideRecoveredCommit } else { Phase::InsideCommit };
-            crash_point(&self.hooks, &self.node, self.id, phase, self.last_completed).await;
+            crash_point(&self.hooks, &self.node, self.id, phase, self.sink.last_completed).await;
         }
         if outcomes.len() != n {
             return Err(ConnectorError::fail_job(format!(
@@ -172,8 +172,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 }
             }
         }
-        retry.append(&mut self.pending);
-        self.pending = retry;
+        retry.append(&mut self.sink.pending);
+        self.sink.pending = retry;
         match failed {
             Some(reason) => Err(ConnectorError::fail_job(format!("commit failed for an unknown reason: {reason}"))),
             None => Ok(()),

@@ -27,14 +27,14 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     run += 1;
                 }
                 let split = run.checked_sub(1).map(|k| &runs[k].1);
-                if let Some(w) = self.watermarks.as_mut() {
+                if let Some(w) = self.source.watermarks.as_mut() {
                     w.on_record(split, record.event_time_ms, now);
                 }
                 segment.push(record);
             }
             self.write_records(segment).await?;
             if let Some((_, split, mark)) = marks.next() {
-                let tracker = self.watermarks.as_mut().expect("event time is on");
+                let tracker = self.source.watermarks.as_mut().expect("event time is on");
                 match mark {
                     OutputMark::Watermark(w) => tracker.on_watermark(split.as_ref(), w, now),
                     OutputMark::Idle => tracker.mark_idle(split.as_ref(), true),
@@ -46,13 +46,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 }
             }
         }
-        self.current_split = runs.into_iter().last().map(|(_, split)| split);
+        self.source.current_split = runs.into_iter().last().map(|(_, split)| split);
         Ok(())
     }
 
     /// Starts tracking the event time of splits assigned to (or restored into) the reader.
     pub(super) fn track_splits(&mut self, splits: &[Src::Split]) {
-        if let Some(w) = self.watermarks.as_mut() {
+        if let Some(w) = self.source.watermarks.as_mut() {
             let now = now_ms();
             for split in splits {
                 w.add_split(&split.id(), now);
@@ -63,11 +63,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// The periodic watermark emission and alignment report, whichever is due.
     pub(super) async fn on_tick(&mut self) -> Result<(), ConnectorError> {
         let now = now_ms();
-        if !self.ended && !self.stopped && self.watermarks.as_ref().is_some_and(|w| w.due(now)) {
+        if !self.source.ended && !self.source.stopped && self.source.watermarks.as_ref().is_some_and(|w| w.due(now)) {
             self.emit_watermarks().await?;
         }
-        if let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) {
-            if let Some(watermark) = a.report(w, self.ended, now) {
+        if let (Some(a), Some(w)) = (self.source.alignment.as_mut(), self.source.watermarks.as_ref()) {
+            if let Some(watermark) = a.report(w, self.source.ended, now) {
                 drop(self.uplink.send_once(MasterMsg::ReportedWatermark { watermark }));
                 self.check_pauses();
             }
@@ -78,7 +78,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     /// The periodic watermark emission; with alignment, splits that ran ahead pause.
     pub(super) async fn emit_watermarks(&mut self) -> Result<(), ConnectorError> {
-        if let Some(a) = self.watermarks.as_mut().and_then(|w| w.emit(now_ms())) {
+        if let Some(a) = self.source.watermarks.as_mut().and_then(|w| w.emit(now_ms())) {
             self.announce(a).await?;
         }
         self.align()
@@ -86,10 +86,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     /// Pauses the splits above the announced maximum and resumes those back within it.
     pub(super) fn align(&mut self) -> Result<(), ConnectorError> {
-        let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) else { return Ok(()) };
+        let (Some(a), Some(w)) = (self.source.alignment.as_mut(), self.source.watermarks.as_ref()) else {
+            return Ok(());
+        };
         let Some(adj) = a.adjust(w, now_ms()) else { return Ok(()) };
         let pause = adj.pause.iter().map(|(s, _)| s.clone()).collect();
-        self.reader.pause_or_resume_splits(pause, adj.resume.clone())?;
+        self.source.reader.pause_or_resume_splits(pause, adj.resume.clone())?;
         self.record(EventKind::SplitsPaused {
             subtask: self.id,
             attempt: self.attempt,
@@ -97,7 +99,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
             max_allowed: adj.max_allowed,
             paused: adj.pause,
             resumed: adj.resume,
-            observed: self.tells_fetches,
+            observed: self.source.tells_fetches,
         });
         self.check_pauses();
         Ok(())
@@ -108,8 +110,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// unasked an update interval after it was first seen so is paused without cause (a
     /// resume passed on a moment late is not), said once per split and attempt.
     pub(super) fn check_pauses(&mut self) {
-        let (Some(a), Some(w)) = (self.alignment.as_mut(), self.watermarks.as_ref()) else { return };
-        let Some(unasked) = self.pauses.unasked(a.paused()) else { return };
+        let (Some(a), Some(w)) = (self.source.alignment.as_mut(), self.source.watermarks.as_ref()) else { return };
+        let Some(unasked) = self.source.pauses.unasked(a.paused()) else { return };
         let Some((minimum, max_allowed)) = a.announced() else { return };
         let held: Vec<(String, Option<i64>)> = a
             .held_unasked(unasked, now_ms())

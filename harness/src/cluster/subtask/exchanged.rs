@@ -105,7 +105,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// A subtask that hosts only a writer: its reader is never started or polled (it has
     /// no channels out, and no writer waits for it).
     pub(super) fn without_reader(&mut self) {
-        self.ended = true;
+        self.source.ended = true;
     }
 
     /// Resends what the writers have not acknowledged in time.
@@ -193,8 +193,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     });
                     // The reader's own barrier `c` came through its own channel, so its half is
                     // here; a subtask without a reader has none.
-                    let own =
-                        own.or_else(|| (!self.has_reader).then(|| (encode(&Vec::<Src::Split>::new()), true, false)));
+                    let own = own.or_else(|| {
+                        (!self.source.has_reader).then(|| (encode(&Vec::<Src::Split>::new()), true, false))
+                    });
                     if let Some((splits, reader_ended, stop)) = own {
                         self.snapshot_writer(c, splits, input_ended, reader_ended && input_ended, stop).await?;
                     }
