@@ -16,7 +16,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         let now = crate::net::now();
         let timeout = Duration::from_millis(self.cfg.checkpoint_timeout_ms);
         let expired: Vec<CheckpointId> =
-            self.pending.values().filter(|p| now - p.started >= timeout).map(|p| p.id).collect();
+            self.checkpoints.pending.values().filter(|p| now - p.started >= timeout).map(|p| p.id).collect();
         for c in expired {
             self.abort_pending(c, "timed out").await;
         }
@@ -28,28 +28,30 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// is pending, the job is finishing, or a subtask is not deployed.
     pub(super) fn trigger(&mut self) {
         let now = crate::net::now();
-        let all_deployed = self.expected.lock().unwrap().iter().all(Option::is_some);
-        let busy = self.pending.len() >= self.cfg.max_concurrent_checkpoints.max(1)
-            || self.pending.values().any(|p| !p.triggered || p.stop);
-        if busy || self.finishing.is_some() || !all_deployed || self.done {
+        let all_deployed = self.scheduler.expected.lock().unwrap().iter().all(Option::is_some);
+        let busy = self.checkpoints.pending.len() >= self.cfg.max_concurrent_checkpoints.max(1)
+            || self.checkpoints.pending.values().any(|p| !p.triggered || p.stop);
+        if busy || self.checkpoints.finishing.is_some() || !all_deployed || self.done {
             return;
         }
-        let c = self.store.next_checkpoint_id();
-        let stop = self.stop_requested;
-        let (enumerator, state) =
-            match crate::cluster::wall::round_trip(&self.enumerator.snapshot_state(c), "the enumerator's state") {
-                Ok(crossed) => crossed,
-                Err(e) => return self.fail_job(e),
-            };
+        let c = self.checkpoints.store.next_checkpoint_id();
+        let stop = self.checkpoints.stop_requested;
+        let (enumerator, state) = match crate::cluster::wall::round_trip(
+            &self.coordinator.enumerator.snapshot_state(c),
+            "the enumerator's state",
+        ) {
+            Ok(crossed) => crossed,
+            Err(e) => return self.fail_job(e),
+        };
         self.record(EventKind::CheckpointTriggered { checkpoint: c, pending: state.pending_splits() });
-        self.tracker.snapshot(c);
+        self.coordinator.tracker.snapshot(c);
         if self.cfg.coordinator_valve {
-            for slot in &mut self.slots {
+            for slot in &mut self.scheduler.slots {
                 slot.held = Some(Vec::new());
             }
         }
         let pending = Pending { id: c, enumerator, acks: BTreeMap::new(), started: now, triggered: false, stop };
-        self.pending.insert(c, pending);
+        self.checkpoints.pending.insert(c, pending);
         // Writing the enumerator's state to checkpoint storage takes time; events wait meanwhile.
         let internal = self.internal.clone();
         madsim::task::spawn(async move {
@@ -60,7 +62,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
 
     /// Releases the events held back since checkpoint `checkpoint`'s enumerator snapshot.
     pub(super) fn open_valves(&mut self, checkpoint: CheckpointId) {
-        for (subtask, slot) in self.slots.iter_mut().enumerate() {
+        for (subtask, slot) in self.scheduler.slots.iter_mut().enumerate() {
             let held = slot.held.take().unwrap_or_default();
             if !held.is_empty() {
                 self.history.record(JOB_MASTER, EventKind::ValveReleased { subtask, checkpoint, events: held.len() });
@@ -72,14 +74,14 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     }
 
     pub(super) fn send_barriers(&mut self, c: CheckpointId) {
-        let stop = match self.pending.get_mut(&c) {
+        let stop = match self.checkpoints.pending.get_mut(&c) {
             Some(p) if !p.triggered => {
                 p.triggered = true;
                 p.stop
             }
             _ => return,
         };
-        for slot in &self.slots {
+        for slot in &self.scheduler.slots {
             slot.downlink.send(ToTask::Trigger { attempt: slot.attempt, checkpoint: c, stop });
         }
         self.open_valves(c);
@@ -88,8 +90,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// Gives up a stop-with-savepoint: if its barriers went out, sources may have stopped, so
     /// everything restarts from the last completed checkpoint (as when the savepoint fails).
     pub(super) async fn cancel_stop(&mut self) {
-        self.stop_requested = false;
-        let stopping = self.pending.values().any(|p| p.stop) || matches!(self.finishing, Some((_, _, true)));
+        self.checkpoints.stop_requested = false;
+        let stopping = self.checkpoints.pending.values().any(|p| p.stop)
+            || matches!(self.checkpoints.finishing, Some((_, _, true)));
         if stopping {
             self.abort_all("stop-with-savepoint cancelled");
             self.restore_all("global", "stop-with-savepoint cancelled".into()).await;
@@ -108,7 +111,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
 
     /// Aborts every pending checkpoint; true if one was a stopping savepoint whose barriers went out.
     pub(super) fn abort_all(&mut self, reason: &str) -> bool {
-        let ids: Vec<CheckpointId> = self.pending.keys().copied().collect();
+        let ids: Vec<CheckpointId> = self.checkpoints.pending.keys().copied().collect();
         let mut stopped_some = false;
         for c in ids {
             stopped_some |= self.abort_quietly(c, reason);
@@ -121,43 +124,43 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// as Flink's `notifyCheckpointAborted`); true if it was a stopping savepoint whose
     /// barriers went out.
     pub(super) fn abort_quietly(&mut self, c: CheckpointId, reason: &str) -> bool {
-        let Some(p) = self.pending.remove(&c) else { return false };
+        let Some(p) = self.checkpoints.pending.remove(&c) else { return false };
         self.record(EventKind::CheckpointAborted { checkpoint: c, reason: reason.to_string() });
         if p.stop {
-            self.stop_requested = false;
+            self.checkpoints.stop_requested = false;
         }
         if !p.triggered {
             self.open_valves(c); // the valve closed for it is still closed
         }
-        self.enumerator.notify_checkpoint_aborted(c);
+        self.coordinator.enumerator.notify_checkpoint_aborted(c);
         self.apply_actions();
-        for slot in &self.slots {
+        for slot in &self.scheduler.slots {
             slot.downlink.send(ToTask::Abort { attempt: slot.attempt, checkpoint: c });
         }
         p.stop && p.triggered
     }
 
     pub(super) async fn on_ack(&mut self, subtask: usize, attempt: u64, c: CheckpointId, state: SubtaskState) {
-        let Some(p) = self.pending.get_mut(&c) else { return };
+        let Some(p) = self.checkpoints.pending.get_mut(&c) else { return };
         if !p.triggered {
             return;
         }
         p.acks.insert(subtask, state);
         let acks = p.acks.len();
         self.record(EventKind::Acked { subtask, attempt, checkpoint: c });
-        if acks < self.slots.len() {
+        if acks < self.scheduler.slots.len() {
             return;
         }
-        let p = self.pending.remove(&c).expect("checked above");
+        let p = self.checkpoints.pending.remove(&c).expect("checked above");
         // An older checkpoint still pending (an acknowledgement of it was lost) is subsumed
         // by c, as in Flink: it must never complete after c.
-        let older: Vec<CheckpointId> = self.pending.range(..c).map(|(&o, _)| o).collect();
+        let older: Vec<CheckpointId> = self.checkpoints.pending.range(..c).map(|(&o, _)| o).collect();
         for o in older {
             self.abort_quietly(o, &format!("subsumed by checkpoint {c}"));
         }
         let stop = p.stop;
-        let final_checkpoint =
-            stop || (self.source.boundedness() == Boundedness::Bounded && p.acks.values().all(|s| s.finished));
+        let final_checkpoint = stop
+            || (self.coordinator.source.boundedness() == Boundedness::Bounded && p.acks.values().all(|s| s.finished));
         let subtasks: Vec<SubtaskState> = p.acks.into_values().collect();
         let global = match &mut self.global {
             Some(g) => match g.combine(c, &subtasks) {
@@ -166,8 +169,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             },
             None => Vec::new(),
         };
-        let (readers, writers) = (self.readers, self.cfg.writers(self.readers));
-        self.store.put(CompletedCheckpoint {
+        let (readers, writers) = (self.coordinator.readers, self.cfg.writers(self.coordinator.readers));
+        self.checkpoints.store.put(CompletedCheckpoint {
             id: c,
             enumerator: p.enumerator,
             subtasks,
@@ -180,10 +183,10 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if self.hooks.at_job_master(crate::cluster::Phase::BeforeNotify, c) {
             std::future::pending::<()>().await; // a scenario crashes the job master here
         }
-        self.tracker.complete(c);
-        self.enumerator.notify_checkpoint_complete(c);
+        self.coordinator.tracker.complete(c);
+        self.coordinator.enumerator.notify_checkpoint_complete(c);
         self.apply_actions();
-        for slot in &self.slots {
+        for slot in &self.scheduler.slots {
             slot.downlink.send(if final_checkpoint {
                 ToTask::NotifyFinal { attempt: slot.attempt, checkpoint: c }
             } else {
@@ -191,7 +194,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             });
         }
         if final_checkpoint {
-            self.finishing = Some((c, (0..self.slots.len()).collect(), stop));
+            self.checkpoints.finishing = Some((c, (0..self.scheduler.slots.len()).collect(), stop));
             // Nothing was read after the final checkpoint's barriers: later ones are moot.
             self.abort_all("the job is finishing");
         }
@@ -208,7 +211,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// The job is done: every attempt closes its components (best effort: a task executor
     /// that does not answer in time is left to the end of the run), then the enumerator.
     pub(super) async fn close_all(&mut self) {
-        let calls = self.slots.iter().enumerate().map(|(subtask, slot)| {
+        let calls = self.scheduler.slots.iter().enumerate().map(|(subtask, slot)| {
             let (endpoint, attempt, executor) = (self.endpoint.clone(), slot.attempt, slot.executor);
             madsim::task::spawn(async move {
                 let close = crate::cluster::protocol::Addressed { subtask, msg: ToTask::Close { attempt } };
@@ -219,7 +222,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         for call in calls.collect::<Vec<_>>() {
             let _ = call.await;
         }
-        self.enumerator.close().await;
+        self.coordinator.enumerator.close().await;
     }
 
     /// Every subtask committed the final checkpoint: commit what the global committer still
@@ -236,7 +239,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             }
         }
         self.close_all().await;
-        if let Some((c, _, true)) = self.finishing {
+        if let Some((c, _, true)) = self.checkpoints.finishing {
             self.record(EventKind::JobStopped { savepoint: c });
             *self.status.lock().unwrap() = JobStatus::Stopped(c);
             self.done = true;

@@ -17,15 +17,15 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// The state subtask `subtask` restores from: the latest completed checkpoint's, dealt
     /// out again when that checkpoint was taken with another parallelism.
     pub(super) fn restore_state(&self, subtask: usize) -> Result<Option<(CheckpointId, SubtaskState)>, String> {
-        let Some(cp) = self.store.latest() else { return Ok(None) };
-        if cp.readers == self.readers && cp.subtasks.len() == self.slots.len() {
+        let Some(cp) = self.checkpoints.store.latest() else { return Ok(None) };
+        if cp.readers == self.coordinator.readers && cp.subtasks.len() == self.scheduler.slots.len() {
             return Ok(Some((cp.id, cp.subtasks[subtask].clone())));
         }
         let states = rescale::redistribute::<Src, Snk>(
             &cp.subtasks,
             cp.writers,
-            self.readers,
-            self.cfg.writers(self.readers),
+            self.coordinator.readers,
+            self.cfg.writers(self.coordinator.readers),
             self.cfg.runtime_bug,
         )?;
         Ok(Some((cp.id, states[subtask].clone())))
@@ -36,17 +36,17 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             Ok(r) => r,
             Err(e) => return self.fail_job(e),
         };
-        let (p, writers) = (self.readers, self.cfg.writers(self.readers));
-        let previous = (self.slots[subtask].executor, self.slots[subtask].attempt);
+        let (p, writers) = (self.coordinator.readers, self.cfg.writers(self.coordinator.readers));
+        let previous = (self.scheduler.slots[subtask].executor, self.scheduler.slots[subtask].attempt);
         let executor = self.place(subtask);
-        let slot = &mut self.slots[subtask];
+        let slot = &mut self.scheduler.slots[subtask];
         slot.attempt += 1;
         slot.executor = executor;
         slot.no_more_splits = false;
         slot.last_seq = 0;
         slot.held = None;
         slot.downlink = Downlink::start(self.endpoint.clone(), subtask, slot.attempt, executor, self.reports.clone());
-        self.expected.lock().unwrap()[subtask] = None;
+        self.scheduler.expected.lock().unwrap()[subtask] = None;
         slot.downlink.send(ToTask::Deploy {
             subtask,
             attempt: slot.attempt,
@@ -54,7 +54,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             writers,
             restore,
             deadline_ms: 0,
-            job: self.store.job(),
+            job: self.checkpoints.store.job(),
         });
         if previous.0 != executor {
             // Cancel the attempt left behind, as Flink cancels a failed region's executions
@@ -67,7 +67,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// Marks a task executor as suspected lost: no attempt is deployed there while another
     /// has a free slot.
     pub(super) fn suspect(&mut self, executor: usize) {
-        let since = &mut self.suspects[executor];
+        let since = &mut self.scheduler.suspects[executor];
         since.get_or_insert(crate::net::now());
     }
 
@@ -75,18 +75,20 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// suspected lost; then a free slot on a task executor that is not suspected (the lowest);
     /// failing that, the free one suspected longest ago; failing that, where it is.
     fn place(&self, subtask: usize) -> usize {
-        let current = self.slots[subtask].executor;
-        if self.suspects[current].is_none() {
+        let current = self.scheduler.slots[subtask].executor;
+        if self.scheduler.suspects[current].is_none() {
             return current;
         }
         let slots = self.cfg.slots_per_task_executor.max(1);
-        let used =
-            |e: usize| self.slots.iter().enumerate().filter(|(s, slot)| *s != subtask && slot.executor == e).count();
-        let free: Vec<usize> = (0..self.suspects.len()).filter(|&e| e != current && used(e) < slots).collect();
-        if let Some(&e) = free.iter().find(|&&e| self.suspects[e].is_none()) {
+        let used = |e: usize| {
+            self.scheduler.slots.iter().enumerate().filter(|(s, slot)| *s != subtask && slot.executor == e).count()
+        };
+        let free: Vec<usize> =
+            (0..self.scheduler.suspects.len()).filter(|&e| e != current && used(e) < slots).collect();
+        if let Some(&e) = free.iter().find(|&&e| self.scheduler.suspects[e].is_none()) {
             return e;
         }
-        free.into_iter().min_by_key(|&e| (self.suspects[e], e)).unwrap_or(current)
+        free.into_iter().min_by_key(|&e| (self.scheduler.suspects[e], e)).unwrap_or(current)
     }
 
     pub(super) async fn failover(&mut self, failed: Vec<usize>, cause: String) {
@@ -95,29 +97,30 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         // Behind an all-to-all exchange every subtask reads from every other: the job is
         // one region, and a failure anywhere restarts all of it (Flink's failover regions).
-        let failed = if self.cfg.exchange.all_to_all() { (0..self.slots.len()).collect() } else { failed };
+        let failed = if self.cfg.exchange.all_to_all() { (0..self.scheduler.slots.len()).collect() } else { failed };
         // A failure while a stopping savepoint is under way may leave sources stopped that
         // no region restart would resume: the whole job restarts instead.
-        let stopping = self.pending.values().any(|p| p.stop) || matches!(self.finishing, Some((_, _, true)));
+        let stopping = self.checkpoints.pending.values().any(|p| p.stop)
+            || matches!(self.checkpoints.finishing, Some((_, _, true)));
         self.abort_all("failover");
-        self.finishing = None;
+        self.checkpoints.finishing = None;
         if self.cfg.failover == FailoverStrategy::Global || stopping {
             return self.restore_all("global", cause).await;
         }
-        let checkpoint = self.store.latest().map_or(0, |c| c.id);
+        let checkpoint = self.checkpoints.store.latest().map_or(0, |c| c.id);
         self.record(EventKind::Failover { strategy: "region".into(), subtasks: failed.clone(), checkpoint, cause });
         // Every failed reader is gone before any split goes back: the enumerator must not
         // hand a returned split to a reader of the same region (Flink fails all of a
         // region's tasks before it resets them).
-        for &subtask in failed.iter().filter(|s| **s < self.readers) {
-            self.ctx.registered.remove(&subtask);
-            self.enumerator.reader_failed(subtask, &mut self.ctx);
+        for &subtask in failed.iter().filter(|s| **s < self.coordinator.readers) {
+            self.coordinator.ctx.registered.remove(&subtask);
+            self.coordinator.enumerator.reader_failed(subtask, &mut self.coordinator.ctx);
         }
         for subtask in failed {
-            let returned = self.tracker.take_uncheckpointed(subtask);
+            let returned = self.coordinator.tracker.take_uncheckpointed(subtask);
             if !returned.is_empty() {
                 self.record(EventKind::SplitsReturned { subtask, splits: returned.iter().map(Split::id).collect() });
-                self.enumerator.add_splits_back(returned, subtask, &mut self.ctx);
+                self.coordinator.enumerator.add_splits_back(returned, subtask, &mut self.coordinator.ctx);
             }
             self.redeploy(subtask);
         }
@@ -131,8 +134,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if !self.cfg.exchange.all_to_all() {
             return;
         }
-        let peers: Vec<(usize, u64)> = self.slots.iter().map(|s| (s.executor, s.attempt)).collect();
-        for slot in &self.slots {
+        let peers: Vec<(usize, u64)> = self.scheduler.slots.iter().map(|s| (s.executor, s.attempt)).collect();
+        for slot in &self.scheduler.slots {
             slot.downlink.send(ToTask::Wire { attempt: slot.attempt, peers: peers.clone() });
         }
     }
@@ -141,16 +144,16 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// completed checkpoint. `strategy` names why in the history: a global failover, a new
     /// job-master incarnation, or a rescale.
     pub(super) async fn restore_all(&mut self, strategy: &str, cause: String) {
-        let latest = self.store.latest();
+        let latest = self.checkpoints.store.latest();
         let checkpoint = latest.as_ref().map_or(0, |c| c.id);
-        let all: Vec<usize> = (0..self.slots.len()).collect();
+        let all: Vec<usize> = (0..self.scheduler.slots.len()).collect();
         self.abort_all("failover");
-        self.finishing = None;
+        self.checkpoints.finishing = None;
         self.record(EventKind::Failover { strategy: strategy.into(), subtasks: all.clone(), checkpoint, cause });
-        self.tracker.reset();
-        self.ctx = EnumeratorContext::new(self.readers, self.endpoint.clone());
-        let writers = self.cfg.writers(self.readers);
-        let rescaled = latest.as_ref().is_some_and(|c| c.readers != self.readers || c.writers != writers);
+        self.coordinator.tracker.reset();
+        self.coordinator.ctx = EnumeratorContext::new(self.coordinator.readers, self.endpoint.clone());
+        let writers = self.cfg.writers(self.coordinator.readers);
+        let rescaled = latest.as_ref().is_some_and(|c| c.readers != self.coordinator.readers || c.writers != writers);
         if let Some(g) = &mut self.global {
             // As Flink's restart strategy does, a restore that fails for a reason that may
             // pass (an unreachable system) is tried again after a restart delay.
@@ -169,13 +172,13 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         // The enumerator being replaced is closed first (it may hold connections), and what
         // it started stops.
         self.stop_calls();
-        self.enumerator.close().await;
-        self.enumerator = match latest {
+        self.coordinator.enumerator.close().await;
+        self.coordinator.enumerator = match latest {
             Some(cp) => match crate::bytes::decode(&cp.enumerator) {
-                Ok(state) => self.source.restore_enumerator(&self.ctx, state),
+                Ok(state) => self.coordinator.source.restore_enumerator(&self.coordinator.ctx, state),
                 Err(e) => return self.fail_job(format!("enumerator state did not deserialize: {e}")),
             },
-            None => self.source.create_enumerator(&self.ctx),
+            None => self.coordinator.source.create_enumerator(&self.coordinator.ctx),
         };
         for subtask in all {
             self.redeploy(subtask);

@@ -1,0 +1,55 @@
+//! The job master's components, each owning its state (as Flink's job master holds a source
+//! coordinator, a checkpoint coordinator and a scheduler): the enumerator's side, the
+//! pending and finishing checkpoints, and the deployed attempts.
+
+use super::alignment::AlignmentCoordinator;
+use super::{Called, Pending, Slot};
+use crate::api::{EnumeratorContext, Source};
+use crate::cluster::heartbeat::Expected;
+use crate::cluster::store::CheckpointStore;
+use crate::cluster::tracker::AssignmentTracker;
+use crate::history::CheckpointId;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// The source coordinator: the enumerator, its context and callables, the split assignments
+/// since the last checkpoint, and watermark alignment.
+pub(super) struct SourceCoordinator<Src: Source> {
+    pub source: Src,
+    pub enumerator: Src::Enumerator,
+    pub ctx: EnumeratorContext<Src::Split>,
+    pub tracker: AssignmentTracker<Src::Split>,
+    /// Subtasks `0..readers` host a reader (the source's parallelism); the rest only a writer.
+    pub readers: usize,
+    /// Callables the enumerator started, and where their results go (tagged with the
+    /// enumerator generation that asked, so a replaced enumerator's results are dropped).
+    pub calls: Vec<madsim::task::JoinHandle<()>>,
+    pub call_results: mpsc::UnboundedSender<Called>,
+    pub generation: u64,
+    /// Watermark alignment, when the source is read with it.
+    pub alignment: Option<AlignmentCoordinator>,
+}
+
+/// The checkpoint coordinator: the store of completed checkpoints, and the pending ones.
+pub(super) struct CheckpointCoordinator {
+    pub store: CheckpointStore,
+    /// Checkpoints triggered and neither completed nor aborted, by id (at most
+    /// [`JobConfig::max_concurrent_checkpoints`](crate::cluster::JobConfig::max_concurrent_checkpoints)).
+    pub pending: BTreeMap<CheckpointId, Pending>,
+    /// The checkpoint whose completion ends the job, the subtasks that have not committed it
+    /// yet, and whether it is a savepoint that stops the job (rather than the end of input).
+    pub finishing: Option<(CheckpointId, BTreeSet<usize>, bool)>,
+    /// A stop-with-savepoint was asked for and not yet taken.
+    pub stop_requested: bool,
+}
+
+/// The scheduler: each subtask's slot (its attempt and task executor), and which task
+/// executors the heartbeats expect and suspect.
+pub(super) struct Scheduler {
+    pub slots: Vec<Slot>,
+    /// Per task executor: since when it is suspected lost (it missed heartbeats or a
+    /// deployment did not reach it); cleared when a deployment reaches it.
+    pub suspects: Vec<Option<Duration>>,
+    pub expected: Expected,
+}
