@@ -10,7 +10,7 @@
 use super::config::Exchange;
 use super::hooks::Hooks;
 use super::protocol::{task_executor, Addressed, ToTask};
-use super::subtask::{self, Control, SubtaskSetup};
+use super::subtask::{self, Control, JobShape, SubtaskSetup};
 use crate::api::{Sink, Source};
 use crate::history::{EventKind, History};
 use crate::net::{now, Gateway};
@@ -124,20 +124,22 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                             source: source.clone(),
                             sink: sink.clone(),
                             subtask,
-                            parallelism,
-                            writers,
                             attempt,
-                            job,
                             restore,
                             endpoint: endpoint.clone(),
                             history: history.clone(),
                             hooks: hooks.clone(),
                             control: rx,
                             cancel: cancelled,
-                            exchange: cfg.exchange,
-                            aligned_barriers: cfg.aligned_barriers,
-                            watermarks: cfg.watermarks,
-                            runtime_bug: cfg.runtime_bug,
+                            shape: JobShape {
+                                job,
+                                parallelism,
+                                writers,
+                                exchange: cfg.exchange,
+                                aligned_barriers: cfg.aligned_barriers,
+                                watermarks: cfg.watermarks,
+                                runtime_bug: cfg.runtime_bug,
+                            },
                         };
                         let task = madsim::task::spawn(subtask::run::<Src, Snk>(setup));
                         let at = now();

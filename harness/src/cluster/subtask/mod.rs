@@ -88,19 +88,26 @@ pub(crate) struct SubtaskSetup<Src, Snk> {
     pub source: Src,
     pub sink: Snk,
     pub subtask: usize,
-    /// Readers (the source's parallelism); subtasks from here on host only a writer.
-    pub parallelism: usize,
-    /// Writers (the sink's parallelism); subtasks from here on host only a reader.
-    pub writers: usize,
     pub attempt: u64,
-    /// The job's index ([`crate::history::job_id`]).
-    pub job: u64,
     pub restore: Option<(CheckpointId, SubtaskState)>,
     pub endpoint: Endpoint,
     pub history: History,
     pub hooks: Hooks,
     pub control: mpsc::UnboundedReceiver<Control>,
     pub cancel: Cancel,
+    /// What every subtask of the job shares.
+    pub shape: JobShape,
+}
+
+/// What every subtask of a job shares: the job, its parallelisms and the runtime's settings.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JobShape {
+    /// The job's index ([`crate::history::job_id`]).
+    pub job: u64,
+    /// Readers (the source's parallelism); subtasks from here on host only a writer.
+    pub parallelism: usize,
+    /// Writers (the sink's parallelism); subtasks from here on host only a reader.
+    pub writers: usize,
     pub exchange: Exchange,
     pub aligned_barriers: bool,
     /// The strategy the job reads its source with, if any.

@@ -46,21 +46,21 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         let pauses = PauseLedger::default();
         let reader = setup.source.create_reader(ReaderContext {
             subtask: setup.subtask,
-            parallelism: setup.parallelism,
+            parallelism: setup.shape.parallelism,
             endpoint: connector_endpoint.clone(),
             requests: req_tx,
             pauses: pauses.clone(),
         });
         let wctx = WriterContext {
             subtask: setup.subtask,
-            parallelism: setup.writers,
+            parallelism: setup.shape.writers,
             attempt: setup.attempt,
             restored_checkpoint: crate::history::local_checkpoint(restored_cp),
-            job_id: crate::history::job_id(setup.job),
+            job_id: crate::history::job_id(setup.shape.job),
             endpoint: connector_endpoint.clone(),
         };
         let mut reader = reader;
-        let has_writer = setup.subtask < setup.writers;
+        let has_writer = setup.subtask < setup.shape.writers;
         let writer = if has_writer {
             match setup.sink.create_writer(wctx, writer_state).await {
                 Ok(w) => Some(w),
@@ -77,11 +77,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 subtask: setup.subtask,
                 attempt: setup.attempt,
                 restored_checkpoint: crate::history::local_checkpoint(restored_cp),
-                job_id: crate::history::job_id(setup.job),
+                job_id: crate::history::job_id(setup.shape.job),
                 endpoint: connector_endpoint.clone(),
             })
         });
-        let has_reader = setup.subtask < setup.parallelism;
+        let has_reader = setup.subtask < setup.shape.parallelism;
         let mut task: Subtask<Src, Snk> = Subtask {
             id: setup.subtask,
             attempt: setup.attempt,
@@ -97,17 +97,18 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 stopped: false,
                 requests,
                 requests_open: true,
-                watermarks: setup.watermarks.map(|w| {
+                watermarks: setup.shape.watermarks.map(|w| {
                     WatermarkTracker::new(w, now_ms())
-                        .with_bug(setup.runtime_bug.and_then(crate::cluster::RuntimeBug::in_tracker))
+                        .with_bug(setup.shape.runtime_bug.and_then(crate::cluster::RuntimeBug::in_tracker))
                 }),
                 current_split: None,
                 spare_records: Vec::new(),
                 // Only readers report to watermark alignment.
                 alignment: setup
+                    .shape
                     .watermarks
                     .and_then(|w| w.alignment)
-                    .filter(|_| setup.subtask < setup.parallelism)
+                    .filter(|_| setup.subtask < setup.shape.parallelism)
                     .map(|a| ReaderAlignment::new(a, now_ms())),
                 tells_fetches: false,
                 pauses,
@@ -120,14 +121,14 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 last_prepared: 0,
                 global: setup.sink.has_global_committer(),
             },
-            exchange: setup.exchange.all_to_all().then(|| {
+            exchange: setup.shape.exchange.all_to_all().then(|| {
                 exchanged::Exchanged::new(
                     setup.subtask,
                     setup.attempt,
                     &setup.endpoint,
-                    setup.exchange,
-                    (setup.parallelism, setup.writers),
-                    setup.aligned_barriers,
+                    setup.shape.exchange,
+                    (setup.shape.parallelism, setup.shape.writers),
+                    setup.shape.aligned_barriers,
                 )
             }),
         };
