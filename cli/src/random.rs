@@ -68,7 +68,7 @@ fn target_over<T: Testbed>(
             let mut r = Runner::erased(make());
             r.jobs(jobs).configure(|c| {
                 c.job.failover = failover;
-                c.job.max_concurrent_checkpoints = checkpoints_at_once(failover);
+                c.job.checkpoints.max_concurrent = checkpoints_at_once(failover);
                 c.job.exchange = exchange;
             });
             // Consecutive runs keep the seeds of a shard together.

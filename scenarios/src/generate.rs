@@ -199,7 +199,7 @@ fn fit(mut scenario: Scenario, config: &RunConfig) -> Scenario {
         scenario.job.exchange = None;
         scenario.job.sink_parallelism = None;
     }
-    if job.max_concurrent_checkpoints > 1 {
+    if job.checkpoints.max_concurrent > 1 {
         scenario.job.concurrent_checkpoints = None;
     }
     scenario

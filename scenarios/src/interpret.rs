@@ -188,7 +188,7 @@ impl Block {
                 }
                 Block::CheckpointTimeout => {
                     // One subtask's snapshot is slow (a slow state upload) past the timeout.
-                    let hold = control.config().job.checkpoint_timeout_ms + 100;
+                    let hold = control.config().job.checkpoints.timeout_ms + 100;
                     control.slow_snapshot(workers(control, Worker::Any)[0], hold);
                     control.trigger_checkpoint();
                     control.sleep_ms(hold).await;

@@ -37,7 +37,7 @@ impl JobSettings {
             config.job.sink_parallelism = Some(n);
         }
         if let Some(n) = self.concurrent_checkpoints {
-            config.job.max_concurrent_checkpoints = n;
+            config.job.checkpoints.max_concurrent = n;
         }
     }
 

@@ -204,7 +204,7 @@ fn a_scenario_fixes_the_jobs_shape_over_the_runners_and_its_report_shows_it() {
     for r in &outcome.outcome.reports {
         assert_eq!(r.config.job.exchange, Exchange::KeyBy);
         assert_eq!(r.config.job.sink_parallelism, Some(3));
-        assert_eq!(r.config.job.max_concurrent_checkpoints, 2);
+        assert_eq!(r.config.job.checkpoints.max_concurrent, 2);
     }
     // The runner's own configuration is left as it was: chained, so nothing backpressures.
     let chained = Scenario::new("chained").then(slow_sink(Worker::Nth(1), 10, 200)).run(&mut runner);

@@ -201,7 +201,7 @@ pub trait SplitEnumerator: Send + 'static {
     /// The enumerator's state for checkpoint `checkpoint`.
     fn snapshot_state(&mut self, checkpoint: CheckpointId) -> Self::State;
     /// Checkpoint `checkpoint` completed. With more than one checkpoint pending at once
-    /// ([`JobConfig::max_concurrent_checkpoints`](crate::cluster::JobConfig)), later
+    /// ([`CheckpointConfig::max_concurrent`](crate::cluster::CheckpointConfig)), later
     /// checkpoints may have been triggered already: this one covers only what its own
     /// snapshot held.
     fn notify_checkpoint_complete(&mut self, _checkpoint: CheckpointId) {}

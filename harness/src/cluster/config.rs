@@ -85,28 +85,14 @@ pub struct JobConfig {
     /// subtasks are redeployed to, as Flink's slot pool keeps slots of other task managers.
     #[serde(default = "one")]
     pub spare_task_executors: usize,
-    /// Virtual time between checkpoint triggers.
-    pub checkpoint_interval_ms: u64,
-    /// A checkpoint not complete after this long is aborted (it expires, as in Flink).
-    pub checkpoint_timeout_ms: u64,
-    /// How many checkpoints may be pending at once (Flink's
-    /// `execution.checkpointing.max-concurrent-checkpoints`). With more than one, the next
-    /// checkpoint can be triggered before the previous one completed, so a subtask may take
-    /// barrier `c + 1` before it hears that `c` completed. 0 counts as 1.
-    #[serde(default = "one")]
-    pub max_concurrent_checkpoints: usize,
+    /// When checkpoints are triggered, how long they may take, how many may be pending.
+    #[serde(flatten)]
+    pub checkpoints: CheckpointConfig,
     /// Recovery strategy.
     pub failover: FailoverStrategy,
-    /// Virtual time between heartbeats to each task executor.
-    pub heartbeat_interval_ms: u64,
-    /// Consecutive missed heartbeats after which a task executor counts as lost.
-    pub heartbeat_misses_max: u32,
-    /// A task executor that has not heard from the job master about an attempt for this
-    /// long cancels it, as Flink's task manager does when its heartbeat to the job manager
-    /// times out. Until then an attempt cut off from the job master keeps running: a zombie,
-    /// still reaching every external system it can reach.
-    #[serde(default = "executor_timeout")]
-    pub executor_heartbeat_timeout_ms: u64,
+    /// Heartbeats between the job master and the task executors, and the leases they renew.
+    #[serde(flatten)]
+    pub heartbeats: HeartbeatConfig,
     /// Hold back enumerator events between its snapshot and the barrier (always on in real
     /// use). Off only in connsim's own tests, to show the split-accounting check catches
     /// what the valve prevents.
@@ -134,6 +120,42 @@ pub struct JobConfig {
     /// A runtime bug switched on (connsim's own tests only); `None` in real use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime_bug: Option<RuntimeBug>,
+}
+
+/// Checkpointing settings of a job (in a case file, flat: `checkpoint_interval_ms`,
+/// `checkpoint_timeout_ms`, `max_concurrent_checkpoints`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointConfig {
+    /// Virtual time between checkpoint triggers.
+    #[serde(rename = "checkpoint_interval_ms")]
+    pub interval_ms: u64,
+    /// A checkpoint not complete after this long is aborted (it expires, as in Flink).
+    #[serde(rename = "checkpoint_timeout_ms")]
+    pub timeout_ms: u64,
+    /// How many checkpoints may be pending at once (Flink's
+    /// `execution.checkpointing.max-concurrent-checkpoints`). With more than one, the next
+    /// checkpoint can be triggered before the previous one completed, so a subtask may take
+    /// barrier `c + 1` before it hears that `c` completed. 0 counts as 1.
+    #[serde(rename = "max_concurrent_checkpoints", default = "one")]
+    pub max_concurrent: usize,
+}
+
+/// Heartbeat settings of a job (in a case file, flat: `heartbeat_interval_ms`,
+/// `heartbeat_misses_max`, `executor_heartbeat_timeout_ms`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeartbeatConfig {
+    /// Virtual time between heartbeats to each task executor.
+    #[serde(rename = "heartbeat_interval_ms")]
+    pub interval_ms: u64,
+    /// Consecutive missed heartbeats after which a task executor counts as lost.
+    #[serde(rename = "heartbeat_misses_max")]
+    pub misses_max: u32,
+    /// A task executor that has not heard from the job master about an attempt for this
+    /// long cancels it, as Flink's task manager does when its heartbeat to the job manager
+    /// times out. Until then an attempt cut off from the job master keeps running: a zombie,
+    /// still reaching every external system it can reach.
+    #[serde(rename = "executor_heartbeat_timeout_ms", default = "executor_timeout")]
+    pub executor_timeout_ms: u64,
 }
 
 fn yes() -> bool {
@@ -186,13 +208,9 @@ impl Default for JobConfig {
             parallelism: 4,
             slots_per_task_executor: 1,
             spare_task_executors: 1,
-            checkpoint_interval_ms: 100,
-            checkpoint_timeout_ms: 400,
-            max_concurrent_checkpoints: 1,
+            checkpoints: CheckpointConfig { interval_ms: 100, timeout_ms: 400, max_concurrent: 1 },
             failover: FailoverStrategy::Region,
-            heartbeat_interval_ms: 50,
-            heartbeat_misses_max: 3,
-            executor_heartbeat_timeout_ms: executor_timeout(),
+            heartbeats: HeartbeatConfig { interval_ms: 50, misses_max: 3, executor_timeout_ms: executor_timeout() },
             coordinator_valve: true,
             exchange: Exchange::Forward,
             aligned_barriers: true,

@@ -18,7 +18,7 @@ mod tracker;
 mod uplink;
 mod wall;
 
-pub use config::{Exchange, FailoverStrategy, JobConfig, RuntimeBug};
+pub use config::{CheckpointConfig, Exchange, FailoverStrategy, HeartbeatConfig, JobConfig, RuntimeBug};
 pub use exchange::HELD_MS;
 pub use hooks::Phase;
 pub(crate) use hooks::{Hit, Hooks, JmCommand};

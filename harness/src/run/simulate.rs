@@ -210,7 +210,7 @@ async fn drive(
     let shipped = Arc::new(Shipped::pack(&source, &sink));
     let executor = ExecutorConfig {
         slots: config.job.slots_per_task_executor.max(1),
-        lease: std::time::Duration::from_millis(config.job.executor_heartbeat_timeout_ms),
+        lease: std::time::Duration::from_millis(config.job.heartbeats.executor_timeout_ms),
         exchange: config.job.exchange,
         aligned_barriers: config.job.aligned_barriers,
         watermarks: config.job.watermarks.or(source.watermark_strategy()),

@@ -173,7 +173,7 @@ impl Script for Disturb {
             control.sleep_ms(150).await;
             control.decline_next(1);
             control.sleep_ms(300).await;
-            let timeout = control.config().job.checkpoint_timeout_ms;
+            let timeout = control.config().job.checkpoints.timeout_ms;
             control.slow_snapshot(2, timeout + 100);
             control.sleep_ms(timeout + 150).await;
             control.slow_snapshot(0, 250);
@@ -188,7 +188,7 @@ fn run(concurrent: usize, script: Arc<dyn Script>) -> (Outcome, Vec<(String, &'s
     let mut r = Runner::new(Pipeline(SrcSetup, SnkSetup));
     r.seeds(1).jobs(1).script(script).configure(|c| {
         c.faults = FaultConfig::none();
-        c.job.max_concurrent_checkpoints = concurrent;
+        c.job.checkpoints.max_concurrent = concurrent;
     });
     let out = r.run();
     let heard = HEARD.lock().unwrap().clone();
@@ -276,7 +276,7 @@ fn random_faults_with_two_checkpoints_at_once_overlap_and_subsume() {
         GeneratorSetup { splits: 8, records_per_split: 300, ..Default::default() },
         CollectorSetup,
     ));
-    r.seeds(50).configure(|c| c.job.max_concurrent_checkpoints = 2);
+    r.seeds(50).configure(|c| c.job.checkpoints.max_concurrent = 2);
     let out = r.run();
     out.assert_ok();
     out.assert_reached(&["checkpoints-overlapped", "checkpoint-subsumed", "crash"]);

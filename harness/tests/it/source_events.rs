@@ -169,7 +169,7 @@ fn run(valve: bool, failover: FailoverStrategy) -> Outcome {
     r.seeds(100).configure(|c| {
         c.job.coordinator_valve = valve;
         c.job.failover = failover;
-        c.job.checkpoint_interval_ms = 20;
+        c.job.checkpoints.interval_ms = 20;
     });
     r.run()
 }

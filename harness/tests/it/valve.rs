@@ -13,7 +13,7 @@ fn runner(valve: bool, failover: FailoverStrategy) -> Runner<Pipeline<GeneratorS
     r.seeds(100).configure(|c| {
         c.job.coordinator_valve = valve;
         c.job.failover = failover;
-        c.job.checkpoint_interval_ms = 20;
+        c.job.checkpoints.interval_ms = 20;
     });
     r
 }

@@ -175,7 +175,7 @@ pub fn expire_incomplete_uploads(system: &str, ms: u64) -> Block {
 /// Once the job master has missed its heartbeats (about 300 ms with the default settings) it
 /// redeploys the worker's subtask to a spare slot elsewhere, while the cut-off attempt keeps
 /// running and writing to external systems: a zombie, until its task executor's lease runs
-/// out ([`JobConfig::executor_heartbeat_timeout_ms`](connsim::cluster::JobConfig), 500 ms)
+/// out ([`HeartbeatConfig::executor_timeout_ms`](connsim::cluster::HeartbeatConfig), 500 ms)
 /// and it cancels the attempt. Prints as the `partition(..)` it is.
 pub fn zombie(worker: Worker, ms: u64) -> Block {
     partition(worker, job_master(), ms)

@@ -46,7 +46,7 @@ pub(super) fn run_case(
     runner.configure(|c| {
         c.job.parallelism = spec.parallelism;
         c.job.failover = spec.failover;
-        c.job.max_concurrent_checkpoints = settings.concurrent_checkpoints.unwrap_or(spec.concurrent_checkpoints);
+        c.job.checkpoints.max_concurrent = settings.concurrent_checkpoints.unwrap_or(spec.concurrent_checkpoints);
         if let Some(exchange) = settings.exchange {
             c.job.exchange = exchange;
         }

@@ -14,7 +14,7 @@ use std::time::Duration;
 impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     pub(super) async fn on_tick(&mut self) {
         let now = crate::net::now();
-        let timeout = Duration::from_millis(self.cfg.checkpoint_timeout_ms);
+        let timeout = Duration::from_millis(self.cfg.checkpoints.timeout_ms);
         let expired: Vec<CheckpointId> =
             self.checkpoints.pending.values().filter(|p| now - p.started >= timeout).map(|p| p.id).collect();
         for c in expired {
@@ -29,7 +29,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     pub(super) fn trigger(&mut self) {
         let now = crate::net::now();
         let all_deployed = self.scheduler.expected.lock().unwrap().iter().all(Option::is_some);
-        let busy = self.checkpoints.pending.len() >= self.cfg.max_concurrent_checkpoints.max(1)
+        let busy = self.checkpoints.pending.len() >= self.cfg.checkpoints.max_concurrent.max(1)
             || self.checkpoints.pending.values().any(|p| !p.triggered || p.stop);
         if busy || self.checkpoints.finishing.is_some() || !all_deployed || self.done {
             return;

@@ -35,7 +35,7 @@ pub(super) struct SourceCoordinator<Src: Source> {
 pub(super) struct CheckpointCoordinator {
     pub store: CheckpointStore,
     /// Checkpoints triggered and neither completed nor aborted, by id (at most
-    /// [`JobConfig::max_concurrent_checkpoints`](crate::cluster::JobConfig::max_concurrent_checkpoints)).
+    /// [`CheckpointConfig::max_concurrent`](crate::cluster::CheckpointConfig::max_concurrent)).
     pub pending: BTreeMap<CheckpointId, Pending>,
     /// The checkpoint whose completion ends the job, the subtasks that have not committed it
     /// yet, and whether it is a savepoint that stops the job (rather than the end of input).

@@ -139,7 +139,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             Called(Called),
             Align,
         }
-        let mut ticks = madsim::time::interval(Duration::from_millis(self.cfg.checkpoint_interval_ms));
+        let mut ticks = madsim::time::interval(Duration::from_millis(self.cfg.checkpoints.interval_ms));
         let aligning = self.coordinator.alignment.is_some();
         let every = self.coordinator.alignment.as_ref().map_or(1_000, |a| a.alignment.update_interval_ms.max(1));
         let mut align_ticks = madsim::time::interval(Duration::from_millis(every));

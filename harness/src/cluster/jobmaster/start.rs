@@ -58,8 +58,8 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         heartbeat::start(
             endpoint.clone(),
             expected.clone(),
-            Duration::from_millis(cfg.heartbeat_interval_ms),
-            cfg.heartbeat_misses_max,
+            Duration::from_millis(cfg.heartbeats.interval_ms),
+            cfg.heartbeats.misses_max,
             lost_tx,
         );
         history.record(JOB_MASTER, EventKind::JobStarted { parallelism: p });
