@@ -64,7 +64,7 @@ pub(crate) struct ExecutorConfig {
     /// The strategy the job reads its source with (the job's, else the source's own).
     pub watermarks: Option<crate::api::WatermarkStrategy>,
     /// A runtime bug switched on ([`JobConfig::runtime_bug`](super::JobConfig)).
-    pub runtime_bug: Option<super::RuntimeBug>,
+    pub runtime_bug: Option<super::config::RuntimeBug>,
 }
 
 /// The init task of task executor `index`: serves until the node is crashed.

@@ -180,7 +180,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             savepoint: stop,
         });
         self.record(EventKind::CheckpointCompleted { checkpoint: c });
-        if self.hooks.at_job_master(crate::cluster::Phase::BeforeNotify, c) {
+        if self.hooks.at_job_master(crate::cluster::hooks::Phase::BeforeNotify, c) {
             std::future::pending::<()>().await; // a scenario crashes the job master here
         }
         self.coordinator.tracker.complete(c);

@@ -113,7 +113,7 @@ pub(crate) struct JobShape {
     /// The strategy the job reads its source with, if any.
     pub watermarks: Option<crate::api::WatermarkStrategy>,
     /// A runtime bug switched on (connsim's own tests).
-    pub runtime_bug: Option<crate::cluster::RuntimeBug>,
+    pub runtime_bug: Option<crate::cluster::config::RuntimeBug>,
 }
 
 impl<Src, Snk> SubtaskSetup<Src, Snk> {

@@ -99,7 +99,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 requests_open: true,
                 watermarks: setup.shape.watermarks.map(|w| {
                     WatermarkTracker::new(w, now_ms())
-                        .with_bug(setup.shape.runtime_bug.and_then(crate::cluster::RuntimeBug::in_tracker))
+                        .with_bug(setup.shape.runtime_bug.and_then(crate::cluster::config::RuntimeBug::in_tracker))
                 }),
                 current_split: None,
                 spare_records: Vec::new(),
