@@ -15,6 +15,7 @@ mod erased_runner;
 mod event_time;
 mod exchange;
 mod gateway;
+mod layout;
 mod models;
 mod no_progress;
 mod no_shared_memory;
