@@ -14,6 +14,9 @@ use std::sync::{Arc, Mutex};
 
 #[cfg(madsim)]
 pub mod attempt;
+mod typed;
+
+pub use typed::{FailoverScope, Phase};
 #[cfg(test)]
 mod tests;
 
@@ -272,7 +275,7 @@ pub enum EventKind {
     /// A node was restarted.
     Restarted { node: String },
     /// The job master started a failover.
-    Failover { strategy: String, subtasks: Vec<usize>, checkpoint: CheckpointId, cause: String },
+    Failover { strategy: FailoverScope, subtasks: Vec<usize>, checkpoint: CheckpointId, cause: String },
     /// A subtask finished its input.
     SubtaskFinished {
         subtask: usize,
@@ -305,7 +308,13 @@ pub enum EventKind {
         checkpoint: CheckpointId,
     },
     /// A subtask reached a phase a scenario aimed a crash at; its task executor crashes now.
-    CrashPoint { node: String, subtask: Option<usize>, phase: String, checkpoint: CheckpointId },
+    CrashPoint {
+        node: String,
+        subtask: Option<usize>,
+        #[serde(with = "typed::phase_as_text")]
+        phase: Phase,
+        checkpoint: CheckpointId,
+    },
     /// The job stopped at a savepoint (stop-with-savepoint); it may be resumed from it.
     JobStopped { savepoint: CheckpointId },
     /// A node was shut down in order (the job was stopped or cancelled), not crashed.

@@ -6,96 +6,13 @@
 //! reads another node's state through it.
 
 use crate::history::CheckpointId;
-use serde::{Deserialize, Serialize};
+
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
-/// A point in a subtask's part of the checkpoint protocol where a crash can be aimed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Phase {
-    /// The barrier arrived; the reader has not snapshotted yet.
-    BeforeBarrier,
-    /// The reader snapshotted (the barrier passed); the writer has not prepared yet.
-    AfterReaderSnapshot,
-    /// The writer prepared its committables; the ack is not sent yet.
-    AfterPrepareCommit,
-    /// The ack was sent; the notification of completion has not arrived yet.
-    AfterAck,
-    /// The committer's external commit took effect; the committer has not recorded it yet.
-    /// On a task executor, or on the job master for a global committer.
-    InsideCommit,
-    /// A restored attempt committed a recovered committable (before reading anything); it
-    /// has not recorded that yet.
-    InsideRecoveredCommit,
-    /// An attempt restored its state and started its reader; it has neither committed its
-    /// recovered committables nor polled yet.
-    AfterRestore,
-    /// A subtask acknowledged the barrier of a stopping savepoint (its source stopped); the
-    /// savepoint has not completed.
-    DuringSavepoint,
-    /// On the job master: a completed checkpoint is stored; no subtask was notified yet.
-    BeforeNotify,
-}
-
-impl Phase {
-    /// Every phase, in protocol order.
-    pub const ALL: [Phase; 9] = [
-        Phase::BeforeBarrier,
-        Phase::AfterReaderSnapshot,
-        Phase::AfterPrepareCommit,
-        Phase::AfterAck,
-        Phase::InsideCommit,
-        Phase::InsideRecoveredCommit,
-        Phase::AfterRestore,
-        Phase::DuringSavepoint,
-        Phase::BeforeNotify,
-    ];
-
-    /// The phases a chain of crashes reaches one after another, each crash's restart leading
-    /// to the next phase: a crash after the ack leaves a completed checkpoint; a job master
-    /// that dies before notifying leaves committables no one committed, so every attempt
-    /// restores them, and the next crash lands after such a restore, before the recovered
-    /// commit; that restart commits them again, inside which the next crash lands; then a
-    /// plain commit. [`Phase::DuringSavepoint`] needs a stopping savepoint and is not in it.
-    pub const CHAIN: [Phase; 8] = [
-        Phase::BeforeBarrier,
-        Phase::AfterReaderSnapshot,
-        Phase::AfterPrepareCommit,
-        Phase::AfterAck,
-        Phase::BeforeNotify,
-        Phase::AfterRestore,
-        Phase::InsideRecoveredCommit,
-        Phase::InsideCommit,
-    ];
-
-    /// The coverage-mark name for a crash at this phase.
-    pub fn mark(self) -> &'static str {
-        match self {
-            Phase::BeforeBarrier => "crash-at:before-barrier",
-            Phase::AfterReaderSnapshot => "crash-at:after-reader-snapshot",
-            Phase::AfterPrepareCommit => "crash-at:after-prepare-commit",
-            Phase::AfterAck => "crash-at:after-ack",
-            Phase::InsideCommit => "crash-at:inside-commit",
-            Phase::InsideRecoveredCommit => "crash-at:inside-recovered-commit",
-            Phase::AfterRestore => "crash-at:after-restore",
-            Phase::DuringSavepoint => "crash-at:during-savepoint",
-            Phase::BeforeNotify => "crash-at:before-notify",
-        }
-    }
-
-    /// Whether a subtask can reach this phase (a task executor crashes there).
-    pub fn on_subtasks(self) -> bool {
-        self != Phase::BeforeNotify
-    }
-
-    /// Whether the job master can reach this phase (it crashes there): the global
-    /// committer's commits happen on it.
-    pub fn on_job_master(self) -> bool {
-        matches!(self, Phase::BeforeNotify | Phase::InsideCommit | Phase::InsideRecoveredCommit)
-    }
-}
+pub use crate::history::Phase;
 
 /// Who an armed crash is for.
 #[derive(Clone, Debug)]

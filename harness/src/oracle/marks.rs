@@ -4,7 +4,7 @@
 //!
 //! Marks are derived from the history after the run, so they cost nothing while it runs.
 
-use crate::history::{Event, EventKind};
+use crate::history::{Event, EventKind, FailoverScope};
 use crate::record::RecordId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -172,17 +172,15 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                 }
             }
             EventKind::Failover { strategy, .. } => {
-                marks.insert(match strategy.as_str() {
-                    "global" => "failover:global",
-                    "jobmaster" => "failover:jobmaster",
-                    "rescale" => "rescale",
-                    _ => "failover:region",
+                marks.insert(match strategy {
+                    FailoverScope::Global => "failover:global",
+                    FailoverScope::JobMaster => "failover:jobmaster",
+                    FailoverScope::Rescale => "rescale",
+                    FailoverScope::Region => "failover:region",
                 });
             }
             EventKind::CrashPoint { phase, .. } => {
-                if let Some(p) = crate::cluster::Phase::ALL.iter().find(|p| format!("{p:?}") == *phase) {
-                    marks.insert(p.mark());
-                }
+                marks.insert(phase.mark());
             }
             EventKind::Declined { .. } => {
                 marks.insert("checkpoint-declined");

@@ -7,7 +7,7 @@ use super::{Internal, JobMaster, JobStatus, Pending};
 use crate::api::{Boundedness, EnumeratorState, Sink, Source, SplitEnumerator};
 use crate::cluster::protocol::{SubtaskState, ToTask, JOB_MASTER};
 use crate::cluster::store::CompletedCheckpoint;
-use crate::history::{CheckpointId, EventKind};
+use crate::history::{CheckpointId, EventKind, FailoverScope};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -95,7 +95,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             || matches!(self.checkpoints.finishing, Some((_, _, true)));
         if stopping {
             self.abort_all("stop-with-savepoint cancelled");
-            self.restore_all("global", "stop-with-savepoint cancelled".into()).await;
+            self.restore_all(FailoverScope::Global, "stop-with-savepoint cancelled".into()).await;
         }
     }
 
@@ -105,7 +105,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     pub(super) async fn abort_pending(&mut self, c: CheckpointId, reason: &str) {
         let stopped_some = self.abort_quietly(c, reason);
         if stopped_some {
-            self.restore_all("global", format!("stop-with-savepoint failed: {reason}")).await;
+            self.restore_all(FailoverScope::Global, format!("stop-with-savepoint failed: {reason}")).await;
         }
     }
 

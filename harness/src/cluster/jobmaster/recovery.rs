@@ -10,7 +10,7 @@ use crate::cluster::protocol::JOB_MASTER;
 use crate::cluster::protocol::{task_executor, Addressed, SubtaskState, ToTask};
 use crate::cluster::rescale;
 use crate::error::RetryHint;
-use crate::history::{CheckpointId, EventKind};
+use crate::history::{CheckpointId, EventKind, FailoverScope};
 use std::time::Duration;
 
 impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
@@ -105,10 +105,15 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.abort_all("failover");
         self.checkpoints.finishing = None;
         if self.cfg.failover == FailoverStrategy::Global || stopping {
-            return self.restore_all("global", cause).await;
+            return self.restore_all(FailoverScope::Global, cause).await;
         }
         let checkpoint = self.checkpoints.store.latest().map_or(0, |c| c.id);
-        self.record(EventKind::Failover { strategy: "region".into(), subtasks: failed.clone(), checkpoint, cause });
+        self.record(EventKind::Failover {
+            strategy: FailoverScope::Region,
+            subtasks: failed.clone(),
+            checkpoint,
+            cause,
+        });
         // Every failed reader is gone before any split goes back: the enumerator must not
         // hand a returned split to a reader of the same region (Flink fails all of a
         // region's tasks before it resets them).
@@ -143,13 +148,13 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// Restarts everything — enumerator, global committer, every subtask — from the latest
     /// completed checkpoint. `strategy` names why in the history: a global failover, a new
     /// job-master incarnation, or a rescale.
-    pub(super) async fn restore_all(&mut self, strategy: &str, cause: String) {
+    pub(super) async fn restore_all(&mut self, strategy: FailoverScope, cause: String) {
         let latest = self.checkpoints.store.latest();
         let checkpoint = latest.as_ref().map_or(0, |c| c.id);
         let all: Vec<usize> = (0..self.scheduler.slots.len()).collect();
         self.abort_all("failover");
         self.checkpoints.finishing = None;
-        self.record(EventKind::Failover { strategy: strategy.into(), subtasks: all.clone(), checkpoint, cause });
+        self.record(EventKind::Failover { strategy, subtasks: all.clone(), checkpoint, cause });
         self.coordinator.tracker.reset();
         self.coordinator.ctx = EnumeratorContext::new(self.coordinator.readers, self.endpoint.clone());
         let writers = self.cfg.writers(self.coordinator.readers);

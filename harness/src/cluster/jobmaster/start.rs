@@ -14,7 +14,7 @@ use crate::cluster::hooks::Hooks;
 use crate::cluster::protocol::JOB_MASTER;
 use crate::cluster::store::CheckpointStore;
 use crate::cluster::tracker::AssignmentTracker;
-use crate::history::{EventKind, History};
+use crate::history::{EventKind, FailoverScope, History};
 use crate::net::Gateway;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -133,7 +133,11 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             Some(cp) => {
                 // A new incarnation (job-master failover, resume from a savepoint, rescale):
                 // everything restarts from the latest completed checkpoint.
-                let strategy = if cp.readers != p || cp.subtasks.len() != n { "rescale" } else { "jobmaster" };
+                let strategy = if cp.readers != p || cp.subtasks.len() != n {
+                    FailoverScope::Rescale
+                } else {
+                    FailoverScope::JobMaster
+                };
                 let cause = format!("job master incarnation {epoch} started");
                 jm.restore_all(strategy, cause).await;
             }

@@ -15,7 +15,7 @@
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::api::DeliveryGuarantee;
-use crate::history::{Cause, EventKind};
+use crate::history::{Cause, EventKind, FailoverScope};
 use crate::record::RecordId;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -102,7 +102,12 @@ fn at_least_once(
                 }
             }
             EventKind::Failover { strategy, subtasks, checkpoint, .. } => {
-                failovers.push((subtasks.clone(), strategy != "region", strategy == "rescale", *checkpoint));
+                failovers.push((
+                    subtasks.clone(),
+                    *strategy != FailoverScope::Region,
+                    *strategy == FailoverScope::Rescale,
+                    *checkpoint,
+                ));
             }
             EventKind::CallTimedOut { call, .. } => {
                 timed_out.insert(*call);

@@ -8,7 +8,7 @@
 //! order of each key, not of the split).
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
-use crate::history::EventKind;
+use crate::history::{EventKind, FailoverScope};
 use crate::record::RecordId;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,7 +27,7 @@ pub fn check(f: &RunFacts) -> Verdict {
         );
     }
     let rescaled =
-        f.events.iter().any(|e| matches!(&e.kind, EventKind::Failover { strategy, .. } if strategy == "rescale"));
+        f.events.iter().any(|e| matches!(&e.kind, EventKind::Failover { strategy: FailoverScope::Rescale, .. }));
     if rescaled {
         return Verdict::pass("per-split-order", "not checked: the job was rescaled, so splits changed writers");
     }

@@ -7,7 +7,7 @@
 //! a savepoint goes on from what that savepoint placed and had finished.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
-use crate::history::{CheckpointId, EventKind};
+use crate::history::{CheckpointId, EventKind, FailoverScope};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Runs the check.
@@ -31,7 +31,7 @@ pub fn check(f: &RunFacts) -> Verdict {
     for (i, e) in f.events.iter().enumerate() {
         match &e.kind {
             EventKind::SplitsAssigned { splits, .. } => assignments.extend(splits.iter().map(|s| (i, s.clone()))),
-            EventKind::Failover { strategy, .. } if strategy != "region" => window_start = i,
+            EventKind::Failover { strategy, .. } if *strategy != FailoverScope::Region => window_start = i,
             EventKind::NewJob { restored_from, .. } => {
                 // Without state the new job reads every split again; from a savepoint it
                 // goes on from what that savepoint placed and had finished.

@@ -165,7 +165,7 @@ impl Control {
                 me.record(EventKind::CrashPoint {
                     node: hit.node.clone(),
                     subtask: hit.subtask,
-                    phase: format!("{:?}", hit.phase),
+                    phase: hit.phase,
                     checkpoint: hit.checkpoint,
                 });
                 let delay = *me.inner.crash_restart_ms.lock().unwrap();

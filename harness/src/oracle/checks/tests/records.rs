@@ -31,7 +31,7 @@ fn at_least_once_duplicates_pass_only_where_a_restore_or_a_lost_response_explain
     // A failover of the record's subtask that restores a checkpoint covering it explains one
     // more copy (its writer may resend what its state held)...
     let failover = |subtasks: Vec<usize>, checkpoint| EventKind::Failover {
-        strategy: "region".into(),
+        strategy: crate::history::FailoverScope::Region,
         subtasks,
         checkpoint,
         cause: "test".into(),
@@ -48,8 +48,12 @@ fn at_least_once_duplicates_pass_only_where_a_restore_or_a_lost_response_explain
     elsewhere.appeared(&[2]).visible(&[1, 2, 3, 2]);
     fails(elsewhere.verdict("no-duplicates"), "with 0 restores of a checkpoint covering it");
     // After a rescale dealt the states out anew, another subtask's restore may resend it.
-    let rescale =
-        EventKind::Failover { strategy: "rescale".into(), subtasks: vec![0, 1], checkpoint: 1, cause: "test".into() };
+    let rescale = EventKind::Failover {
+        strategy: crate::history::FailoverScope::Rescale,
+        subtasks: vec![0, 1],
+        checkpoint: 1,
+        cause: "test".into(),
+    };
     elsewhere.at("jobmaster", rescale).at("jobmaster", failover(vec![1], 1)).appeared(&[2]).visible(&[1, 2, 3, 2, 2]);
     assert!(elsewhere.verdict("no-duplicates").passed, "{:?}", elsewhere.verdict("no-duplicates"));
     // So does a copy whose request's caller timed out (it retried).

@@ -1,0 +1,185 @@
+//! Typed values of history events that were text before: the protocol phase a crash was
+//! aimed at, and the scope of a failover. Each records as its text (the same bytes and JSON
+//! as before), so histories and their hashes are unchanged; checks and marks match on the
+//! types.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A point in a subtask's part of the checkpoint protocol where a crash can be aimed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Phase {
+    /// The barrier arrived; the reader has not snapshotted yet.
+    BeforeBarrier,
+    /// The reader snapshotted (the barrier passed); the writer has not prepared yet.
+    AfterReaderSnapshot,
+    /// The writer prepared its committables; the ack is not sent yet.
+    AfterPrepareCommit,
+    /// The ack was sent; the notification of completion has not arrived yet.
+    AfterAck,
+    /// The committer's external commit took effect; the committer has not recorded it yet.
+    /// On a task executor, or on the job master for a global committer.
+    InsideCommit,
+    /// A restored attempt committed a recovered committable (before reading anything); it
+    /// has not recorded that yet.
+    InsideRecoveredCommit,
+    /// An attempt restored its state and started its reader; it has neither committed its
+    /// recovered committables nor polled yet.
+    AfterRestore,
+    /// A subtask acknowledged the barrier of a stopping savepoint (its source stopped); the
+    /// savepoint has not completed.
+    DuringSavepoint,
+    /// On the job master: a completed checkpoint is stored; no subtask was notified yet.
+    BeforeNotify,
+}
+
+impl Phase {
+    /// Every phase, in protocol order.
+    pub const ALL: [Phase; 9] = [
+        Phase::BeforeBarrier,
+        Phase::AfterReaderSnapshot,
+        Phase::AfterPrepareCommit,
+        Phase::AfterAck,
+        Phase::InsideCommit,
+        Phase::InsideRecoveredCommit,
+        Phase::AfterRestore,
+        Phase::DuringSavepoint,
+        Phase::BeforeNotify,
+    ];
+
+    /// The phases a chain of crashes reaches one after another, each crash's restart leading
+    /// to the next phase: a crash after the ack leaves a completed checkpoint; a job master
+    /// that dies before notifying leaves committables no one committed, so every attempt
+    /// restores them, and the next crash lands after such a restore, before the recovered
+    /// commit; that restart commits them again, inside which the next crash lands; then a
+    /// plain commit. [`Phase::DuringSavepoint`] needs a stopping savepoint and is not in it.
+    pub const CHAIN: [Phase; 8] = [
+        Phase::BeforeBarrier,
+        Phase::AfterReaderSnapshot,
+        Phase::AfterPrepareCommit,
+        Phase::AfterAck,
+        Phase::BeforeNotify,
+        Phase::AfterRestore,
+        Phase::InsideRecoveredCommit,
+        Phase::InsideCommit,
+    ];
+
+    /// The coverage-mark name for a crash at this phase.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Phase::BeforeBarrier => "crash-at:before-barrier",
+            Phase::AfterReaderSnapshot => "crash-at:after-reader-snapshot",
+            Phase::AfterPrepareCommit => "crash-at:after-prepare-commit",
+            Phase::AfterAck => "crash-at:after-ack",
+            Phase::InsideCommit => "crash-at:inside-commit",
+            Phase::InsideRecoveredCommit => "crash-at:inside-recovered-commit",
+            Phase::AfterRestore => "crash-at:after-restore",
+            Phase::DuringSavepoint => "crash-at:during-savepoint",
+            Phase::BeforeNotify => "crash-at:before-notify",
+        }
+    }
+
+    /// Whether a subtask can reach this phase (a task executor crashes there).
+    pub fn on_subtasks(self) -> bool {
+        self != Phase::BeforeNotify
+    }
+
+    /// Whether the job master can reach this phase (it crashes there): the global
+    /// committer's commits happen on it.
+    pub fn on_job_master(self) -> bool {
+        matches!(self, Phase::BeforeNotify | Phase::InsideCommit | Phase::InsideRecoveredCommit)
+    }
+}
+
+/// How far a failover reaches, as the job master recorded it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FailoverScope {
+    /// The failed subtasks' region restarts (splits go back to the enumerator).
+    Region,
+    /// Every subtask restarts from the latest completed checkpoint.
+    Global,
+    /// A new job-master incarnation restores everything from the latest checkpoint.
+    JobMaster,
+    /// The job restarts from a checkpoint taken at another parallelism.
+    Rescale,
+}
+
+impl FailoverScope {
+    /// Every scope.
+    pub const ALL: [FailoverScope; 4] =
+        [FailoverScope::Region, FailoverScope::Global, FailoverScope::JobMaster, FailoverScope::Rescale];
+
+    /// The scope's name in the history.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailoverScope::Region => "region",
+            FailoverScope::Global => "global",
+            FailoverScope::JobMaster => "jobmaster",
+            FailoverScope::Rescale => "rescale",
+        }
+    }
+}
+
+impl std::fmt::Display for FailoverScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for FailoverScope {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for FailoverScope {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        FailoverScope::ALL
+            .into_iter()
+            .find(|s| s.as_str() == text)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown failover scope {text:?}")))
+    }
+}
+
+/// A phase in a history event: recorded as its name (`BeforeBarrier`), as before it was typed.
+pub(crate) mod phase_as_text {
+    use super::Phase;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(p: &Phase, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{p:?}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Phase, D::Error> {
+        let text = String::deserialize(d)?;
+        Phase::ALL
+            .into_iter()
+            .find(|p| format!("{p:?}") == text)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown phase {text:?}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::EventKind;
+
+    #[test]
+    fn typed_values_record_as_the_text_they_replaced_and_read_back() {
+        // The same bytes as the text (so history hashes stay), the same JSON.
+        for scope in FailoverScope::ALL {
+            assert_eq!(bincode::serialize(&scope).unwrap(), bincode::serialize(scope.as_str()).unwrap());
+            let json = serde_json::to_string(&scope).unwrap();
+            assert_eq!(json, format!("\"{scope}\""));
+            assert_eq!(serde_json::from_str::<FailoverScope>(&json).unwrap(), scope);
+        }
+        for phase in Phase::ALL {
+            let typed = EventKind::CrashPoint { node: "te-0".into(), subtask: Some(1), phase, checkpoint: 3 };
+            let json = serde_json::to_string(&typed).unwrap();
+            assert!(json.contains(&format!("\"phase\":\"{phase:?}\"")), "{json}");
+            let back: EventKind = serde_json::from_str(&json).unwrap();
+            assert!(matches!(back, EventKind::CrashPoint { phase: p, .. } if p == phase));
+        }
+        assert!(serde_json::from_str::<FailoverScope>("\"regional\"").unwrap_err().to_string().contains("regional"));
+    }
+}
