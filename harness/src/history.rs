@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 pub mod attempt;
 mod typed;
 
-pub use typed::{FailoverScope, Phase};
+pub use typed::{CommitOutcome, FailoverScope, Phase};
 #[cfg(test)]
 mod tests;
 
@@ -264,12 +264,17 @@ pub enum EventKind {
         #[serde(with = "attempt::serde_text")]
         attempt: u64,
         checkpoint: CheckpointId,
-        outcome: String,
+        #[serde(with = "typed::outcome_as_text")]
+        outcome: CommitOutcome,
     },
     /// The job master's global committer asked the external system to commit.
     GlobalCommitAttempt { checkpoint: CheckpointId, requests: usize },
     /// The outcome of committing one checkpoint's global committable.
-    GlobalCommitOutcome { checkpoint: CheckpointId, outcome: String },
+    GlobalCommitOutcome {
+        checkpoint: CheckpointId,
+        #[serde(with = "typed::outcome_as_text")]
+        outcome: CommitOutcome,
+    },
     /// A node was crashed.
     Crashed { node: String },
     /// A node was restarted.

@@ -192,20 +192,7 @@ pub struct CommitRequest<C> {
     pub retries: u32,
 }
 
-/// How one commit request ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum CommitOutcome {
-    /// Committed now.
-    Committed,
-    /// It had been committed before (e.g. by an earlier attempt); nothing to do.
-    AlreadyCommitted,
-    /// Transient failure: the runtime retries it later.
-    RetryLater,
-    /// It cannot be committed, for a known reason (the data is given up; the run says so).
-    FailedKnown(String),
-    /// It cannot be committed and nobody knows why: the job fails.
-    FailedUnknown(String),
-}
+pub use crate::history::CommitOutcome;
 
 /// Commits committables; must be idempotent.
 pub trait Committer: Send + 'static {

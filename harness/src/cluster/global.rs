@@ -113,7 +113,7 @@ impl<Snk: Sink> GlobalHost<Snk> {
         }
         let mut keep = Vec::new();
         for ((c, g, retries), outcome) in std::mem::take(&mut self.pending).into_iter().zip(outcomes) {
-            history.record(node, EventKind::GlobalCommitOutcome { checkpoint: c, outcome: format!("{outcome:?}") });
+            history.record(node, EventKind::GlobalCommitOutcome { checkpoint: c, outcome: outcome.clone() });
             match outcome {
                 CommitOutcome::Committed | CommitOutcome::AlreadyCommitted | CommitOutcome::FailedKnown(_) => {}
                 CommitOutcome::RetryLater => keep.push((c, g, retries + 1)),

@@ -1,5 +1,5 @@
 //! Typed values of history events that were text before: the protocol phase a crash was
-//! aimed at, and the scope of a failover. Each records as its text (the same bytes and JSON
+//! aimed at, the scope of a failover, a commit's outcome. Each records as its text (the same bytes and JSON
 //! as before), so histories and their hashes are unchanged; checks and marks match on the
 //! types.
 
@@ -141,6 +141,76 @@ impl<'de> Deserialize<'de> for FailoverScope {
     }
 }
 
+/// How one commit request ended (a committer's answer, and what the history records of it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CommitOutcome {
+    /// Committed now.
+    Committed,
+    /// It had been committed before (e.g. by an earlier attempt); nothing to do.
+    AlreadyCommitted,
+    /// Transient failure: the runtime retries it later.
+    RetryLater,
+    /// It cannot be committed, for a known reason (the data is given up; the run says so).
+    FailedKnown(String),
+    /// It cannot be committed and nobody knows why: the job fails.
+    FailedUnknown(String),
+}
+
+/// A commit outcome in a history event: recorded as its `Debug` text (`RetryLater`,
+/// `FailedKnown("why")`), as before it was typed.
+pub(crate) mod outcome_as_text {
+    use super::CommitOutcome;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(o: &CommitOutcome, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{o:?}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<CommitOutcome, D::Error> {
+        let text = String::deserialize(d)?;
+        parse(&text).ok_or_else(|| serde::de::Error::custom(format!("not a commit outcome: {text:?}")))
+    }
+
+    /// Reads back what `Debug` wrote.
+    pub fn parse(text: &str) -> Option<CommitOutcome> {
+        let reason = |prefix: &str| text.strip_prefix(prefix)?.strip_suffix(')').and_then(unescape);
+        Some(match text {
+            "Committed" => CommitOutcome::Committed,
+            "AlreadyCommitted" => CommitOutcome::AlreadyCommitted,
+            "RetryLater" => CommitOutcome::RetryLater,
+            _ => match reason("FailedKnown(") {
+                Some(r) => CommitOutcome::FailedKnown(r),
+                None => CommitOutcome::FailedUnknown(reason("FailedUnknown(")?),
+            },
+        })
+    }
+
+    /// A string as `Debug` quotes it, unquoted.
+    fn unescape(quoted: &str) -> Option<String> {
+        let inner = quoted.strip_prefix('"')?.strip_suffix('"')?;
+        let mut out = String::new();
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            out.push(match chars.next()? {
+                'n' => '\n',
+                'r' => '\r',
+                't' => '\t',
+                '0' => '\0',
+                'u' => {
+                    let hex: String = chars.by_ref().skip(1).take_while(|c| *c != '}').collect();
+                    char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+                }
+                other => other,
+            });
+        }
+        Some(out)
+    }
+}
+
 /// A phase in a history event: recorded as its name (`BeforeBarrier`), as before it was typed.
 pub(crate) mod phase_as_text {
     use super::Phase;
@@ -163,6 +233,28 @@ pub(crate) mod phase_as_text {
 mod tests {
     use super::*;
     use crate::history::EventKind;
+
+    #[test]
+    fn commit_outcomes_record_as_their_debug_text_and_read_back() {
+        let outcomes = [
+            CommitOutcome::Committed,
+            CommitOutcome::AlreadyCommitted,
+            CommitOutcome::RetryLater,
+            CommitOutcome::FailedKnown("gone: \"x\"\n\\ \u{1} é".into()),
+            CommitOutcome::FailedUnknown(String::new()),
+        ];
+        for outcome in outcomes {
+            let event = EventKind::GlobalCommitOutcome { checkpoint: 2, outcome: outcome.clone() };
+            let text = format!("{outcome:?}");
+            let json = serde_json::to_string(&event).unwrap();
+            assert!(json.contains(&serde_json::to_string(&text).unwrap()), "{json}");
+            let back: EventKind = serde_json::from_str(&json).unwrap();
+            assert!(matches!(back, EventKind::GlobalCommitOutcome { outcome: o, .. } if o == outcome), "{text}");
+            let bytes = bincode::serialize(&event).unwrap();
+            let before = bincode::serialize(&(2u64, text)).unwrap();
+            assert!(bytes.ends_with(&before), "recorded as the text it replaced");
+        }
+    }
 
     #[test]
     fn typed_values_record_as_the_text_they_replaced_and_read_back() {

@@ -4,7 +4,7 @@
 //!
 //! Marks are derived from the history after the run, so they cost nothing while it runs.
 
-use crate::history::{Event, EventKind, FailoverScope};
+use crate::history::{CommitOutcome, Event, EventKind, FailoverScope};
 use crate::record::RecordId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -315,7 +315,7 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             }
             EventKind::CommitOutcome { subtask, checkpoint, outcome, .. } => {
                 outcome_marks(outcome, &mut marks);
-                if outcome != "RetryLater" {
+                if *outcome != CommitOutcome::RetryLater {
                     if let Some(p) = prepared.get_mut(subtask) {
                         p.retain(|c| c > checkpoint);
                     }
@@ -329,20 +329,12 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             }
             EventKind::GlobalCommitOutcome { outcome, checkpoint } => {
                 marks.insert("global-commit");
-                if outcome != "RetryLater" {
+                if *outcome != CommitOutcome::RetryLater {
                     for p in prepared.values_mut() {
                         p.retain(|c| c > checkpoint);
                     }
                 }
-                match outcome.as_str() {
-                    "RetryLater" => {
-                        marks.insert("commit-retried");
-                    }
-                    "AlreadyCommitted" => {
-                        marks.insert("commit-already-committed");
-                    }
-                    _ => {}
-                }
+                outcome_marks(outcome, &mut marks);
             }
             EventKind::JobFinished => {
                 marks.insert("job-finished");
@@ -407,12 +399,12 @@ impl<'a> HandedOver<'a> {
     }
 }
 
-fn outcome_marks(outcome: &str, marks: &mut BTreeSet<&'static str>) {
+fn outcome_marks(outcome: &CommitOutcome, marks: &mut BTreeSet<&'static str>) {
     match outcome {
-        "RetryLater" => {
+        CommitOutcome::RetryLater => {
             marks.insert("commit-retried");
         }
-        "AlreadyCommitted" => {
+        CommitOutcome::AlreadyCommitted => {
             marks.insert("commit-already-committed");
         }
         _ => {}

@@ -2,7 +2,7 @@
 
 use super::config::RunConfig;
 use super::shorten;
-use crate::history::EventKind;
+use crate::history::{CommitOutcome, EventKind};
 use crate::oracle::checks::{RunFacts, Verdict};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -105,7 +105,9 @@ impl RunStats {
                 EventKind::Crashed { .. } => s.crashes += 1,
                 EventKind::Failover { .. } => s.failovers += 1,
                 EventKind::Fault { .. } => s.messages_faulted += 1,
-                EventKind::CommitOutcome { outcome, .. } if outcome != "Committed" => s.commits_repeated += 1,
+                EventKind::CommitOutcome { outcome, .. } if *outcome != CommitOutcome::Committed => {
+                    s.commits_repeated += 1
+                }
                 _ => {}
             }
         }

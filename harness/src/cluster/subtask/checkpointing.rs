@@ -162,7 +162,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 subtask: self.id,
                 attempt: self.attempt,
                 checkpoint: c,
-                outcome: format!("{outcome:?}"),
+                outcome: outcome.clone(),
             });
             match outcome {
                 CommitOutcome::Committed | CommitOutcome::AlreadyCommitted | CommitOutcome::FailedKnown(_) => {}
