@@ -2,7 +2,7 @@
 //! failing if the rule breaks. Clients are connsim-rdkafka's, as a connector uses them.
 #![cfg(madsim)]
 
-use connsim::history::EventKind;
+use connsim::history::{EventKind, FaultKind};
 use connsim::systems::{
     ExternalSystem, KafkaCode, KafkaRequest, KafkaResponse, ProducerIdentity, Setting, SettingEnv, TxnProtocol,
 };
@@ -93,7 +93,7 @@ fn kip98_idempotence_sequences_are_counted_per_partition_with_a_five_batch_windo
         // Older than five batches, or a gap: OUT_OF_ORDER_SEQUENCE_NUMBER.
         assert_eq!(raw(&client, produce(0, 1)).await, KafkaResponse::Error(KafkaCode::OutOfOrderSequenceNumber));
         assert_eq!(raw(&client, produce(1, 2)).await, KafkaResponse::Error(KafkaCode::OutOfOrderSequenceNumber));
-        let faults: Vec<String> = history
+        let faults: Vec<FaultKind> = history
             .events()
             .iter()
             .filter_map(|e| match &e.kind {
@@ -101,7 +101,7 @@ fn kip98_idempotence_sequences_are_counted_per_partition_with_a_five_batch_windo
                 _ => None,
             })
             .collect();
-        assert_eq!(faults, ["duplicate-sequence", "stale-sequence", "out-of-order-sequence"]);
+        assert_eq!(faults, [FaultKind::DuplicateSequence, FaultKind::StaleSequence, FaultKind::OutOfOrderSequence]);
         // A log told to remember every batch (`Setting::DeduplicationWindow(None)`, kinder
         // than a broker) recognises the older retry too.
         let env = SettingEnv { seed: 0, history: history.clone() };
@@ -133,7 +133,7 @@ fn kip98_the_coordinator_aborts_a_transaction_at_its_timeout_without_any_request
         let timeouts: Vec<_> = history
             .events()
             .into_iter()
-            .filter(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "txn-timeout"))
+            .filter(|e| matches!(&e.kind, EventKind::Fault { fault: FaultKind::TxnTimeout, .. }))
             .collect();
         assert_eq!(timeouts.len(), 1);
         let at = timeouts[0].t_us / 1000;

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 pub mod attempt;
 mod typed;
 
-pub use typed::{CommitOutcome, FailoverScope, Phase};
+pub use typed::{CommitOutcome, FailoverScope, FaultKind, Phase};
 #[cfg(test)]
 mod tests;
 
@@ -300,7 +300,7 @@ pub enum EventKind {
     /// A call got no response within its timeout (the request may have taken effect).
     CallTimedOut { to: String, kind: String, call: u64 },
     /// The gateway applied a fault to a message (`call`: the call it belongs to, if any).
-    Fault { fault: String, from: String, to: String, kind: String, call: Option<u64> },
+    Fault { fault: FaultKind, from: String, to: String, kind: String, call: Option<u64> },
     /// A fault rule was installed or removed.
     FaultRule { description: String },
     /// The job finished (all input read and committed).

@@ -1,5 +1,5 @@
 //! Typed values of history events that were text before: the protocol phase a crash was
-//! aimed at, the scope of a failover, a commit's outcome. Each records as its text (the same bytes and JSON
+//! aimed at, the scope of a failover, a commit's outcome, a fault. Each records as its text (the same bytes and JSON
 //! as before), so histories and their hashes are unchanged; checks and marks match on the
 //! types.
 
@@ -211,6 +211,109 @@ pub(crate) mod outcome_as_text {
     }
 }
 
+/// A fault the gateway or an external system applied, as the history records it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FaultKind {
+    /// A drop rule dropped the message (`drop`).
+    Drop,
+    /// A partition dropped the message (`partition`).
+    Partition,
+    /// The request took effect and its response was lost (`lose-response`).
+    LoseResponse,
+    /// A delay rule held the message back (`delay`).
+    Delay,
+    /// The callee refused the request without acting on it (`refuse:<refusal>`).
+    Refuse(String),
+    /// The log acknowledged a retried batch without appending it again (`duplicate-sequence`).
+    DuplicateSequence,
+    /// The log rejected a batch older than its deduplication window (`stale-sequence`).
+    StaleSequence,
+    /// The log rejected a batch ahead of the next sequence (`out-of-order-sequence`).
+    OutOfOrderSequence,
+    /// The log aborted a transaction at its timeout (`txn-timeout`).
+    TxnTimeout,
+    /// A leader crash lost acknowledged records not yet replicated (`unreplicated-lost`).
+    UnreplicatedLost,
+    /// A crash left a partial append in a file (`torn-append`).
+    TornAppend,
+    /// The bucket answered `503 SlowDown` (`slow-down`).
+    SlowDown,
+    /// The bucket answered `500 InternalError` (`internal-error`).
+    InternalError,
+    /// A lifecycle rule aborted an incomplete upload (`upload-expired`).
+    UploadExpired,
+}
+
+impl FaultKind {
+    const NAMED: [FaultKind; 13] = [
+        FaultKind::Drop,
+        FaultKind::Partition,
+        FaultKind::LoseResponse,
+        FaultKind::Delay,
+        FaultKind::DuplicateSequence,
+        FaultKind::StaleSequence,
+        FaultKind::OutOfOrderSequence,
+        FaultKind::TxnTimeout,
+        FaultKind::UnreplicatedLost,
+        FaultKind::TornAppend,
+        FaultKind::SlowDown,
+        FaultKind::InternalError,
+        FaultKind::UploadExpired,
+    ];
+
+    /// The fault's text in the history.
+    pub fn text(&self) -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(match self {
+            FaultKind::Drop => "drop",
+            FaultKind::Partition => "partition",
+            FaultKind::LoseResponse => "lose-response",
+            FaultKind::Delay => "delay",
+            FaultKind::Refuse(why) => return std::borrow::Cow::Owned(format!("refuse:{why}")),
+            FaultKind::DuplicateSequence => "duplicate-sequence",
+            FaultKind::StaleSequence => "stale-sequence",
+            FaultKind::OutOfOrderSequence => "out-of-order-sequence",
+            FaultKind::TxnTimeout => "txn-timeout",
+            FaultKind::UnreplicatedLost => "unreplicated-lost",
+            FaultKind::TornAppend => "torn-append",
+            FaultKind::SlowDown => "slow-down",
+            FaultKind::InternalError => "internal-error",
+            FaultKind::UploadExpired => "upload-expired",
+        })
+    }
+
+    /// Reads back what [`FaultKind::text`] wrote.
+    pub fn parse(text: &str) -> Option<FaultKind> {
+        if let Some(why) = text.strip_prefix("refuse:") {
+            return Some(FaultKind::Refuse(why.to_string()));
+        }
+        FaultKind::NAMED.into_iter().find(|f| f.text() == text)
+    }
+
+    /// Whether the message was dropped (by a drop rule or a partition).
+    pub fn dropped(&self) -> bool {
+        matches!(self, FaultKind::Drop | FaultKind::Partition)
+    }
+}
+
+impl std::fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl Serialize for FaultKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text())
+    }
+}
+
+impl<'de> Deserialize<'de> for FaultKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        FaultKind::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("unknown fault {text:?}")))
+    }
+}
+
 /// A phase in a history event: recorded as its name (`BeforeBarrier`), as before it was typed.
 pub(crate) mod phase_as_text {
     use super::Phase;
@@ -271,6 +374,14 @@ mod tests {
             assert!(json.contains(&format!("\"phase\":\"{phase:?}\"")), "{json}");
             let back: EventKind = serde_json::from_str(&json).unwrap();
             assert!(matches!(back, EventKind::CrashPoint { phase: p, .. } if p == phase));
+        }
+        let mut faults = FaultKind::NAMED.to_vec();
+        faults.push(FaultKind::Refuse("disk full".into()));
+        for fault in faults {
+            assert_eq!(bincode::serialize(&fault).unwrap(), bincode::serialize(&fault.text()).unwrap());
+            assert_eq!(FaultKind::parse(&fault.text()), Some(fault.clone()));
+            let json = serde_json::to_string(&fault).unwrap();
+            assert_eq!(serde_json::from_str::<FaultKind>(&json).unwrap(), fault);
         }
         assert!(serde_json::from_str::<FailoverScope>("\"regional\"").unwrap_err().to_string().contains("regional"));
     }

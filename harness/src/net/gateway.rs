@@ -3,7 +3,7 @@
 use super::endpoint::{Endpoint, Inbox, ObserveHook};
 use super::faults::{FaultAction, FaultRule, RuleId};
 use super::mailbox::{Envelope, Mailbox, Tag};
-use crate::history::{EventKind, History};
+use crate::history::{EventKind, FaultKind, History};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
@@ -188,10 +188,10 @@ impl Gateway {
             }
             match (&rule.action, env.tag) {
                 (FaultAction::Drop { probability }, _) if rng.gen_bool(*probability) => {
-                    fault = Some(if rule.is_partition() { "partition" } else { "drop" });
+                    fault = Some(if rule.is_partition() { FaultKind::Partition } else { FaultKind::Drop });
                 }
                 (FaultAction::LoseResponse { probability }, Tag::Response(_)) if rng.gen_bool(*probability) => {
-                    fault = Some("lose-response");
+                    fault = Some(FaultKind::LoseResponse);
                 }
                 (FaultAction::Delay { delay_ms }, _) => extra += Duration::from_millis(*delay_ms),
                 (FaultAction::Refuse { probability, refusal }, Tag::Request(_))
@@ -208,10 +208,8 @@ impl Gateway {
         };
         if let Some(fault) = fault {
             drop(s);
-            self.history.record(
-                "gateway",
-                EventKind::Fault { fault: fault.into(), from: env.from, to: env.to, kind: env.kind, call },
-            );
+            self.history
+                .record("gateway", EventKind::Fault { fault, from: env.from, to: env.to, kind: env.kind, call });
             return;
         }
         // A callee that is down answers nothing, not even an error.
@@ -223,7 +221,7 @@ impl Gateway {
             if let Some(origin) = env.origin {
                 self.reached(origin, &env.to, &env.kind, true);
             }
-            let fault = format!("refuse:{refusal}");
+            let fault = FaultKind::Refuse(refusal.to_string());
             let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
             self.history.record("gateway", EventKind::Fault { fault, from, to, kind, call });
             let bytes = bincode::serialize(&refusal).expect("a refusal serializes");
@@ -258,7 +256,7 @@ impl Gateway {
         drop(s);
         if !extra.is_zero() {
             let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
-            self.history.record("gateway", EventKind::Fault { fault: "delay".into(), from, to, kind, call });
+            self.history.record("gateway", EventKind::Fault { fault: FaultKind::Delay, from, to, kind, call });
         }
         mailbox.push(at, seq, env);
     }

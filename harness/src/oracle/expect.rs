@@ -246,7 +246,7 @@ mod tests {
     }
     fn fault_on_call(call: u64) -> EventKind {
         let (from, to, kind) = ("log".into(), "te-1".into(), "log.fetch".into());
-        EventKind::Fault { fault: "lose-response".into(), from, to, kind, call: Some(call) }
+        EventKind::Fault { fault: crate::history::FaultKind::LoseResponse, from, to, kind, call: Some(call) }
     }
     fn ids(set: &BTreeSet<RecordId>) -> Vec<u64> {
         set.iter().map(|r| r.0).collect()

@@ -4,7 +4,7 @@
 //!
 //! Marks are derived from the history after the run, so they cost nothing while it runs.
 
-use crate::history::{CommitOutcome, Event, EventKind, FailoverScope};
+use crate::history::{CommitOutcome, Event, EventKind, FailoverScope, FaultKind};
 use crate::record::RecordId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -55,6 +55,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("s3-slow-down", "the bucket refused a request 503 SlowDown (throttled, not applied)"),
     ("s3-internal-error", "the bucket answered a request 500 InternalError (applied or not)"),
     ("upload-expired", "the bucket's lifecycle rule aborted a multipart upload that was not completed in time"),
+    ("unreplicated-lost", "a log leader crashed and lost acknowledged records not yet replicated (acks=1)"),
     ("request-outlived-its-sender", "a request to an external system was still on its way when its sender went down"),
     ("sequence-gap", "the log refused a produce that skipped a sequence number (an earlier batch was lost)"),
     ("produce-deduplicated", "the log acknowledged a retried batch it had appended without appending it again"),
@@ -90,11 +91,6 @@ fn is_system(node: &str) -> bool {
         || matches!(node, "gateway" | "harness" | "supervisor"))
 }
 
-/// Whether a fault dropped the message: a drop rule's, or a partition's.
-fn is_drop(fault: &str) -> bool {
-    matches!(fault, "drop" | "partition")
-}
-
 /// The marks one history reached. Only the run up to convergence counts: what the harness
 /// does afterwards (restarting every system) is not a fault the scenario reached. `exchanged`:
 /// the job had an exchange, so a writer prepares when its barriers align, not when its
@@ -121,7 +117,7 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::CommitOutcome { .. } | EventKind::GlobalCommitOutcome { .. } => {
                 committing.remove(e.node.as_str());
             }
-            EventKind::Fault { fault, .. } if fault == "partition" => {
+            EventKind::Fault { fault: FaultKind::Partition, .. } => {
                 marks.insert("partition");
             }
             _ => {}
@@ -134,7 +130,7 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::CallTimedOut { to, .. } if is_system(to) && committing.contains(e.node.as_str()) => {
                 marks.insert("commit-request-timed-out");
             }
-            EventKind::Fault { fault, from, to, .. } if is_drop(fault) && is_system(to) && !is_system(from) => {
+            EventKind::Fault { fault, from, to, .. } if fault.dropped() && is_system(to) && !is_system(from) => {
                 marks.insert("system-request-lost");
                 if committing.contains(from.as_str()) {
                     marks.insert("commit-request-lost");
@@ -143,7 +139,7 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                     discovery_dropped = true;
                 }
             }
-            EventKind::Fault { fault, from, to, .. } if fault.starts_with("refuse:") && is_system(to) => {
+            EventKind::Fault { fault: FaultKind::Refuse(_), from, to, .. } if is_system(to) => {
                 marks.insert("request-refused");
                 if committing.contains(from.as_str()) {
                     marks.insert("commit-request-refused");
@@ -257,21 +253,22 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                 marks.insert(if *restored_from == 0 { "new-job:without-state" } else { "new-job:older-savepoint" });
             }
             EventKind::Fault { fault, kind, .. } => {
-                marks.insert(match fault.as_str() {
-                    "delay" => "message-delayed",
-                    "lose-response" => "response-lost",
-                    f if f.starts_with("refuse:") => "request-refused",
-                    "txn-timeout" => "transaction-timed-out",
-                    "torn-append" => "append-torn",
-                    "slow-down" => "s3-slow-down",
-                    "internal-error" => "s3-internal-error",
-                    "upload-expired" => "upload-expired",
-                    "duplicate-sequence" => "produce-deduplicated",
-                    "stale-sequence" => "sequence-rejected",
-                    "out-of-order-sequence" => "sequence-gap",
-                    _ => "message-dropped",
+                marks.insert(match fault {
+                    FaultKind::Delay => "message-delayed",
+                    FaultKind::LoseResponse => "response-lost",
+                    FaultKind::Refuse(_) => "request-refused",
+                    FaultKind::TxnTimeout => "transaction-timed-out",
+                    FaultKind::TornAppend => "append-torn",
+                    FaultKind::SlowDown => "s3-slow-down",
+                    FaultKind::InternalError => "s3-internal-error",
+                    FaultKind::UploadExpired => "upload-expired",
+                    FaultKind::DuplicateSequence => "produce-deduplicated",
+                    FaultKind::StaleSequence => "sequence-rejected",
+                    FaultKind::OutOfOrderSequence => "sequence-gap",
+                    FaultKind::UnreplicatedLost => "unreplicated-lost",
+                    FaultKind::Drop | FaultKind::Partition => "message-dropped",
                 });
-                if is_drop(fault) && kind == "Notify" {
+                if fault.dropped() && kind == "Notify" {
                     marks.insert("notify-lost");
                 }
             }
@@ -359,7 +356,7 @@ impl<'a> HandedOver<'a> {
     fn new(events: &'a [Event]) -> Self {
         let dropped = events.iter().any(|e| {
             matches!(&e.kind, EventKind::Fault { fault, from, to, .. }
-                if is_drop(fault) && from == crate::cluster::JOB_MASTER && is_system(to))
+                if fault.dropped() && from == crate::cluster::JOB_MASTER && is_system(to))
         });
         let split_of = dropped.then(|| {
             let mut map = HashMap::new();
@@ -461,7 +458,7 @@ mod tests {
 
     fn discovery_dropped() -> Event {
         let fault = EventKind::Fault {
-            fault: "drop".into(),
+            fault: FaultKind::Drop,
             from: crate::cluster::JOB_MASTER.into(),
             to: "log".into(),
             kind: "EndOffsets".into(),
@@ -495,7 +492,16 @@ mod tests {
 
     fn fault(fault: &str, from: &str, to: &str, kind: &str) -> Event {
         let kind = kind.to_string();
-        at("gateway", EventKind::Fault { fault: fault.into(), from: from.into(), to: to.into(), kind, call: None })
+        at(
+            "gateway",
+            EventKind::Fault {
+                fault: FaultKind::parse(fault).unwrap(),
+                from: from.into(),
+                to: to.into(),
+                kind,
+                call: None,
+            },
+        )
     }
 
     #[test]

@@ -210,7 +210,7 @@ impl FileSystem {
         }
         let k = torn.rng.gen_range(1..n);
         let event = EventKind::Fault {
-            fault: "torn-append".into(),
+            fault: crate::history::FaultKind::TornAppend,
             from: self.name.clone(),
             to: path.to_string(),
             kind: format!("fs.append: {k} of {n} bytes at {at}"),

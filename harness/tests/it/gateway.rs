@@ -1,8 +1,8 @@
 //! The gateway's promises, tested directly: per-link FIFO under random latency, and each
 //! fault verb (drop, delay, lose-response, refuse, partition, heal) doing exactly what it says.
 
-use connsim::history::EventKind;
 use connsim::history::History;
+use connsim::history::{EventKind, FaultKind};
 use connsim::net::{now, FaultRule, Gateway, Refusal, RpcError};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -152,7 +152,7 @@ fn a_refused_request_never_reaches_the_callee_and_the_caller_hears_so_at_once() 
         let events = history.events();
         assert!(events
             .iter()
-            .any(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "refuse:throttled")));
+            .any(|e| matches!(&e.kind, EventKind::Fault { fault: FaultKind::Refuse(why), .. } if why == "throttled")));
         assert!(
             !events.iter().any(|e| matches!(&e.kind, EventKind::CallTimedOut { .. })),
             "a refused call was answered: it did not time out"

@@ -1,7 +1,7 @@
 //! External-system models behave like the systems they stand for.
 
-use connsim::history::EventKind;
 use connsim::history::History;
+use connsim::history::{EventKind, FaultKind};
 use connsim::net::{Endpoint, Gateway};
 use connsim::record::Seen;
 use connsim::systems::{
@@ -185,7 +185,7 @@ fn a_log_with_a_transaction_timeout_aborts_and_fences_a_transaction_open_too_lon
         let timeouts = history
             .events()
             .iter()
-            .filter(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "txn-timeout"))
+            .filter(|e| matches!(&e.kind, EventKind::Fault { fault: FaultKind::TxnTimeout, .. }))
             .count();
         assert_eq!(timeouts, 1);
         // Another system's setting is refused with a message naming it.
@@ -213,7 +213,7 @@ fn a_torn_append_writes_a_prefix_and_goes_unanswered_and_its_retry_is_refused() 
         assert!(history
             .events()
             .iter()
-            .any(|e| matches!(&e.kind, EventKind::Fault { fault, .. } if fault == "torn-append")));
+            .any(|e| matches!(&e.kind, EventKind::Fault { fault: FaultKind::TornAppend, .. })));
         assert!(fs.configure(&Setting::TornAppends(1.5), &env).is_err(), "a probability above 1 is refused");
     });
 }
@@ -285,7 +285,7 @@ fn the_log_recognises_a_retry_of_its_last_five_batches_only() {
         assert!(matches!(client.request(LogRequest::CommitTransaction { txn }).await.unwrap(), LogResponse::Ok));
         let ids: Vec<u64> = log.read_committed("t").iter().map(id_of).collect();
         assert_eq!(ids, (0..7).collect::<Vec<_>>(), "each batch once");
-        let faults: Vec<String> = history
+        let faults: Vec<FaultKind> = history
             .events()
             .iter()
             .filter_map(|e| match &e.kind {
@@ -293,7 +293,15 @@ fn the_log_recognises_a_retry_of_its_last_five_batches_only() {
                 _ => None,
             })
             .collect();
-        assert_eq!(faults, ["duplicate-sequence", "duplicate-sequence", "stale-sequence", "out-of-order-sequence"]);
+        assert_eq!(
+            faults,
+            [
+                FaultKind::DuplicateSequence,
+                FaultKind::DuplicateSequence,
+                FaultKind::StaleSequence,
+                FaultKind::OutOfOrderSequence
+            ]
+        );
     });
 }
 

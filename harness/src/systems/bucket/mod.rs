@@ -28,7 +28,7 @@ pub use state::{EPOCH_MS, MAX_KEYS, MAX_PARTS, MIN_PART_SIZE};
 pub use wire::{ByteRange, ObjectInfo, ReadConditions, S3Error, S3Request, S3Response, WriteCondition};
 
 use super::{BoxFuture, Caller, ExternalSystem, FileFormat, ModelRequest, Setting, SettingEnv};
-use crate::history::{EventKind, History};
+use crate::history::{EventKind, FaultKind, History};
 use crate::net::Inbox;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -108,7 +108,7 @@ impl Bucket {
 
     fn record_expiry(&self, upload: &str, key: &str) {
         let event = EventKind::Fault {
-            fault: "upload-expired".into(),
+            fault: crate::history::FaultKind::UploadExpired,
             from: self.name.clone(),
             to: key.to_string(),
             kind: format!("s3.lifecycle: {upload}"),
@@ -138,10 +138,14 @@ impl Bucket {
         }
         let f = &mut inner.faults;
         let fault = if f.slow_down > 0.0 && f.rng.gen_bool(f.slow_down) {
-            Some(("slow-down", false, S3Error::new(503, "SlowDown", "please reduce your request rate")))
+            Some((FaultKind::SlowDown, false, S3Error::new(503, "SlowDown", "please reduce your request rate")))
         } else if f.internal > 0.0 && f.rng.gen_bool(f.internal) {
             let applied = f.rng.gen_bool(0.5);
-            Some(("internal-error", applied, S3Error::new(500, "InternalError", "we encountered an internal error")))
+            Some((
+                FaultKind::InternalError,
+                applied,
+                S3Error::new(500, "InternalError", "we encountered an internal error"),
+            ))
         } else {
             None
         };
@@ -151,7 +155,7 @@ impl Bucket {
         }
         let what = if applied { "applied" } else { "not applied" };
         let event = EventKind::Fault {
-            fault: name.into(),
+            fault: name,
             from: self.name.clone(),
             to: key,
             kind: format!("{kind} from {}: {what}", caller.node),

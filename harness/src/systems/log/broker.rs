@@ -6,7 +6,7 @@ use super::coordinator::{Batch, Sequences, Txn, TxnProtocol, TxnState};
 use super::kafka::{Acks, Fetched, KafkaCode, KafkaRequest, KafkaResponse, OffsetSpec, ProducerIdentity};
 use super::state::{Entry, State, Status};
 use super::PartitionedLog;
-use crate::history::EventKind;
+use crate::history::{EventKind, FaultKind};
 use crate::systems::Caller;
 
 use KafkaCode::*;
@@ -230,13 +230,13 @@ impl PartitionedLog {
             if base_sequence != next {
                 let duplicate = seqs.recent.iter().find(|b| b.base_sequence == base_sequence).copied();
                 let fault = match (duplicate.is_some(), base_sequence < next) {
-                    (true, _) => "duplicate-sequence",
-                    (false, true) => "stale-sequence",
-                    (false, false) => "out-of-order-sequence",
+                    (true, _) => FaultKind::DuplicateSequence,
+                    (false, true) => FaultKind::StaleSequence,
+                    (false, false) => FaultKind::OutOfOrderSequence,
                 };
                 let kind = format!("{topic}-{partition} sequence {base_sequence}, next {next}");
                 let to = transactional_id.clone().unwrap_or_else(|| format!("producer {}", p.id));
-                let event = EventKind::Fault { fault: fault.into(), from: self.name.clone(), to, kind, call: None };
+                let event = EventKind::Fault { fault, from: self.name.clone(), to, kind, call: None };
                 self.history.record(&self.name, event);
                 return match duplicate {
                     Some(b) => KafkaResponse::Produced { base_offset: b.base_offset },

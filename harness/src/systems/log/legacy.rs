@@ -2,7 +2,7 @@
 //! Transactions here follow KIP-890: every commit or abort ends its producer epoch.
 
 use super::{Entry, LogError, LogRequest, LogResponse, PartitionedLog, State, Status, TxnHandle};
-use crate::history::EventKind;
+use crate::history::{EventKind, FaultKind};
 use crate::systems::Caller;
 
 impl PartitionedLog {
@@ -58,11 +58,10 @@ impl PartitionedLog {
                         let duplicate = sequence < next && sequence.saturating_add(window) >= next;
                         let event = EventKind::Fault {
                             fault: match (duplicate, sequence < next) {
-                                (true, _) => "duplicate-sequence",
-                                (false, true) => "stale-sequence",
-                                (false, false) => "out-of-order-sequence",
-                            }
-                            .into(),
+                                (true, _) => FaultKind::DuplicateSequence,
+                                (false, true) => FaultKind::StaleSequence,
+                                (false, false) => FaultKind::OutOfOrderSequence,
+                            },
                             from: self.name.clone(),
                             to: t.id.clone(),
                             kind: format!("sequence {sequence}, next {next}"),

@@ -274,7 +274,7 @@ impl ExternalSystem for PartitionedLog {
         drop(s);
         for what in lost {
             let event = crate::history::EventKind::Fault {
-                fault: "unreplicated-lost".into(),
+                fault: crate::history::FaultKind::UnreplicatedLost,
                 from: self.name.clone(),
                 to: self.name.clone(),
                 kind: what,

@@ -71,7 +71,7 @@ impl PartitionedLog {
         }
         for (id, epoch) in expired.into_iter().chain(kafka_expired) {
             let event = EventKind::Fault {
-                fault: "txn-timeout".into(),
+                fault: crate::history::FaultKind::TxnTimeout,
                 from: self.name.clone(),
                 to: id,
                 kind: format!("epoch {epoch}"),
