@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 pub mod attempt;
 mod typed;
 
-pub use typed::{CommitOutcome, FailoverScope, FaultKind, Phase};
+pub use typed::{AbortReason, CommitOutcome, FailoverScope, FaultKind, Phase};
 #[cfg(test)]
 mod tests;
 
@@ -195,7 +195,7 @@ pub enum EventKind {
     /// The checkpoint is complete and durable.
     CheckpointCompleted { checkpoint: CheckpointId },
     /// The checkpoint was aborted.
-    CheckpointAborted { checkpoint: CheckpointId, reason: String },
+    CheckpointAborted { checkpoint: CheckpointId, reason: AbortReason },
     /// A subtask heard that `checkpoint` completed after it had already taken the barrier of
     /// the later checkpoint `barrier` (checkpoints overlapped): what it prepared since
     /// `checkpoint`'s barrier is not covered by the notification.

@@ -1,5 +1,5 @@
 //! Typed values of history events that were text before: the protocol phase a crash was
-//! aimed at, the scope of a failover, a commit's outcome, a fault. Each records as its text (the same bytes and JSON
+//! aimed at, the scope of a failover, a commit's outcome, a fault, why a checkpoint was aborted. Each records as its text (the same bytes and JSON
 //! as before), so histories and their hashes are unchanged; checks and marks match on the
 //! types.
 
@@ -314,6 +314,75 @@ impl<'de> Deserialize<'de> for FaultKind {
     }
 }
 
+/// Why the job master aborted a pending checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AbortReason {
+    /// A subtask declined it (`declined by subtask <s>: <why>`).
+    Declined {
+        /// The subtask that declined.
+        subtask: usize,
+        /// What it said.
+        why: String,
+    },
+    /// It was not complete within the checkpoint timeout (`timed out`).
+    TimedOut,
+    /// A later checkpoint completed first (`subsumed by checkpoint <c>`).
+    SubsumedBy(u64),
+    /// A failover gave every pending checkpoint up (`failover`).
+    Failover,
+    /// A stop-with-savepoint was cancelled (`stop-with-savepoint cancelled`).
+    SavepointCancelled,
+    /// The job is finishing: its final checkpoint completed (`the job is finishing`).
+    JobFinishing,
+}
+
+impl AbortReason {
+    /// The reason's text in the history.
+    pub fn text(&self) -> String {
+        match self {
+            AbortReason::Declined { subtask, why } => format!("declined by subtask {subtask}: {why}"),
+            AbortReason::TimedOut => "timed out".into(),
+            AbortReason::SubsumedBy(c) => format!("subsumed by checkpoint {c}"),
+            AbortReason::Failover => "failover".into(),
+            AbortReason::SavepointCancelled => "stop-with-savepoint cancelled".into(),
+            AbortReason::JobFinishing => "the job is finishing".into(),
+        }
+    }
+
+    /// Reads back what [`AbortReason::text`] wrote.
+    pub fn parse(text: &str) -> Option<AbortReason> {
+        if let Some(rest) = text.strip_prefix("declined by subtask ") {
+            let (subtask, why) = rest.split_once(": ")?;
+            return Some(AbortReason::Declined { subtask: subtask.parse().ok()?, why: why.to_string() });
+        }
+        if let Some(c) = text.strip_prefix("subsumed by checkpoint ") {
+            return Some(AbortReason::SubsumedBy(c.parse().ok()?));
+        }
+        [AbortReason::TimedOut, AbortReason::Failover, AbortReason::SavepointCancelled, AbortReason::JobFinishing]
+            .into_iter()
+            .find(|r| r.text() == text)
+    }
+}
+
+impl std::fmt::Display for AbortReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl Serialize for AbortReason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text())
+    }
+}
+
+impl<'de> Deserialize<'de> for AbortReason {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        AbortReason::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("unknown abort reason {text:?}")))
+    }
+}
+
 /// A phase in a history event: recorded as its name (`BeforeBarrier`), as before it was typed.
 pub(crate) mod phase_as_text {
     use super::Phase;
@@ -382,6 +451,19 @@ mod tests {
             assert_eq!(FaultKind::parse(&fault.text()), Some(fault.clone()));
             let json = serde_json::to_string(&fault).unwrap();
             assert_eq!(serde_json::from_str::<FaultKind>(&json).unwrap(), fault);
+        }
+        let reasons = [
+            AbortReason::Declined { subtask: 3, why: "declined by the scenario: a: b".into() },
+            AbortReason::TimedOut,
+            AbortReason::SubsumedBy(7),
+            AbortReason::Failover,
+            AbortReason::SavepointCancelled,
+            AbortReason::JobFinishing,
+        ];
+        for reason in reasons {
+            assert_eq!(bincode::serialize(&reason).unwrap(), bincode::serialize(&reason.text()).unwrap());
+            let json = serde_json::to_string(&reason).unwrap();
+            assert_eq!(serde_json::from_str::<AbortReason>(&json).unwrap(), reason);
         }
         assert!(serde_json::from_str::<FailoverScope>("\"regional\"").unwrap_err().to_string().contains("regional"));
     }

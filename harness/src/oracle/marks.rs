@@ -4,7 +4,7 @@
 //!
 //! Marks are derived from the history after the run, so they cost nothing while it runs.
 
-use crate::history::{CommitOutcome, Event, EventKind, FailoverScope, FaultKind};
+use crate::history::{AbortReason, CommitOutcome, Event, EventKind, FailoverScope, FaultKind};
 use crate::record::RecordId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -197,7 +197,7 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             }
             EventKind::CheckpointAborted { checkpoint, reason } => {
                 marks.insert("checkpoint-aborted");
-                if reason.starts_with("subsumed") {
+                if matches!(reason, AbortReason::SubsumedBy(_)) {
                     marks.insert("checkpoint-subsumed");
                 }
                 open_checkpoints.remove(checkpoint);

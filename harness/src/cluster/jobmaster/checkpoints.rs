@@ -7,7 +7,7 @@ use super::{Internal, JobMaster, JobStatus, Pending};
 use crate::api::{Boundedness, EnumeratorState, Sink, Source, SplitEnumerator};
 use crate::cluster::protocol::{SubtaskState, ToTask, JOB_MASTER};
 use crate::cluster::store::CompletedCheckpoint;
-use crate::history::{CheckpointId, EventKind, FailoverScope};
+use crate::history::{AbortReason, CheckpointId, EventKind, FailoverScope};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -18,7 +18,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         let expired: Vec<CheckpointId> =
             self.checkpoints.pending.values().filter(|p| now - p.started >= timeout).map(|p| p.id).collect();
         for c in expired {
-            self.abort_pending(c, "timed out").await;
+            self.abort_pending(c, AbortReason::TimedOut).await;
         }
         self.trigger();
     }
@@ -94,7 +94,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         let stopping = self.checkpoints.pending.values().any(|p| p.stop)
             || matches!(self.checkpoints.finishing, Some((_, _, true)));
         if stopping {
-            self.abort_all("stop-with-savepoint cancelled");
+            self.abort_all(AbortReason::SavepointCancelled);
             self.restore_all(FailoverScope::Global, "stop-with-savepoint cancelled".into()).await;
         }
     }
@@ -102,19 +102,19 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// Aborts pending checkpoint `c`. A stopping savepoint whose barriers went out may have
     /// stopped some sources already: then everything restarts from the last completed
     /// checkpoint and the job keeps running (the stop failed).
-    pub(super) async fn abort_pending(&mut self, c: CheckpointId, reason: &str) {
-        let stopped_some = self.abort_quietly(c, reason);
+    pub(super) async fn abort_pending(&mut self, c: CheckpointId, reason: AbortReason) {
+        let stopped_some = self.abort_quietly(c, reason.clone());
         if stopped_some {
             self.restore_all(FailoverScope::Global, format!("stop-with-savepoint failed: {reason}")).await;
         }
     }
 
     /// Aborts every pending checkpoint; true if one was a stopping savepoint whose barriers went out.
-    pub(super) fn abort_all(&mut self, reason: &str) -> bool {
+    pub(super) fn abort_all(&mut self, reason: AbortReason) -> bool {
         let ids: Vec<CheckpointId> = self.checkpoints.pending.keys().copied().collect();
         let mut stopped_some = false;
         for c in ids {
-            stopped_some |= self.abort_quietly(c, reason);
+            stopped_some |= self.abort_quietly(c, reason.clone());
         }
         self.open_valves(0);
         stopped_some
@@ -123,9 +123,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// Aborts pending checkpoint `c` and tells the enumerator and every subtask (best effort,
     /// as Flink's `notifyCheckpointAborted`); true if it was a stopping savepoint whose
     /// barriers went out.
-    pub(super) fn abort_quietly(&mut self, c: CheckpointId, reason: &str) -> bool {
+    pub(super) fn abort_quietly(&mut self, c: CheckpointId, reason: AbortReason) -> bool {
         let Some(p) = self.checkpoints.pending.remove(&c) else { return false };
-        self.record(EventKind::CheckpointAborted { checkpoint: c, reason: reason.to_string() });
+        self.record(EventKind::CheckpointAborted { checkpoint: c, reason });
         if p.stop {
             self.checkpoints.stop_requested = false;
         }
@@ -156,7 +156,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         // by c, as in Flink: it must never complete after c.
         let older: Vec<CheckpointId> = self.checkpoints.pending.range(..c).map(|(&o, _)| o).collect();
         for o in older {
-            self.abort_quietly(o, &format!("subsumed by checkpoint {c}"));
+            self.abort_quietly(o, AbortReason::SubsumedBy(c));
         }
         let stop = p.stop;
         let final_checkpoint = stop
@@ -196,7 +196,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if final_checkpoint {
             self.checkpoints.finishing = Some((c, (0..self.scheduler.slots.len()).collect(), stop));
             // Nothing was read after the final checkpoint's barriers: later ones are moot.
-            self.abort_all("the job is finishing");
+            self.abort_all(AbortReason::JobFinishing);
         }
         self.commit_global().await;
     }

@@ -37,7 +37,7 @@ use super::hooks::{Hooks, JmCommand};
 use super::protocol::{MasterMsg, SubtaskState, ToMaster, ToTask, JOB_MASTER};
 use crate::api::{EnumAction, Sink, Source, Split, SplitEnumerator};
 use crate::error::RetryHint;
-use crate::history::{CheckpointId, EventKind, History};
+use crate::history::{AbortReason, CheckpointId, EventKind, History};
 use crate::net::{Endpoint, Inbox};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -261,7 +261,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             MasterMsg::Ack { checkpoint, state } => self.on_ack(subtask, attempt, checkpoint, state).await,
             MasterMsg::Decline { checkpoint, reason } => {
                 if self.checkpoints.pending.contains_key(&checkpoint) {
-                    self.abort_pending(checkpoint, &format!("declined by subtask {subtask}: {reason}")).await;
+                    self.abort_pending(checkpoint, AbortReason::Declined { subtask, why: reason }).await;
                 }
             }
             MasterMsg::Failed { reason, job } => {

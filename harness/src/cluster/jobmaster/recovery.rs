@@ -10,7 +10,7 @@ use crate::cluster::protocol::JOB_MASTER;
 use crate::cluster::protocol::{task_executor, Addressed, SubtaskState, ToTask};
 use crate::cluster::rescale;
 use crate::error::RetryHint;
-use crate::history::{CheckpointId, EventKind, FailoverScope};
+use crate::history::{AbortReason, CheckpointId, EventKind, FailoverScope};
 use std::time::Duration;
 
 impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
@@ -102,7 +102,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         // no region restart would resume: the whole job restarts instead.
         let stopping = self.checkpoints.pending.values().any(|p| p.stop)
             || matches!(self.checkpoints.finishing, Some((_, _, true)));
-        self.abort_all("failover");
+        self.abort_all(AbortReason::Failover);
         self.checkpoints.finishing = None;
         if self.cfg.failover == FailoverStrategy::Global || stopping {
             return self.restore_all(FailoverScope::Global, cause).await;
@@ -152,7 +152,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         let latest = self.checkpoints.store.latest();
         let checkpoint = latest.as_ref().map_or(0, |c| c.id);
         let all: Vec<usize> = (0..self.scheduler.slots.len()).collect();
-        self.abort_all("failover");
+        self.abort_all(AbortReason::Failover);
         self.checkpoints.finishing = None;
         self.record(EventKind::Failover { strategy, subtasks: all.clone(), checkpoint, cause });
         self.coordinator.tracker.reset();
