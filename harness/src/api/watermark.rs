@@ -300,18 +300,16 @@ impl WatermarkTracker {
         self.splits.iter().map(move |(id, clock)| (id, clock.watermark(delay)))
     }
 
-    /// The watermark alignment decides a split's pause on: its current watermark, except
-    /// under [`TrackerBug::IdleReaderWaitsForAlignment`] when
-    /// every split of the reader is idle (the maximum then).
-    pub fn alignment_watermark(&self, w: Option<Watermark>, now_ms: u64) -> Option<Watermark> {
+    /// Whether alignment takes every split of the reader at the maximum watermark when it
+    /// decides what to pause: only under [`TrackerBug::IdleReaderWaitsForAlignment`], when
+    /// every split of the reader is idle.
+    pub fn idle_reader_at_maximum(&self, now_ms: u64) -> bool {
         let idle_after = self.strategy.idle_timeout_ms;
         let idle =
             |c: &SplitClock| c.marked_idle || idle_after.is_some_and(|t| now_ms.saturating_sub(c.last_active_ms) >= t);
-        let all_idle = !self.splits.is_empty() && self.splits.values().chain(self.unsplit.iter()).all(idle);
-        match self.bug {
-            Some(TrackerBug::IdleReaderWaitsForAlignment) if all_idle && w.is_some() => Some(Watermark::MAX),
-            _ => w,
-        }
+        self.bug == Some(TrackerBug::IdleReaderWaitsForAlignment)
+            && !self.splits.is_empty()
+            && self.splits.values().chain(self.unsplit.iter()).all(idle)
     }
 
     /// What the reader reports for watermark alignment: the minimum over its active splits'

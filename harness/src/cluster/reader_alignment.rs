@@ -101,9 +101,11 @@ impl ReaderAlignment {
         let (minimum, max_allowed) = self.announced?;
         let mut adj = Adjustment { minimum, max_allowed, ..Adjustment::default() };
         let mut live = BTreeSet::new();
+        let at_maximum = tracker.idle_reader_at_maximum(now_ms);
         for (split, w) in tracker.split_watermarks() {
             live.insert(split);
-            let above = tracker.alignment_watermark(w, now_ms).is_some_and(|w| w > max_allowed);
+            let decided_on = w.map(|w| if at_maximum { Watermark::MAX } else { w });
+            let above = decided_on.is_some_and(|w| w > max_allowed);
             match (above, self.paused.contains(split)) {
                 (true, false) => adj.pause.push((split.clone(), w.expect("above the maximum"))),
                 (false, true) => adj.resume.push(split.clone()),

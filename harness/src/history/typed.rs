@@ -117,27 +117,10 @@ impl FailoverScope {
             FailoverScope::Rescale => "rescale",
         }
     }
-}
 
-impl std::fmt::Display for FailoverScope {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FailoverScope {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FailoverScope {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        FailoverScope::ALL
-            .into_iter()
-            .find(|s| s.as_str() == text)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown failover scope {text:?}")))
+    /// Reads back what [`FailoverScope::as_str`] wrote.
+    pub fn parse(text: &str) -> Option<FailoverScope> {
+        FailoverScope::ALL.into_iter().find(|s| s.as_str() == text)
     }
 }
 
@@ -295,25 +278,6 @@ impl FaultKind {
     }
 }
 
-impl std::fmt::Display for FaultKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text())
-    }
-}
-
-impl Serialize for FaultKind {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text())
-    }
-}
-
-impl<'de> Deserialize<'de> for FaultKind {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        FaultKind::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("unknown fault {text:?}")))
-    }
-}
-
 /// Why the job master aborted a pending checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AbortReason {
@@ -364,24 +328,35 @@ impl AbortReason {
     }
 }
 
-impl std::fmt::Display for AbortReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text())
-    }
+/// Display, Serialize and Deserialize for a type recorded as its text: `$text` writes it,
+/// `parse` reads it back; the text's bytes are those of the `String` it replaced.
+macro_rules! recorded_as_text {
+    ($ty:ty, $text:ident, $what:literal) => {
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.$text())
+            }
+        }
+
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.$text())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                <$ty>::parse(&text)
+                    .ok_or_else(|| serde::de::Error::custom(format!(concat!("unknown ", $what, " {:?}"), text)))
+            }
+        }
+    };
 }
 
-impl Serialize for AbortReason {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text())
-    }
-}
-
-impl<'de> Deserialize<'de> for AbortReason {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        AbortReason::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("unknown abort reason {text:?}")))
-    }
-}
+recorded_as_text!(FailoverScope, as_str, "failover scope");
+recorded_as_text!(FaultKind, text, "fault");
+recorded_as_text!(AbortReason, text, "abort reason");
 
 /// A phase in a history event: recorded as its name (`BeforeBarrier`), as before it was typed.
 pub(crate) mod phase_as_text {
