@@ -14,6 +14,7 @@ use std::path::PathBuf;
   connsim sweep --seeds 10 --format json --junit sweep.xml
   connsim sweep --suite random --target file-sink
   connsim bench --peer                           the hand-written madsim test's scenario
+  connsim bench --peer --engine                  the same, the engine alone (nothing verified)
   connsim replay target/connsim-failures/FILE    rerun a saved case
   connsim timeline target/connsim-failures/FILE  draw it as an HTML timeline
 
@@ -151,6 +152,10 @@ pub struct BenchArgs {
     /// Run the scenario of the hand-written madsim test scripts/bench-peer compares with.
     #[arg(long)]
     pub peer: bool,
+    /// The engine alone: no history kept, no output observed, no check run (nothing is
+    /// verified; this measures what the engine costs).
+    #[arg(long)]
+    pub engine: bool,
 }
 
 /// Options of `connsim generate`.

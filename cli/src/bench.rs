@@ -1,9 +1,11 @@
 //! `connsim bench`: the log-source -> file-sink scenario, on one thread unless `--jobs` says
-//! otherwise; `--peer` runs the scenario of the hand-written madsim test it is compared with.
+//! otherwise; `--peer` runs the scenario of the hand-written madsim test it is compared with,
+//! `--engine` the engine alone (verification off).
 
 use crate::args::BenchArgs;
 use connectors_under_test::{FileSinkSetup, LogSourceSetup};
 use connsim::cluster::FailoverStrategy;
+use connsim::run::Verification;
 use connsim::{Pipeline, RunConfig, Runner};
 use std::time::Instant;
 
@@ -38,6 +40,10 @@ pub fn run(args: BenchArgs) -> Result<bool, String> {
         }
         false => (LogSourceSetup::bounded(8, records), RunConfig::default(), "default faults"),
     };
+    let mut config = config;
+    if args.engine {
+        config.verification = Verification::Off;
+    }
     let mut r = Runner::erased(Pipeline(source, FileSinkSetup));
     r.config(config).seeds(seeds).jobs(jobs);
     let t0 = Instant::now();
@@ -46,6 +52,9 @@ pub fn run(args: BenchArgs) -> Result<bool, String> {
     let virtual_s: f64 = outcome.reports.iter().map(|r| r.stats.virtual_ms as f64 / 1e3).sum();
     let events: usize = outcome.reports.iter().map(|r| r.stats.events).sum();
     println!("scenario: log-source(8 partitions, {records} records) -> file-sink, parallelism 4, {name}");
+    if args.engine {
+        println!("verification: off (the engine alone: no history, no observed output, no checks)");
+    }
     println!("seeds: {seeds} on {jobs} thread(s), {} failed", outcome.failures().len());
     println!("wall time per seed: {:.2} ms", wall * 1e3 / seeds as f64);
     println!("seeds per second: {:.1}", seeds as f64 / wall);

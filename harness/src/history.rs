@@ -413,6 +413,8 @@ pub struct History {
     completed: Arc<std::sync::atomic::AtomicUsize>,
     out_of_range: Arc<std::sync::atomic::AtomicUsize>,
     last_completed: Arc<std::sync::atomic::AtomicU64>,
+    /// False for a run without verification: events are counted, not kept.
+    keeps: bool,
 }
 
 /// Events a history has room for before it first grows: a run of a few thousand records
@@ -429,6 +431,7 @@ impl Default for History {
             completed: Arc::default(),
             out_of_range: Arc::default(),
             last_completed: Arc::default(),
+            keeps: true,
         }
     }
 }
@@ -440,13 +443,25 @@ impl History {
         Self::default()
     }
 
+    /// A history that keeps no events, for a run without verification
+    /// ([`crate::run::Verification::Off`]): it counts what the run's driver waits on
+    /// (produced records, completed checkpoints, out-of-range fetches) and drops the rest.
+    pub fn off() -> Self {
+        Self { events: Arc::default(), keeps: false, ..Self::default() }
+    }
+
+    /// Whether recorded events are kept (false: [`History::off`]). A caller whose event is
+    /// costly to build asks first.
+    pub fn keeps(&self) -> bool {
+        self.keeps
+    }
+
     /// Appends an event stamped with the current virtual time (records one attempt emits at
     /// one instant, with nothing in between, extend the last `Emitted` event).
     pub fn record(&self, node: &str, kind: EventKind) {
         if let EventKind::Emitted { subtask, attempt, ids } = kind {
             return self.record_emitted(node, subtask, attempt, ids.into_iter());
         }
-        let t_us = madsim::time::TimeHandle::try_current().map(|t| t.elapsed().as_micros() as u64).unwrap_or(0);
         match &kind {
             EventKind::Produced { .. } => {
                 self.produced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -460,7 +475,10 @@ impl History {
             }
             _ => {}
         }
-        self.events.lock().unwrap().push(Event { t_us, node: node.to_string(), kind });
+        if self.keeps {
+            let t_us = madsim::time::TimeHandle::try_current().map(|t| t.elapsed().as_micros() as u64).unwrap_or(0);
+            self.events.lock().unwrap().push(Event { t_us, node: node.to_string(), kind });
+        }
     }
 
     /// Records that subtask `subtask`'s attempt `attempt` emitted records `ids`: the same as
@@ -468,6 +486,9 @@ impl History {
     /// the records join the event before (one poll emits one record, so this is the common
     /// case).
     pub fn record_emitted(&self, node: &str, subtask: usize, attempt: u64, ids: impl Iterator<Item = RecordId>) {
+        if !self.keeps {
+            return;
+        }
         let t_us = madsim::time::TimeHandle::try_current().map(|t| t.elapsed().as_micros() as u64).unwrap_or(0);
         let mut events = self.events.lock().unwrap();
         // A reader emits one record per poll: records one attempt emits at one instant, with
@@ -498,6 +519,10 @@ impl History {
     pub fn record_produced_all<'a>(&self, node: &str, produced: impl IntoIterator<Item = (&'a Record, &'a str, u64)>) {
         let t_us = madsim::time::TimeHandle::try_current().map(|t| t.elapsed().as_micros() as u64).unwrap_or(0);
         let produced = produced.into_iter();
+        if !self.keeps {
+            self.produced.fetch_add(produced.count(), std::sync::atomic::Ordering::Relaxed);
+            return;
+        }
         let mut events = self.events.lock().unwrap();
         events.reserve(produced.size_hint().0);
         for (record, split, pos) in produced {

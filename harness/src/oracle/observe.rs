@@ -51,6 +51,8 @@ pub(crate) struct Observer {
     location: String,
     history: History,
     state: Arc<Mutex<State>>,
+    /// False for a run without verification: nothing is read.
+    reads: bool,
 }
 
 /// Runs the reader, turning a panic into an error naming the output.
@@ -128,11 +130,21 @@ impl Observer {
             changes: 0,
             broken: false,
         };
-        Self { output, location, history, state: Arc::new(Mutex::new(state)) }
+        Self { output, location, history, state: Arc::new(Mutex::new(state)), reads: true }
+    }
+
+    /// An observer that reads nothing, for a run without verification
+    /// ([`crate::run::Verification::Off`]): every observation returns at once, the final
+    /// reconciliation returns nothing, and nothing counts as visible.
+    pub(crate) fn off(output: Arc<dyn OutputReader>, history: History) -> Self {
+        Self { reads: false, ..Self::new(output, history) }
     }
 
     /// Reads the output and records what changed since the last read.
     pub(crate) fn observe(&self, cause: Cause) {
+        if !self.reads {
+            return;
+        }
         let mut s = self.state.lock().unwrap();
         if s.broken {
             return;
@@ -163,6 +175,9 @@ impl Observer {
     /// The final reconciliation: reads every part in full and records what differs from
     /// what was observed (cause [`Cause::Final`]). Returns the output in reading order.
     pub(crate) fn reconcile(&self) -> Result<Vec<Entry>, String> {
+        if !self.reads {
+            return Ok(Vec::new());
+        }
         let mut s = self.state.lock().unwrap();
         if s.broken {
             return Err(format!("the output reader of {} failed earlier in the run", self.location));

@@ -43,6 +43,32 @@ pub struct RunConfig {
     pub faults: FaultConfig,
     /// Virtual time the job gets to converge after faults heal, before it counts as stuck.
     pub liveness_ms: u64,
+    /// How much of the verification runs beside the engine (default: all of it).
+    #[serde(default, skip_serializing_if = "Verification::is_full")]
+    pub verification: Verification,
+}
+
+/// What runs beside the engine (the cluster, the systems, the gateway and the faults).
+///
+/// [`Verification::Off`] is a bench mode: it measures what the engine alone costs. A run
+/// without verification keeps no history, reads no output and runs no check; its report says
+/// only whether the run panicked, whether its job failed and whether a bounded job finished.
+/// It can never find a lost or duplicated record, so never test a connector with it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verification {
+    /// The history, the observed output and every check (what a test runs).
+    #[default]
+    Full,
+    /// The engine alone: no history kept, no output observed, no checks; bounded jobs only.
+    Off,
+}
+
+impl Verification {
+    /// Whether everything is on (the default, left out of a saved configuration).
+    pub fn is_full(&self) -> bool {
+        *self == Verification::Full
+    }
 }
 
 impl Default for RunConfig {
@@ -53,6 +79,7 @@ impl Default for RunConfig {
             latency_ms_max: 3,
             faults: FaultConfig::default(),
             liveness_ms: 30_000,
+            verification: Verification::Full,
         }
     }
 }

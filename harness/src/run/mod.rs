@@ -27,7 +27,7 @@ mod testbed;
 
 pub use crate::oracle::{marks, Expected, StartPosition, Starts};
 pub use any_testbed::AnyTestbed;
-pub use config::{FaultConfig, RunConfig};
+pub use config::{FaultConfig, RunConfig, Verification};
 pub use control::{Control, Spread, SETTLE_BOUNDED_MS};
 pub use env::Env;
 pub use html::timeline_html;

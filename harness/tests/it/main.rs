@@ -10,6 +10,7 @@ mod close;
 mod common;
 mod conformance;
 mod determinism_check;
+mod engine_only;
 mod enumerator_contract;
 mod erased_runner;
 mod event_time;
