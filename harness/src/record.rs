@@ -114,17 +114,37 @@ fn put_decimal(buf: &mut [u8], n: u64) -> usize {
     digits.len()
 }
 
-/// `n`'s decimal digits, written at the end of `scratch`.
+/// The two decimal digits of 0 to 99, in order: `PAIRS[2 * n..2 * n + 2]` is `n`'s.
+const PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut n = 0;
+    while n < 100 {
+        t[2 * n] = b'0' + (n / 10) as u8;
+        t[2 * n + 1] = b'0' + (n % 10) as u8;
+        n += 1;
+    }
+    t
+};
+
+/// `n`'s decimal digits, written at the end of `scratch`, two at a time (every record line
+/// writes three numbers, most of them near 20 digits).
 fn decimal(mut n: u64, scratch: &mut [u8; 20]) -> &[u8] {
     let mut at = scratch.len();
-    loop {
-        at -= 1;
-        scratch[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &scratch[at..];
-        }
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        at -= 2;
+        scratch[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
     }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        at -= 2;
+        scratch[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
+        at -= 1;
+        scratch[at] = b'0' + n as u8;
+    }
+    &scratch[at..]
 }
 
 /// A decimal field of a line (1 to 20 digits, no sign) up to its tab, and what follows the tab.
@@ -298,7 +318,9 @@ mod tests {
         records.iter().for_each(|r| r.encode_line_into(&mut appended));
         assert_eq!(appended[4..], bytes[..], "encode_line_into appends the same lines");
         assert_eq!(&appended[..4], b"kept");
-        for n in [0, 7, 10, 999, u64::MAX] {
+        let mut every_length: Vec<u64> = (0..20).map(|k| 10u64.pow(k)).flat_map(|p| [p - 1, p, p + 1]).collect();
+        every_length.extend([0, 7, 10, 99, 100, 999, u64::MAX, u64::MAX - 1, 12_345_678_901_234_567_890]);
+        for n in every_length {
             let mut v = b"value-".to_vec();
             push_decimal(&mut v, n);
             assert_eq!(v, format!("value-{n}").into_bytes());
