@@ -107,11 +107,23 @@ pub fn push_decimal(bytes: &mut Vec<u8>, n: u64) {
 }
 
 /// Writes `n` in decimal, as `Display` writes it, at the start of `buf`; returns its length.
-fn put_decimal(buf: &mut [u8], n: u64) -> usize {
-    let mut scratch = [0; 20];
-    let digits = decimal(n, &mut scratch);
-    buf[..digits.len()].copy_from_slice(digits);
-    digits.len()
+/// The digits go straight into `buf`, from the last one back, with no copy between.
+fn put_decimal(buf: &mut [u8], mut n: u64) -> usize {
+    let len = n.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let mut at = len;
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        buf[..2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
+        buf[0] = b'0' + n as u8;
+    }
+    len
 }
 
 /// The two decimal digits of 0 to 99, in order: `PAIRS[2 * n..2 * n + 2]` is `n`'s.
@@ -324,6 +336,9 @@ mod tests {
             let mut v = b"value-".to_vec();
             push_decimal(&mut v, n);
             assert_eq!(v, format!("value-{n}").into_bytes());
+            let mut buf = [b'x'; 21];
+            let len = put_decimal(&mut buf, n);
+            assert_eq!((&buf[..len], buf[len]), (format!("{n}").as_bytes(), b'x'), "only the digits are written");
         }
         let extremes = Record { id: RecordId(u64::MAX), key: 10, event_time_ms: i64::MIN, payload: vec![0, 255] };
         let expected = format!("{}\t10\t{}\t00ff\n", u64::MAX, i64::MIN);

@@ -97,7 +97,8 @@ pub struct Replier {
     call: u64,
 }
 
-fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
+/// A message's bytes on the wire.
+pub(crate) fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
     bincode::serialize(msg).expect("gateway messages serialize")
 }
 
@@ -294,12 +295,18 @@ impl Incoming {
 impl Replier {
     /// Sends the response; it may be lost.
     pub fn reply<T: Serialize>(self, resp: &T) {
+        self.reply_encoded(encode(resp));
+    }
+
+    /// Sends a response serialized already (by a system that writes it while its state is
+    /// locked, then lets go before it is routed); it may be lost.
+    pub(crate) fn reply_encoded(self, bytes: Vec<u8>) {
         self.endpoint.gateway.route(Envelope {
             from: self.endpoint.addr.clone(),
             to: self.to,
             kind: self.kind,
             tag: Tag::Response(self.call),
-            bytes: encode(resp),
+            bytes,
             origin: None,
         });
     }

@@ -21,6 +21,7 @@ mod gateway;
 mod mailbox;
 
 pub(crate) use endpoint::ObserveHook;
+pub(crate) use endpoint::encode;
 pub use endpoint::{Endpoint, Inbox, Incoming, Replier, RpcError};
 pub use faults::{FaultAction, FaultRule, Refusal, RuleId};
 pub use gateway::Gateway;

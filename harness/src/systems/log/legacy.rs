@@ -26,18 +26,10 @@ impl PartitionedLog {
                     self.history.record(&self.name, event);
                     return LogResponse::Error(LogError::OffsetOutOfRange { log_start: part.start });
                 }
-                let mut entries = Vec::new();
-                let mut next = offset;
                 // Read committed: stop at the first open transaction (the last stable offset).
-                let lso = part.lso();
-                while next < lso && entries.len() < max {
-                    let e = &part.entries[next as usize];
-                    if e.status == Status::Committed {
-                        entries.push((next, e.entry.clone()));
-                    }
-                    next += 1;
-                }
-                LogResponse::Fetched { entries, next_offset: next }
+                let (entries, next_offset) = super::fetch::committed(part, offset, max);
+                let entries = entries.into_iter().map(|(o, e)| (o, e.clone())).collect();
+                LogResponse::Fetched { entries, next_offset }
             }
             LogRequest::Produce { topic, partition, entries, txn, sequence } => {
                 // A produce to a partition that does not exist is refused before its

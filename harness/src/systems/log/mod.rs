@@ -13,6 +13,7 @@
 
 mod broker;
 mod coordinator;
+mod fetch;
 mod kafka;
 mod legacy;
 mod serve;

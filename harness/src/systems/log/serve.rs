@@ -10,7 +10,7 @@
 use super::kafka::KafkaRequest;
 use super::{LogRequest, PartitionedLog, State};
 use crate::history::EventKind;
-use crate::net::Inbox;
+use crate::net::{Inbox, Replier};
 use crate::systems::Caller;
 use std::time::Duration;
 
@@ -47,10 +47,7 @@ impl PartitionedLog {
                 }
             } else {
                 let Ok(req) = msg.decode::<LogRequest>() else { continue };
-                let resp = self.handle(&caller, req);
-                if let Some(replier) = msg.replier {
-                    replier.reply(&resp);
-                }
+                self.handle_and_reply(&caller, req, msg.replier);
             }
         }
     }
@@ -83,12 +80,22 @@ impl PartitionedLog {
         s.replicate(now_ms);
     }
 
-    /// Serves one [`LogRequest`] after the timers due.
-    fn handle(&self, caller: &Caller, req: LogRequest) -> super::LogResponse {
+    /// Serves one [`LogRequest`] after the timers due, and answers it if the caller waits.
+    fn handle_and_reply(&self, caller: &Caller, req: LogRequest, replier: Option<Replier>) {
         let mut s = self.state.lock().unwrap();
         let now_ms = crate::net::now().as_millis() as u64;
         self.run_timers(&mut s, now_ms);
-        self.handle_log(&mut s, caller, now_ms, req)
+        if let Some(replier) = replier {
+            // A fetch is written from the entries themselves, while the log is locked.
+            if let Some(bytes) = super::fetch::borrowed(&s, &req).map(|f| crate::net::encode(&f)) {
+                drop(s);
+                return replier.reply_encoded(bytes);
+            }
+            let resp = self.handle_log(&mut s, caller, now_ms, req);
+            drop(s);
+            return replier.reply(&resp);
+        }
+        self.handle_log(&mut s, caller, now_ms, req);
     }
 
     /// Serves one [`KafkaRequest`] after the timers due.
