@@ -191,6 +191,12 @@ impl CaseFile {
             ));
         }
         disk.case.scenario.validate()?;
+        if !disk.case.config.verification.is_full() {
+            return Err("its configuration turns verification off (a bench mode that keeps no history and runs no \
+                 check): a replay would pass whatever the connector did; remove \"verification\" from the \
+                 configuration, or record the case again"
+                .into());
+        }
         Ok(Self { body: disk.case, path: None })
     }
 

@@ -64,6 +64,13 @@ fn damaged_case_files_give_errors_naming_the_file_and_the_problem() {
     assert!(problem(&good.replace("\"format\": 1", "\"format\": 99")).contains("format 99"));
     assert!(problem("{\"hello\": 1}").contains("no \"format\""));
     assert!(problem(&good.replace("\"checksum\"", "\"extra\": 0, \"checksum\"")).contains("does not describe a case"));
+    // A case whose checks are off would replay as a pass whatever the connector does.
+    std::fs::write(path, &good).unwrap();
+    let mut unverified = CaseFile::load(path).unwrap();
+    unverified.body.config.verification = connsim::run::Verification::Off;
+    let unverified = unverified.save(&dir.join("unverified")).unwrap();
+    let err = CaseFile::load(&unverified).unwrap_err();
+    assert!(err.problem.contains("turns verification off") && err.problem.contains("remove"), "{err}");
     let missing = CaseFile::load(&dir.join("missing.json")).unwrap_err();
     assert!(missing.problem.contains("cannot read it"), "{missing}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -184,6 +184,10 @@ impl PartitionedLog {
             (record, part.split.as_str(), pos)
         });
         self.history.record_produced_all(&self.name, produced);
+        // Each partition grows once, not once per doubling.
+        for (part, n) in parts.iter_mut().zip(&added) {
+            part.entries.reserve(*n as usize);
+        }
         for (partition, record) in records {
             let entry = format.entry(&record);
             parts[partition as usize].push(Entry { entry, status: Status::Committed, appended_ms }, true);
