@@ -6,6 +6,7 @@ mod alignment;
 mod determinism;
 mod event_time;
 mod exchange;
+mod kafka_mutants;
 mod mutants;
 mod new_jobs;
 mod object_sink_mutants;

@@ -1,0 +1,65 @@
+//! The Kafka connectors' mutants (on rdkafka's API): each caught by a fixed case with its
+//! predicted check, and each passing the same case without the fault that exposes it.
+
+use crate::mutants::{caught_by_a_fixed_case, mutant, only_exposed_by, FIXED_SEEDS};
+use connectors_under_test::mutants::kafka;
+use connectors_under_test::{catalogue, contexts};
+use connsim_scenarios::prelude::*;
+use connsim_scenarios::suites;
+
+#[test]
+fn a_kafka_source_reading_uncommitted_data_invents_the_records_of_aborted_transactions() {
+    caught_by_a_fixed_case(
+        mutant("mutant: kafka source reads uncommitted", "no-phantoms"),
+        catalogue::suite("kafka-source"),
+        "no-phantoms",
+    );
+}
+
+#[test]
+fn a_kafka_committer_taking_fenced_for_committed_loses_a_batch() {
+    caught_by_a_fixed_case(
+        mutant("mutant: kafka committer takes fenced for committed", "no-loss"),
+        catalogue::suite("kafka-sink"),
+        "no-loss",
+    );
+}
+
+/// Only a new job started without state reads the group's offsets: within a job, restores
+/// read the checkpoint's.
+#[test]
+fn a_kafka_source_committing_offsets_on_poll_loses_what_a_new_job_skips() {
+    only_exposed_by(
+        || mutant("mutant: kafka source commits offsets on poll", "no-loss"),
+        "restart without state",
+        restart_without_state(),
+        "no-loss",
+    );
+}
+
+/// The fault that exposes it is the late fencing request: without the case's slow requests,
+/// the same case passes.
+#[test]
+fn a_kafka_committer_taking_fenced_for_committed_passes_without_slow_requests() {
+    let case = "slow requests outlive a crashed writer";
+    let suite = mutant("mutant: kafka committer takes fenced for committed", "no-loss").only(case);
+    // The case's slow requests, exactly as the suite builds them for the sink's log.
+    let body = wait(250).then(crash(Worker::Nth(1)).restart_after(100)).then(wait(20));
+    let (from, to) = (Some(Target::Worker(Worker::Nth(1))), Some(Target::System("sink-kafka".into())));
+    let slow = during(Fault::Delay { ms: 400, kind: None, from, to }, body);
+    let outcome = suite.without(slow).seeds(FIXED_SEEDS).run();
+    print!("{outcome}");
+    assert!(outcome.failed_cases().is_empty(), "caught without the slow requests:\n{outcome}");
+}
+
+/// Its exposing fault is the aborted upstream transaction: over the same data without it,
+/// reading uncommitted passes the case that catches it.
+#[test]
+fn a_kafka_source_reading_uncommitted_data_passes_without_aborted_transactions() {
+    let plain = contexts::kafka_source_with("kafka-source(read_uncommitted, nothing aborted)", |data| {
+        kafka::reads_uncommitted(data.with_aborted_head(0))
+    });
+    let outcome = suites::source(plain).only("single split").seeds(FIXED_SEEDS).run();
+    print!("{outcome}");
+    assert!(outcome.failed_cases().is_empty(), "caught without aborted transactions:\n{outcome}");
+}
