@@ -20,8 +20,8 @@ mod faults;
 mod gateway;
 mod mailbox;
 
-pub(crate) use endpoint::ObserveHook;
 pub(crate) use endpoint::encode;
+pub(crate) use endpoint::ObserveHook;
 pub use endpoint::{Endpoint, Inbox, Incoming, Replier, RpcError};
 pub use faults::{FaultAction, FaultRule, Refusal, RuleId};
 pub use gateway::Gateway;

@@ -3,9 +3,9 @@
 //! `LogResponse::Fetched` (a consumer's per-record path copies nothing on the log's side).
 
 use super::state::{Partition, Status};
-use super::{LogEntry, LogRequest, State};
 #[cfg(test)]
 use super::LogResponse;
+use super::{LogEntry, LogRequest, State};
 use serde::ser::{SerializeSeq, SerializeStructVariant};
 use serde::{Serialize, Serializer};
 
