@@ -110,6 +110,19 @@ fn the_peer_bench_runs_the_peers_scenario_and_refuses_options_it_has_no_use_for(
     assert!(err.contains("unexpected argument '--target'"), "{err}");
 }
 
+#[test]
+fn the_engine_bench_runs_without_verification_and_says_so() {
+    let (code, out, err) = connsim(&["bench", "--peer", "--engine", "--seeds", "2", "--records", "300"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("verification: off (the engine alone"), "{out}");
+    assert!(out.contains("seeds: 2 on 1 thread(s), 0 failed"), "{out}");
+    // Nothing kept, nothing checked: the phases after the simulation take no time.
+    assert!(out.contains("history events per second: 0"), "{out}");
+    assert!(out.contains("history 0.00 ms (0%), checks 0.00 ms (0%)"), "{out}");
+    let (_, verified, _) = connsim(&["bench", "--peer", "--seeds", "2", "--records", "300"]);
+    assert!(!verified.contains("verification: off") && !verified.contains("history events per second: 0\n"));
+}
+
 /// A headless Chromium: `CONNSIM_BROWSER`, or the first of the usual names on the PATH.
 fn browser() -> std::path::PathBuf {
     if let Some(b) = std::env::var_os("CONNSIM_BROWSER") {
