@@ -146,6 +146,13 @@ impl CaseFile {
     /// Writes it into `dir` (created if missing); returns the path.
     pub fn save(&self, dir: &Path) -> Result<PathBuf, ReplayError> {
         let path = dir.join(self.file_name());
+        if !self.config.verification.is_full() {
+            let problem =
+                "not saved: the run had verification off (a bench mode that checks nothing), and a replay of it \
+                 would pass whatever the connector did; rerun the seed with verification on to record a case"
+                    .to_string();
+            return Err(ReplayError { path, problem });
+        }
         let err = |e: std::io::Error| ReplayError { path: path.clone(), problem: format!("cannot write it: {e}") };
         std::fs::create_dir_all(dir).map_err(err)?;
         std::fs::write(&path, self.to_json()).map_err(err)?;

@@ -68,7 +68,13 @@ fn damaged_case_files_give_errors_naming_the_file_and_the_problem() {
     std::fs::write(path, &good).unwrap();
     let mut unverified = CaseFile::load(path).unwrap();
     unverified.body.config.verification = connsim::run::Verification::Off;
-    let unverified = unverified.save(&dir.join("unverified")).unwrap();
+    let refused = unverified.save(&dir.join("unverified")).unwrap_err();
+    let refused_case = unverified;
+    assert!(refused.problem.contains("not saved") && refused.problem.contains("verification off"), "{refused}");
+    assert!(!dir.join("unverified").exists(), "nothing was written");
+    // Written by hand all the same (with its checksum), it is refused on load.
+    let unverified = dir.join("unverified.json");
+    std::fs::write(&unverified, refused_case.to_json()).unwrap();
     let err = CaseFile::load(&unverified).unwrap_err();
     assert!(err.problem.contains("turns verification off") && err.problem.contains("remove"), "{err}");
     let missing = CaseFile::load(&dir.join("missing.json")).unwrap_err();
