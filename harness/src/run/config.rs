@@ -52,7 +52,8 @@ pub struct RunConfig {
 ///
 /// [`Verification::Off`] is a bench mode: it measures what the engine alone costs. A run
 /// without verification keeps no history, reads no output and runs no check; its report says
-/// only whether the run panicked, whether its job failed and whether a bounded job finished.
+/// only whether the run panicked, whether its job failed and whether a bounded job finished;
+/// a fingerprint of how it ended stands in for the history hash.
 /// It can never find a lost or duplicated record, so never test a connector with it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -129,7 +129,9 @@ pub struct RunReport {
     pub scenario: String,
     /// One verdict per check.
     pub verdicts: Vec<Verdict>,
-    /// FNV-1a hash of the history (equal hashes: identical histories).
+    /// FNV-1a hash of the history (equal hashes: identical histories); for a run without
+    /// verification, which keeps none, a hash of how it ended (virtual time, records
+    /// produced, checkpoints completed, the job's end).
     pub history_hash: u64,
     /// How much the run exercised.
     pub stats: RunStats,
