@@ -14,8 +14,12 @@ use std::sync::{Arc, Mutex};
 
 #[cfg(madsim)]
 pub mod attempt;
+#[cfg(madsim)]
+mod encoded;
 mod typed;
 
+#[cfg(madsim)]
+pub use encoded::{hash, to_json_lines};
 pub use typed::{AbortReason, CommitOutcome, FailoverScope, FaultKind, Phase};
 #[cfg(test)]
 mod tests;
@@ -581,42 +585,5 @@ impl History {
     /// Whether nothing was recorded yet.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-}
-
-/// Serializes events as JSON lines.
-#[cfg(madsim)]
-pub fn to_json_lines(events: &[Event]) -> String {
-    let mut out = String::new();
-    for e in events {
-        out.push_str(&serde_json::to_string(e).expect("events serialize"));
-        out.push('\n');
-    }
-    out
-}
-
-/// FNV-1a hash over the events' bincode form: equal hashes mean identical histories.
-#[cfg(madsim)]
-pub fn hash(events: &[Event]) -> u64 {
-    let mut h = Fnv(crate::record::FNV_OFFSET);
-    for e in events {
-        bincode::serialize_into(&mut h, e).expect("events serialize");
-    }
-    h.0
-}
-
-/// FNV-1a over whatever is written into it: the hash is fed as the events serialize, with
-/// no copy of their bytes in between.
-#[cfg(madsim)]
-struct Fnv(u64);
-
-#[cfg(madsim)]
-impl std::io::Write for Fnv {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 = crate::record::fnv1a(self.0, bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }

@@ -103,7 +103,9 @@ impl Record {
 /// Appends `n` in decimal, as `Display` writes it, without the formatting machinery: for
 /// payloads and lines a testbed builds once per record.
 pub fn push_decimal(bytes: &mut Vec<u8>, n: u64) {
-    bytes.extend_from_slice(decimal(n, &mut [0; 20]));
+    let mut digits = [0; 20];
+    let len = put_decimal(&mut digits, n);
+    bytes.extend_from_slice(&digits[..len]);
 }
 
 /// Writes `n` in decimal, as `Display` writes it, at the start of `buf`; returns its length.
@@ -137,27 +139,6 @@ const PAIRS: [u8; 200] = {
     }
     t
 };
-
-/// `n`'s decimal digits, written at the end of `scratch`, two at a time (every record line
-/// writes three numbers, most of them near 20 digits).
-fn decimal(mut n: u64, scratch: &mut [u8; 20]) -> &[u8] {
-    let mut at = scratch.len();
-    while n >= 100 {
-        let pair = (n % 100) as usize * 2;
-        n /= 100;
-        at -= 2;
-        scratch[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
-    }
-    if n >= 10 {
-        let pair = n as usize * 2;
-        at -= 2;
-        scratch[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
-    } else {
-        at -= 1;
-        scratch[at] = b'0' + n as u8;
-    }
-    &scratch[at..]
-}
 
 /// A decimal field of a line (1 to 20 digits, no sign) up to its tab, and what follows the tab.
 fn decimal_field(bytes: &[u8]) -> Option<(u64, &[u8])> {

@@ -2,7 +2,7 @@
 //! the engine alone, with no history kept, no output read and no check run. It reports
 //! whether the engine ran to its end, and nothing else.
 
-use crate::common::{FromData, WithReaderSetup};
+use crate::common::{DropsThird, FromData, WithReaderSetup};
 use connsim::api::{FetchedBatch, SplitReader, SplitsChange};
 use connsim::probes::{CollectorSetup, GenSplit, GeneratorReader, GeneratorSetup};
 use connsim::run::{Outcome, Verification};
@@ -20,28 +20,6 @@ fn run<T: Testbed>(testbed: T, on: bool, seeds: u64) -> Outcome {
 
 fn generator(unbounded: bool) -> GeneratorSetup {
     GeneratorSetup { splits: 4, records_per_split: 200, unbounded, ..Default::default() }
-}
-
-/// The generator's split reader, dropping its third fetched batch: records lost on some seeds.
-struct DropsThird(GeneratorReader, u32);
-
-impl SplitReader for DropsThird {
-    type Split = GenSplit;
-    type Element = (u64, Record);
-    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
-        let batch = self.0.fetch().await?;
-        self.1 += 1;
-        Ok(if self.1 == 3 { FetchedBatch::empty() } else { batch })
-    }
-    fn handle_splits_changes(&mut self, change: SplitsChange<GenSplit>) {
-        self.0.handle_splits_changes(change)
-    }
-}
-
-impl FromData for DropsThird {
-    fn from_data(data: std::sync::Arc<Vec<Vec<Record>>>) -> Self {
-        DropsThird(GeneratorReader::new(data), 0)
-    }
 }
 
 /// The generator's split reader, failing the job on its second fetch.

@@ -1,37 +1,13 @@
 //! `Runner::erased` runs a testbed exactly as `Runner::new` does: same seeds, same histories,
 //! same verdicts, failures included.
 
-use crate::common::{FromData, WithReaderSetup};
-use connsim::api::{FetchedBatch, SplitReader, SplitsChange};
-use connsim::probes::{CollectorSetup, GenSplit, GeneratorReader, GeneratorSetup};
+use crate::common::{DropsThird, WithReaderSetup};
+use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::run::{AnyTestbed, Outcome};
-use connsim::{ConnectorError, Pipeline, Record, Runner};
+use connsim::{Pipeline, Runner};
 
 fn testbed() -> Pipeline<GeneratorSetup, CollectorSetup> {
     Pipeline(GeneratorSetup { splits: 4, records_per_split: 200, ..Default::default() }, CollectorSetup)
-}
-
-/// The generator's split reader, dropping its third fetched batch: whether a restore reads
-/// the lost records again depends on the seed's faults.
-struct DropsThird(GeneratorReader, u32);
-
-impl SplitReader for DropsThird {
-    type Split = GenSplit;
-    type Element = (u64, Record);
-    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
-        let batch = self.0.fetch().await?;
-        self.1 += 1;
-        Ok(if self.1 == 3 { FetchedBatch::empty() } else { batch })
-    }
-    fn handle_splits_changes(&mut self, change: SplitsChange<GenSplit>) {
-        self.0.handle_splits_changes(change)
-    }
-}
-
-impl FromData for DropsThird {
-    fn from_data(data: std::sync::Arc<Vec<Vec<Record>>>) -> Self {
-        DropsThird(GeneratorReader::new(data), 0)
-    }
 }
 
 fn lossy() -> Pipeline<WithReaderSetup<DropsThird>, CollectorSetup> {

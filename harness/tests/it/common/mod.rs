@@ -1,8 +1,11 @@
 //! Helpers shared by the harness's integration tests.
 
-use connsim::api::{Boundedness, EnumeratorContext, FetcherMode, ReaderContext, Source, SourceReaderBase, SplitReader};
-use connsim::probes::{GenSplit, GeneratorEmitter, GeneratorSetup, GeneratorSource, GeneratorState};
-use connsim::{Record, SourceSetup, World};
+use connsim::api::{
+    Boundedness, EnumeratorContext, FetchedBatch, FetcherMode, ReaderContext, Source, SourceReaderBase, SplitReader,
+    SplitsChange,
+};
+use connsim::probes::{GenSplit, GeneratorEmitter, GeneratorReader, GeneratorSetup, GeneratorSource, GeneratorState};
+use connsim::{ConnectorError, Record, SourceSetup, World};
 use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -66,5 +69,28 @@ impl<R: FromData> SourceSetup for WithReaderSetup<R> {
     }
     fn build(&self, world: &mut World) -> WithReader<R> {
         WithReader { inner: self.generator.build(world), reader: PhantomData }
+    }
+}
+
+/// The generator's split reader, dropping its third fetched batch: whether a restore reads
+/// the lost records again depends on the seed's faults.
+pub struct DropsThird(GeneratorReader, u32);
+
+impl SplitReader for DropsThird {
+    type Split = GenSplit;
+    type Element = (u64, Record);
+    async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
+        let batch = self.0.fetch().await?;
+        self.1 += 1;
+        Ok(if self.1 == 3 { FetchedBatch::empty() } else { batch })
+    }
+    fn handle_splits_changes(&mut self, change: SplitsChange<GenSplit>) {
+        self.0.handle_splits_changes(change)
+    }
+}
+
+impl FromData for DropsThird {
+    fn from_data(data: std::sync::Arc<Vec<Vec<Record>>>) -> Self {
+        DropsThird(GeneratorReader::new(data), 0)
     }
 }
