@@ -78,8 +78,8 @@ struct Settings {
     seeds: u64,
     first_seed: u64,
     save_dir: Option<PathBuf>,
-    /// A block taken out of every scenario case.
-    without: Option<Block>,
+    /// Blocks taken out of every scenario case.
+    without: Vec<Block>,
     /// A block put before every scenario case's first.
     first: Option<Block>,
     /// Checkpoints pending at once in every case, instead of each case's own.
@@ -329,7 +329,7 @@ impl Suite {
             seeds: 200,
             first_seed: 1,
             save_dir: None,
-            without: None,
+            without: Vec::new(),
             first: None,
             concurrent_checkpoints: None,
             exchange: None,
@@ -415,9 +415,10 @@ impl Suite {
 
     /// Runs every scenario case with each top-level copy of `block` taken out (and the marks
     /// only it reached no longer required): to show that a bug needs that block, a mutant a
-    /// case catches with it should survive the same seeds without it.
+    /// case catches with it should survive the same seeds without it. Called again, it
+    /// takes out one more block (a bug several faults expose survives only without all).
     pub fn without(mut self, block: impl Into<Block>) -> Self {
-        self.settings.without = Some(block.into());
+        self.settings.without.push(block.into());
         self
     }
 

@@ -92,7 +92,8 @@ pub(super) fn run_case(
             return CaseResult::skipped(name, why);
         }
         Body::Scenario(scenario) => {
-            let edited = settings.without.as_ref().map(|b| scenario.without(b));
+            let edited = (!settings.without.is_empty())
+                .then(|| settings.without.iter().fold(scenario.clone(), |s, b| s.without(b)));
             let scenario = edited.as_ref().unwrap_or(scenario);
             let prefixed = settings.first.as_ref().map(|b| scenario.before(b.clone()));
             let scenario = prefixed.as_ref().unwrap_or(scenario);
