@@ -45,24 +45,33 @@ impl ObjectCommitter {
     /// there, a later attempt rolled it (bigger than the recorded parts: the tail is inside)
     /// or a recovery completed it (as big: the tail goes beside it, if not there yet).
     pub async fn recover(&self, f: &InProgress) -> CommitOutcome {
-        let path = Path::from(f.key.as_str());
-        if let Some(upload) = &f.upload {
-            let ids = f.parts.iter().map(|p| PartId { content_id: p.clone() }).collect();
-            match self.store.complete_multipart(&path, upload, ids).await {
-                Ok(_) => {}
-                Err(object_store::Error::NotFound { .. }) => match self.store.head(&path).await {
-                    Ok(meta) if meta.size > f.bytes => return CommitOutcome::AlreadyCommitted,
-                    Ok(_) => {}
-                    Err(object_store::Error::NotFound { .. }) => {
-                        let why = format!("upload {upload} of {path} is gone and its object is not there");
-                        return CommitOutcome::FailedKnown(why);
-                    }
-                    Err(_) => return CommitOutcome::RetryLater,
-                },
-                Err(_) => return CommitOutcome::RetryLater,
-            }
+        match self.complete_recorded(f).await {
+            Ok(()) => self.publish_tail(f).await,
+            Err(outcome) => outcome,
         }
-        self.publish_tail(f).await
+    }
+
+    /// The first half of [`ObjectCommitter::recover`]: completes a recovered file's upload
+    /// with the parts recorded. `Err` is the commit's outcome when its tail must not be
+    /// published (yet): the file was rolled later with its tail inside, or it is lost, or
+    /// the store asks to retry.
+    pub async fn complete_recorded(&self, f: &InProgress) -> Result<(), CommitOutcome> {
+        let path = Path::from(f.key.as_str());
+        let Some(upload) = &f.upload else { return Ok(()) };
+        let ids = f.parts.iter().map(|p| PartId { content_id: p.clone() }).collect();
+        match self.store.complete_multipart(&path, upload, ids).await {
+            Ok(_) => Ok(()),
+            Err(object_store::Error::NotFound { .. }) => match self.store.head(&path).await {
+                Ok(meta) if meta.size > f.bytes => Err(CommitOutcome::AlreadyCommitted),
+                Ok(_) => Ok(()),
+                Err(object_store::Error::NotFound { .. }) => {
+                    let why = format!("upload {upload} of {path} is gone and its object is not there");
+                    Err(CommitOutcome::FailedKnown(why))
+                }
+                Err(_) => Err(CommitOutcome::RetryLater),
+            },
+            Err(_) => Err(CommitOutcome::RetryLater),
+        }
     }
 
     /// The upload is gone: completed before if its object is there (only it writes the key).

@@ -159,7 +159,9 @@ impl Sink for ObjectSink {
 }
 
 /// Sets up a bucket `s3` whose `out/` prefix is the visible output, its minimum part size
-/// the sink's part size (a test's data fills many parts).
+/// the sink's part size (a test's data fills many parts). A file rolls after eight parts or
+/// 300 ms, so at the suites' pace most files span a checkpoint or two, as files under
+/// Flink's default rolling policy do: a restore mostly finds a file in progress to recover.
 #[derive(Clone, Debug)]
 pub struct ObjectSinkSetup {
     /// The sink's part size and the bucket's minimum.
@@ -187,7 +189,7 @@ impl SinkSetup for ObjectSinkSetup {
             bucket: "s3".into(),
             dir: "out/".into(),
             part_size: self.part_size,
-            parts_per_file: 3,
+            parts_per_file: 8,
             rollover_ms: 300,
         }
     }

@@ -497,16 +497,19 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     }
     if !aimed.stores.is_empty() {
         // From 50 ms on the bucket throttles (503 SlowDown, not applied) and fails (500, half
-        // of them applied) requests, to the end of the run, and a worker crashes meanwhile:
-        // the store's client retries both answers, so a retried write may find its own first
-        // attempt, the end of the input's commits included, and so may the restored
-        // attempt's commits of what its checkpoint recorded.
+        // of them applied) requests, to the end of the run, and two workers crash meanwhile,
+        // one after the other: the store's client retries both answers, so a retried write
+        // may find its own first attempt, the end of the input's commits included, and so may
+        // the restored attempts' commits of what their checkpoints recorded (a request the
+        // bucket refused may also come back after a later one of the same commit).
         let mut errs = Scenario::new("the object store throttles and fails requests").then(wait(50));
         for s in &aimed.stores {
             errs = errs.then(slow_down(s, 0.1)).then(internal_errors(s, 0.2));
         }
         errs = errs
             .then(wait(200))
+            .then(crash(Worker::Any).restart_after(30))
+            .then(wait(300))
             .then(crash(Worker::Any).restart_after(30))
             .then(wait(300))
             .requires("s3-slow-down")
