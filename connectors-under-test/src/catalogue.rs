@@ -172,6 +172,9 @@ pub fn all() -> Vec<Target> {
         sink_mutant("mutant: object sink fails on its own put", "liveness", "s3", || {
             BuggyObjectSinkSetup(ObjectBug::FailsOnItsOwnPut)
         }),
+        sink_mutant("mutant: object sink renames tails before the copy is confirmed", "no-loss", "s3", || {
+            BuggyObjectSinkSetup(ObjectBug::RenamesTailUnconfirmed)
+        }),
         sink_mutant("mutant: non-idempotent commit", "no-duplicates", "fs", || BuggyFileSinkSetup(NonIdempotentCommit)),
         sink_mutant("mutant: drops recovered committables", "no-loss", "fs", || {
             BuggyFileSinkSetup(DropsRecoveredCommittables)

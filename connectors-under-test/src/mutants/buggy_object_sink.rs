@@ -17,6 +17,14 @@
 //!   and takes "already exists" for a failure: when the first attempt's answer was lost (or
 //!   S3 answered 500 after applying it and the client retried), every later attempt fails
 //!   the job, forever. Caught by `liveness`.
+//! - [`ObjectBug::RenamesTailUnconfirmed`]: the committer makes a recovered file's tail
+//!   visible by "renaming" it, as on a file system: S3 has no rename, so it copies the
+//!   hidden tail to its visible name and deletes the hidden one, and sends both requests
+//!   at once to save a round trip, the delete not waiting for the copy's answer. The copy
+//!   is applied first unless it fails: a throttled (`503`), failed (`500` not applied) or
+//!   lost copy is retried by the client after the delete, finds no tail, and the tail's
+//!   records are lost. Caught by `no-loss`, only when a copy of a restored file's tail
+//!   fails.
 
 use crate::object_sink::{ObjectCommitter, ObjectSink, ObjectSinkSetup, ObjectWriter, PartFile, WriterState};
 use connsim::api::{
@@ -27,6 +35,7 @@ use connsim::run::{SinkSetup, World};
 use connsim::{ConnectorError, Record};
 use object_store::multipart::MultipartStore;
 use object_store::path::Path;
+use object_store::ObjectStoreExt;
 use serde::{Deserialize, Serialize};
 
 /// Which bug.
@@ -40,6 +49,8 @@ pub enum ObjectBug {
     AbortsOnClose,
     /// Fails on "already exists" from its own conditional put.
     FailsOnItsOwnPut,
+    /// Renames a recovered tail by copy and delete, the delete not waiting for the copy.
+    RenamesTailUnconfirmed,
 }
 
 /// The object sink with one bug.
@@ -114,6 +125,17 @@ impl BuggyObjectCommitter {
                 CommitOutcome::AlreadyCommitted => CommitOutcome::FailedUnknown(format!("{key} already exists")),
                 other => other,
             },
+            (ObjectBug::RenamesTailUnconfirmed, PartFile::Recovered(f)) => {
+                if let Err(outcome) = self.inner.complete_recorded(f).await {
+                    return outcome;
+                }
+                let Some(tail) = &f.tail else { return CommitOutcome::Committed };
+                let delete = async {
+                    let _ = self.inner.store.delete(&Path::from(tail.as_str())).await;
+                };
+                // The copy's request goes out first, then the delete's, at once.
+                futures::join!(self.inner.publish_tail(f), delete).0
+            }
             _ => self.inner.commit_one(file).await,
         }
     }

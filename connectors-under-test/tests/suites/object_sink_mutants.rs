@@ -43,3 +43,29 @@ fn only_applied_internal_errors_expose_a_committer_failing_on_its_own_put() {
         "liveness",
     );
 }
+
+#[test]
+fn a_rename_deleting_the_tail_before_its_copy_is_confirmed_loses_it() {
+    let mutant = mutant("mutant: object sink renames tails before the copy is confirmed", "no-loss");
+    caught_by_a_fixed_case(mutant, reference(), "no-loss");
+}
+
+/// The copy is applied before the delete unless it fails: with the bucket's 503s and 500s
+/// off (and nothing else in the case that fails a request), the mutant passes the case that
+/// catches it with them on.
+#[test]
+fn only_a_failed_copy_exposes_a_rename_that_deletes_unconfirmed() {
+    let case = "the object store throttles and fails requests";
+    let suite = || mutant("mutant: object sink renames tails before the copy is confirmed", "no-loss").only(case);
+    let fails =
+        |r: &connsim_scenarios::suites::CaseResult| r.reports.iter().any(|x| x.failed_checks().contains(&"no-loss"));
+    let with = suite().seeds(crate::mutants::FIXED_SEEDS).run_until(|_, _, _| {}, fails);
+    print!("{with}");
+    let Some((_, report)) = with.caught_by("no-loss") else {
+        panic!("the mutant survived {case:?} within {} seeds\n{with}", crate::mutants::FIXED_SEEDS);
+    };
+    assert!(report.marks.iter().any(|m| m == "s3-slow-down" || m == "s3-internal-error"));
+    let without = suite().without(slow_down("s3", 0.1)).without(internal_errors("s3", 0.2));
+    let without = without.seeds(crate::mutants::FIXED_SEEDS).run();
+    assert!(without.caught_by("no-loss").is_none(), "without the bucket's errors the mutant still fails:\n{without}");
+}
