@@ -1,0 +1,188 @@
+//! The simulated broker's Kafka semantics at their edges: the cases where a plausible slip in
+//! the model (a store that ignores the group, a window one batch short, a stable offset taken
+//! from the wrong entry, a retry check before the fence) would still pass `broker.rs`. Each
+//! test names the protocol rule it checks.
+#![cfg(madsim)]
+
+use connsim::history::{EventKind, FaultKind};
+use connsim::systems::{Acks, KafkaCode, KafkaRequest, KafkaResponse, LogEntry, ProducerIdentity, TxnProtocol};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::producer::{FutureProducer, Producer};
+use rdkafka::{Message, Offset, TopicPartitionList};
+use std::time::Duration;
+
+extern crate connsim_rdkafka as rdkafka;
+
+mod common;
+use common::*;
+
+fn init(id: Option<&str>) -> KafkaRequest {
+    KafkaRequest::InitProducerId { transactional_id: id.map(Into::into), transaction_timeout_ms: 60_000 }
+}
+
+fn produce(id: Option<&str>, producer: ProducerIdentity, partition: u32, seq: i64) -> KafkaRequest {
+    KafkaRequest::Produce {
+        topic: "t".into(),
+        partition,
+        entries: vec![LogEntry { key: None, value: Some(vec![seq as u8]), headers: vec![], timestamp_ms: 0 }],
+        producer: Some(producer),
+        base_sequence: seq,
+        transactional_id: id.map(Into::into),
+        acks: Acks::All,
+    }
+}
+
+fn end(id: &str, producer: ProducerIdentity, commit: bool) -> KafkaRequest {
+    KafkaRequest::EndTxn { transactional_id: id.into(), producer, commit }
+}
+
+async fn producer_of(client: &connsim::net::Endpoint, id: Option<&str>) -> ProducerIdentity {
+    match raw(client, init(id)).await {
+        KafkaResponse::Producer(p) => p,
+        other => panic!("InitProducerId answered {other:?}"),
+    }
+}
+
+/// KIP-98 (group coordinator): committed offsets are kept per group; another group of the
+/// same partition has none and starts where `auto.offset.reset` says.
+#[test]
+fn kafka_committed_offsets_belong_to_their_group() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let plain: FutureProducer = config(&[]).create().unwrap();
+        for m in ["a", "b", "c"] {
+            send(&plain, 1, m).await.unwrap();
+        }
+        let consumer = |group: &str| -> BaseConsumer {
+            let c: BaseConsumer =
+                config(&[("group.id", group), ("enable.auto.commit", "false"), ("auto.offset.reset", "earliest")])
+                    .create()
+                    .unwrap();
+            let mut tpl = TopicPartitionList::new();
+            tpl.add_partition_offset("t", 1, Offset::Stored).unwrap();
+            c.assign(&tpl).unwrap();
+            c
+        };
+        let g = consumer("g");
+        let mut at = TopicPartitionList::new();
+        at.add_partition_offset("t", 1, Offset::Offset(2)).unwrap();
+        g.commit(&at, CommitMode::Sync).await.unwrap();
+        let h = consumer("h");
+        let none = h.committed(T).await.unwrap().find_partition("t", 1).map(|e| e.offset());
+        assert_eq!(none, Some(Offset::Invalid), "group h committed nothing");
+        let first = h.poll(T).await.unwrap().unwrap().detach();
+        assert_eq!(first.payload(), Some(&b"a"[..]), "group h starts at the beginning");
+        let m = consumer("g").poll(T).await.unwrap().unwrap().detach();
+        assert_eq!(m.payload(), Some(&b"c"[..]), "group g starts at its committed offset");
+    });
+}
+
+/// KIP-890 part 2: a retried `EndTxn` of the epoch the transaction just ended is answered as
+/// the first was (with the new epoch); the opposite outcome for it is `INVALID_TXN_STATE`.
+#[test]
+fn kip890_a_retried_end_txn_of_the_ended_epoch_is_answered_as_the_first() {
+    sim(TxnProtocol::Kip890, |_log, _h, client| async move {
+        let p = producer_of(&client, Some("x")).await;
+        assert!(matches!(raw(&client, produce(Some("x"), p, 0, 0)).await, KafkaResponse::Produced { .. }));
+        let KafkaResponse::Producer(after) = raw(&client, end("x", p, true)).await else { panic!("committed") };
+        assert_eq!(after.epoch, p.epoch + 1);
+        assert_eq!(raw(&client, end("x", p, true)).await, KafkaResponse::Producer(after), "the retry");
+        assert_eq!(raw(&client, end("x", p, false)).await, KafkaResponse::Error(KafkaCode::InvalidTxnState));
+        assert_eq!(read("read_committed", 0).await.len(), 1, "committed once");
+    });
+}
+
+/// KIP-98: once a newer `InitProducerId` fenced an epoch, its `EndTxn` is `PRODUCER_FENCED`
+/// even after the new epoch completed a transaction of its own (a zombie committer's late
+/// commit must not pass as a retry of the id's last transaction), under both protocols.
+#[test]
+fn kip98_a_zombie_end_txn_after_the_new_epoch_committed_is_fenced() {
+    for protocol in [TxnProtocol::Classic, TxnProtocol::Kip890] {
+        sim(protocol, move |_log, _h, client| async move {
+            let old = producer_of(&client, Some("x")).await;
+            let new = producer_of(&client, Some("x")).await;
+            assert!(new.epoch > old.epoch);
+            assert!(matches!(raw(&client, produce(Some("x"), new, 0, 0)).await, KafkaResponse::Produced { .. }));
+            assert!(matches!(raw(&client, end("x", new, true)).await, KafkaResponse::Producer(_)));
+            for commit in [true, false] {
+                let late = raw(&client, end("x", old, commit)).await;
+                assert_eq!(late, KafkaResponse::Error(KafkaCode::ProducerFenced), "{protocol:?}, commit {commit}");
+            }
+        });
+    }
+}
+
+/// KIP-98: the last stable offset is the first offset of the earliest open transaction, not
+/// its latest entry: entries of others after it wait for it too.
+#[test]
+fn kip98_the_last_stable_offset_is_the_first_entry_of_the_open_transaction() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let a = transactional("a");
+        a.init_transactions(T).await.unwrap();
+        a.begin_transaction().unwrap();
+        send(&a, 0, "a1").await.unwrap();
+        let plain: FutureProducer = config(&[]).create().unwrap();
+        send(&plain, 0, "plain").await.unwrap();
+        send(&a, 0, "a2").await.unwrap();
+        assert!(read("read_committed", 0).await.is_empty(), "everything waits for a1's transaction");
+        a.commit_transaction(T).await.unwrap();
+        assert_eq!(read("read_committed", 0).await, ["a1", "plain", "a2"], "in offset order once it committed");
+    });
+}
+
+/// The broker's producer state remembers exactly the last five batches per partition
+/// (`ProducerStateEntry.NUM_BATCHES_TO_RETAIN`): a retry of the fifth from last is answered
+/// with its offset, the sixth from last is `OUT_OF_ORDER_SEQUENCE_NUMBER`.
+#[test]
+fn kafka_the_idempotence_window_is_exactly_five_batches() {
+    sim(TxnProtocol::Classic, |log, _h, client| async move {
+        let pid = producer_of(&client, None).await;
+        for seq in 0..7 {
+            assert!(matches!(raw(&client, produce(None, pid, 0, seq)).await, KafkaResponse::Produced { .. }));
+        }
+        let end_offset = log.end_offset("t", 0);
+        let KafkaResponse::Produced { base_offset } = raw(&client, produce(None, pid, 0, 2)).await else {
+            panic!("the fifth batch from last is remembered")
+        };
+        assert_eq!(base_offset, end_offset - 5);
+        let sixth = raw(&client, produce(None, pid, 0, 1)).await;
+        assert_eq!(sixth, KafkaResponse::Error(KafkaCode::OutOfOrderSequenceNumber));
+        assert_eq!(log.end_offset("t", 0), end_offset, "neither retry appended");
+    });
+}
+
+/// KIP-98: a transaction that outlives `transaction.timeout.ms` is aborted (never
+/// committed) by the coordinator and its producer fenced, under both protocols.
+#[test]
+fn kip98_a_timed_out_transaction_is_aborted_and_its_producer_fenced_under_both_protocols() {
+    for protocol in [TxnProtocol::Classic, TxnProtocol::Kip890] {
+        sim(protocol, move |_log, history, _client| async move {
+            let p: FutureProducer =
+                config(&[("transactional.id", "slow"), ("transaction.timeout.ms", "100")]).create().unwrap();
+            p.init_transactions(T).await.unwrap();
+            p.begin_transaction().unwrap();
+            send(&p, 0, "a").await.unwrap();
+            madsim::time::sleep(Duration::from_millis(150)).await;
+            let timed_out = history
+                .events()
+                .iter()
+                .filter(|e| matches!(&e.kind, EventKind::Fault { fault: FaultKind::TxnTimeout, .. }))
+                .count();
+            assert_eq!(timed_out, 1, "{protocol:?}");
+            assert!(read("read_committed", 0).await.is_empty(), "{protocol:?}: aborted, not committed");
+            assert_eq!(read("read_uncommitted", 0).await, ["a"], "{protocol:?}: the entry is there, aborted");
+            assert!(fenced(p.commit_transaction(T).await), "{protocol:?}: the producer is fenced");
+        });
+    }
+}
+
+/// librdkafka: a transactional producer is idempotent whether or not `enable.idempotence` is
+/// set, so more than five requests in flight are refused at creation for it too.
+#[test]
+fn a_transactional_producer_without_enable_idempotence_refuses_six_in_flight() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let pairs = [("transactional.id", "x"), ("max.in.flight.requests.per.connection", "6")];
+        let e = config(&pairs).create::<FutureProducer>().err().expect("refused");
+        assert!(matches!(&e, KafkaError::ClientCreation(m) if m.contains("max.in.flight")), "{e}");
+    });
+}
