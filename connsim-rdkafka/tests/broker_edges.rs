@@ -186,3 +186,83 @@ fn a_transactional_producer_without_enable_idempotence_refuses_six_in_flight() {
         assert!(matches!(&e, KafkaError::ClientCreation(m) if m.contains("max.in.flight")), "{e}");
     });
 }
+
+/// KIP-98: `ListOffsets` for a `read_committed` consumer answers the last stable offset as
+/// the end: a consumer placed at the end while a transaction is open still gets that
+/// transaction's entries once it commits.
+#[test]
+fn kip98_a_read_committed_consumer_at_the_end_starts_at_the_last_stable_offset() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let a = transactional("a");
+        a.init_transactions(T).await.unwrap();
+        a.begin_transaction().unwrap();
+        send(&a, 0, "open").await.unwrap();
+        let c: BaseConsumer = config(&[("isolation.level", "read_committed")]).create().unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 0, Offset::End).unwrap();
+        c.assign(&tpl).unwrap();
+        assert!(c.poll(Duration::from_millis(30)).await.is_none(), "nothing is stable yet");
+        a.commit_transaction(T).await.unwrap();
+        let m = c.poll(T).await.expect("the committed entry").unwrap().detach();
+        assert_eq!(m.payload(), Some(&b"open"[..]));
+    });
+}
+
+/// `auto.offset.reset`: `latest` places a consumer without a committed offset at the end, so
+/// it gets what is produced after it started (not nothing at all).
+#[test]
+fn kafka_auto_offset_reset_latest_reads_what_comes_after() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let plain: FutureProducer = config(&[]).create().unwrap();
+        send(&plain, 1, "before").await.unwrap();
+        let c: BaseConsumer = config(&[("group.id", "g"), ("auto.offset.reset", "latest")]).create().unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 1, Offset::Stored).unwrap();
+        c.assign(&tpl).unwrap();
+        assert!(c.poll(Duration::from_millis(30)).await.is_none());
+        send(&plain, 1, "after").await.unwrap();
+        let m = c.poll(T).await.expect("what came after").unwrap().detach();
+        assert_eq!(m.payload(), Some(&b"after"[..]));
+    });
+}
+
+/// KIP-98 with retention: a consumer whose position retention deleted is reset by its
+/// `auto.offset.reset`: `earliest` to the log start, `latest` to the end, `error` raises
+/// `OFFSET_OUT_OF_RANGE` to the application.
+#[test]
+fn kafka_auto_offset_reset_applies_when_retention_deleted_the_position() {
+    for reset in ["earliest", "latest", "error"] {
+        sim(TxnProtocol::Classic, move |log, history, _client| async move {
+            let env = connsim::systems::SettingEnv { seed: 0, history };
+            use connsim::systems::ExternalSystem;
+            log.configure(&connsim::systems::Setting::RetentionMs(Some(10)), &env).unwrap();
+            let plain: FutureProducer = config(&[]).create().unwrap();
+            for m in ["a", "b", "c"] {
+                send(&plain, 0, m).await.unwrap();
+            }
+            madsim::time::sleep(Duration::from_millis(100)).await;
+            send(&plain, 0, "d").await.unwrap(); // retention runs: a, b, c are gone
+            let c: BaseConsumer = config(&[("auto.offset.reset", reset)]).create().unwrap();
+            let mut tpl = TopicPartitionList::new();
+            tpl.add_partition_offset("t", 0, Offset::Offset(0)).unwrap();
+            c.assign(&tpl).unwrap();
+            let first = c.poll(T).await.map(|r| r.map(|m| m.detach()));
+            match reset {
+                "earliest" => assert_eq!(first.unwrap().unwrap().payload(), Some(&b"d"[..])),
+                "latest" => {
+                    assert!(first.is_none(), "latest: nothing until something new");
+                    send(&plain, 0, "e").await.unwrap();
+                    let m = c.poll(T).await.expect("e").unwrap().detach();
+                    assert_eq!(m.payload(), Some(&b"e"[..]));
+                }
+                _ => assert!(
+                    matches!(
+                        first,
+                        Some(Err(KafkaError::MessageConsumption(rdkafka::error::RDKafkaErrorCode::OffsetOutOfRange)))
+                    ),
+                    "error: raised, {first:?}"
+                ),
+            }
+        });
+    }
+}
