@@ -220,8 +220,9 @@ impl ObjectStore for SimulatedS3 {
         let create = matches!(options.mode, CopyMode::Create);
         let condition = if create { WriteCondition::IfNoneMatch } else { WriteCondition::None };
         let req = S3Request::Copy { from: from.as_ref().to_string(), to: to.as_ref().to_string(), condition };
-        // object_store's copy request is idempotent to its retry rules, conditional or not.
-        match self.call(&req, true).await {
+        // object_store sends an overwriting copy as idempotent and a copy-if-not-exists
+        // without the flag (`aws/mod.rs`, `copy_opts`): a timeout of the latter is returned.
+        match self.call(&req, !create).await {
             Ok(S3Response::Written { .. }) => Ok(()),
             Ok(other) => Err(unexpected("a copy", other)),
             Err(e) if create && e.status() == Some(412) => {

@@ -50,6 +50,34 @@ fn a_lost_answer_to_a_conditional_put_is_returned_though_the_put_was_applied() {
     });
 }
 
+/// Rule: object_store sends an overwriting copy as idempotent (its timeout is retried) and a
+/// copy-if-not-exists without the flag (its timeout is returned, though the copy was applied,
+/// and the caller's own retry then finds it there).
+#[test]
+fn a_lost_answer_to_a_copy_is_retried_only_for_an_overwriting_copy() {
+    sim(|bucket, s, gw| async move {
+        s.put(&Path::from("out/src"), "x".into()).await.unwrap();
+        // The first answers of each are lost (the window ends before the overwriting copy's
+        // retries do).
+        let lost = gw.add_rule(FaultRule::lose_response(1.0).kind("s3.copy").window(0, 150));
+        s.copy(&Path::from("out/src"), &Path::from("out/a")).await.unwrap();
+        assert_eq!(bucket.object("out/a").unwrap(), b"x");
+        gw.remove_rule(lost);
+        let lost = gw.add_rule(FaultRule::lose_response(1.0).kind("s3.copy"));
+        let (from, to) = (Path::from("out/src"), Path::from("out/b"));
+        let sent = madsim::time::Instant::now();
+        let err = s.copy_if_not_exists(&from, &to).await.unwrap_err();
+        assert!(matches!(err, Error::Generic { .. }), "{err}");
+        assert_eq!(status(&err), None, "no answer came");
+        let waited = sent.elapsed();
+        assert!(waited < RetryConfig::default().request_timeout * 2, "returned, not retried: {waited:?}");
+        assert_eq!(bucket.object("out/b").unwrap(), b"x", "applied all the same");
+        gw.remove_rule(lost);
+        let again = s.copy_if_not_exists(&from, &to).await.unwrap_err();
+        assert!(matches!(again, Error::AlreadyExists { .. }), "{again}");
+    });
+}
+
 /// Rule: `503` is retried whatever the request, until `max_retries`; then its status is the
 /// error's.
 #[test]
