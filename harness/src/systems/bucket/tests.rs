@@ -301,3 +301,131 @@ fn crash_loses_nothing() {
     assert_eq!(b.object("out/a").unwrap(), b"x");
     assert_eq!(b.inner.lock().unwrap().state.uploads.len(), 1);
 }
+
+fn get_version(key: &str, version: &str) -> S3Request {
+    S3Request::Get {
+        key: key.into(),
+        range: None,
+        conditions: ReadConditions::default(),
+        version: Some(version.into()),
+        head: false,
+    }
+}
+
+/// The lifecycle rule counts an upload's age from its start (`Initiated`), not from its last
+/// part: uploading a part does not keep an upload alive.
+#[test]
+fn the_lifecycle_rule_counts_from_the_start_however_recent_the_last_part() {
+    let mut s = BucketState::default();
+    s.expire_uploads_after_ms = Some(100);
+    let id = match s.apply(S3Request::CreateUpload { key: "k".into(), attributes: vec![] }, 50) {
+        S3Response::UploadCreated { upload } => upload,
+        other => panic!("{other:?}"),
+    };
+    let late = S3Request::UploadPart { key: "k".into(), upload: id.clone(), part: 1, body: b"a".to_vec() };
+    etag(s.apply(late, 140));
+    assert_eq!(s.expire(150).len(), 1, "expired 100 ms after it started, though a part came at 140");
+    let after = S3Request::UploadPart { key: "k".into(), upload: id, part: 2, body: b"b".to_vec() };
+    assert_eq!(status(s.apply(after, 151)), (404, "NoSuchUpload".into()));
+}
+
+/// An upload in progress is invisible to listings too: the key lists its old object (size
+/// and ETag) until the completion, then the new one.
+#[test]
+fn a_listing_shows_the_old_object_until_an_upload_over_it_completes() {
+    let mut s = BucketState::default();
+    s.min_part_size = 1;
+    let old = etag(put(&mut s, "k", b"old", WriteCondition::None));
+    let id = upload(&mut s, "k");
+    let p = part(&mut s, "k", &id, 1, b"newer");
+    let info = |s: &mut BucketState| match s
+        .apply(S3Request::List { prefix: String::new(), delimiter: false, start_after: None, max_keys: 10 }, 3)
+    {
+        S3Response::Listing { objects, .. } => objects.into_iter().map(|o| (o.key, o.size, o.etag)).collect::<Vec<_>>(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(info(&mut s), [("k".to_string(), 3, old.clone())], "the upload is not listed");
+    assert_eq!(body(s.apply(get_req("k"), 3)), b"old");
+    let new = etag(complete(&mut s, "k", &id, vec![p], WriteCondition::None));
+    assert_eq!(info(&mut s), [("k".to_string(), 5, new)]);
+}
+
+/// A multipart ETag is a digest of its parts' ETags (with `-N`): other bytes in the same
+/// number of parts give another ETag, and `If-Match` on the old one is refused.
+#[test]
+fn a_multipart_etag_follows_its_parts() {
+    let mut s = BucketState::default();
+    s.min_part_size = 1;
+    let write = |s: &mut BucketState, a: &[u8], b: &[u8]| {
+        let id = upload(s, "k");
+        let parts = vec![part(s, "k", &id, 1, a), part(s, "k", &id, 2, b)];
+        etag(complete(s, "k", &id, parts, WriteCondition::None))
+    };
+    let first = write(&mut s, b"ab", b"cd");
+    let second = write(&mut s, b"ab", b"ce");
+    assert_ne!(first, second, "other bytes, another ETag");
+    assert!(first.ends_with("-2\"") && second.ends_with("-2\""));
+    let stale = put(&mut s, "k", b"x", WriteCondition::IfMatch(first));
+    assert_eq!(status(stale).0, 412);
+}
+
+/// An upload id is bound to its key for every request: a part or a completion naming another
+/// key is `404 NoSuchUpload`, and nothing appears at that key.
+#[test]
+fn an_upload_answers_only_under_its_own_key() {
+    let mut s = BucketState::default();
+    s.min_part_size = 1;
+    let id = upload(&mut s, "k");
+    let p = part(&mut s, "k", &id, 1, b"a");
+    let stray = S3Request::UploadPart { key: "j".into(), upload: id.clone(), part: 2, body: b"b".to_vec() };
+    assert_eq!(status(s.apply(stray, 1)), (404, "NoSuchUpload".into()));
+    let elsewhere = complete(&mut s, "j", &id, vec![p.clone()], WriteCondition::None);
+    assert_eq!(status(elsewhere), (404, "NoSuchUpload".into()));
+    assert_eq!(status(s.apply(get_req("j"), 2)), (404, "NoSuchKey".into()));
+    complete(&mut s, "k", &id, vec![p], WriteCondition::None);
+    assert_eq!(body(s.apply(get_req("k"), 2)), b"a");
+}
+
+/// A read of a version returns that version's metadata (its ETag and id, not the current
+/// one's); a delete marker's version is `405 MethodNotAllowed`.
+#[test]
+fn a_read_by_version_answers_that_version() {
+    let mut s = BucketState::default();
+    let S3Response::Written { etag: e1, version: v1 } = put(&mut s, "k", b"one", WriteCondition::None) else {
+        panic!()
+    };
+    put(&mut s, "k", b"two", WriteCondition::None);
+    let S3Response::Object { info, body: bytes, .. } = s.apply(get_version("k", &v1), 2) else { panic!() };
+    assert_eq!((info.etag, info.version.clone(), bytes), (e1, v1.clone(), b"one".to_vec()));
+    assert!(matches!(s.apply(S3Request::Delete { key: "k".into() }, 3), S3Response::Done));
+    let marker = s.keys["k"].last().expect("the marker").id.clone();
+    assert_eq!(status(s.apply(get_version("k", &marker), 3)), (405, "MethodNotAllowed".into()));
+    assert_eq!(body(s.apply(get_version("k", &v1), 3)), b"one", "older versions outlive the marker");
+}
+
+/// The lifecycle rule runs on the bucket's clock as it serves: the first request after an
+/// upload's age finds it gone, and the expiry is in the history (the `upload-expired` mark).
+#[test]
+fn a_request_after_an_uploads_age_finds_it_expired_and_recorded() {
+    madsim::runtime::Runtime::new().block_on(async {
+        use crate::history::{EventKind, FaultKind};
+        let history = History::new();
+        let b = Bucket::new("s3", "out/", history.clone());
+        let env = SettingEnv { seed: 7, history: history.clone() };
+        b.configure(&Setting::ExpireIncompleteUploadsAfterMs(Some(100)), &env).unwrap();
+        let caller = Caller { node: "c".into(), call: None };
+        let create = S3Request::CreateUpload { key: "out/k".into(), attributes: vec![] };
+        let S3Response::UploadCreated { upload } = b.handle(&caller, create) else { panic!("created") };
+        madsim::time::sleep(std::time::Duration::from_millis(100)).await;
+        let late = S3Request::Complete {
+            key: "out/k".into(),
+            upload,
+            parts: vec!["x".into()],
+            condition: WriteCondition::None,
+        };
+        assert_eq!(status(b.handle(&caller, late)), (404, "NoSuchUpload".into()));
+        let expired =
+            |e: &crate::history::Event| matches!(&e.kind, EventKind::Fault { fault: FaultKind::UploadExpired, .. });
+        assert_eq!(history.events().iter().filter(|e| expired(e)).count(), 1);
+    });
+}
