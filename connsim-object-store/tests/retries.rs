@@ -78,6 +78,49 @@ fn a_lost_answer_to_a_copy_is_retried_only_for_an_overwriting_copy() {
     });
 }
 
+/// Rule: a slow request outlives its caller's timeout: a conditional put delayed past
+/// `request_timeout` returns its timeout (not retried) and is applied when it arrives, with
+/// the time it arrived as its `Last-Modified`; one delayed less is answered.
+#[test]
+fn a_slow_request_is_applied_when_it_arrives_after_its_timeout() {
+    sim(|bucket, s, gw| async move {
+        s.put(&Path::from("out/before"), "r".into()).await.unwrap();
+        let before = s.head(&Path::from("out/before")).await.unwrap().last_modified;
+        let slow = gw.add_rule(FaultRule::delay(300).kind("s3.put"));
+        let path = Path::from("out/slow");
+        let sent = madsim::time::Instant::now();
+        let err = s.put_opts(&path, "x".into(), PutMode::Create.into()).await.unwrap_err();
+        assert!(matches!(err, Error::Generic { .. }), "{err}");
+        assert!(sent.elapsed() < RetryConfig::default().request_timeout * 2, "returned at its timeout");
+        assert!(bucket.object("out/slow").is_none(), "not there yet");
+        madsim::time::sleep(std::time::Duration::from_millis(400)).await;
+        assert_eq!(bucket.object("out/slow").unwrap(), b"x", "applied when it arrived");
+        let modified = s.head(&path).await.unwrap().last_modified;
+        assert!(modified - before >= chrono::TimeDelta::milliseconds(300), "{before} then {modified}");
+        gw.remove_rule(slow);
+        gw.add_rule(FaultRule::delay(30).kind("s3.put")); // each way: answered within the timeout
+        s.put_opts(&Path::from("out/quick"), "y".into(), PutMode::Create.into()).await.unwrap();
+    });
+}
+
+/// Rule: S3 has no rename; object_store's `rename` is a copy, then a delete of the source, not
+/// atomic: when the delete is slower than its timeout, `rename` fails though the copy was
+/// made, and both keys hold the object until the delete lands.
+#[test]
+fn a_rename_is_a_copy_and_a_delete_and_can_fail_between_them() {
+    sim(|bucket, s, gw| async move {
+        s.put(&Path::from("out/a"), "x".into()).await.unwrap();
+        let slow = gw.add_rule(FaultRule::delay(300).kind("s3.delete"));
+        let err = s.rename(&Path::from("out/a"), &Path::from("out/b")).await.unwrap_err();
+        assert!(matches!(err, Error::Generic { .. }), "{err}");
+        assert_eq!(bucket.object("out/b").unwrap(), b"x", "the copy was made");
+        assert_eq!(bucket.object("out/a").unwrap(), b"x", "the source is still there");
+        gw.remove_rule(slow);
+        madsim::time::sleep(std::time::Duration::from_millis(400)).await;
+        assert!(bucket.object("out/a").is_none(), "the delete landed late");
+    });
+}
+
 /// Rule: `503` is retried whatever the request, until `max_retries`; then its status is the
 /// error's.
 #[test]
