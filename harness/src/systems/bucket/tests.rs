@@ -286,7 +286,8 @@ fn error_answers() {
     assert!(refused.unwrap_err().contains("not between 0.0 and 1.0"));
 }
 
-/// A crash of the bucket's node loses nothing: objects and uploads in progress stay.
+/// A crash of the bucket's node loses nothing: objects (a completed multipart one and older
+/// versions included) and uploads in progress stay.
 #[test]
 fn a_crash_loses_nothing() {
     madsim::runtime::Runtime::new().block_on(async { crash_loses_nothing() });
@@ -296,9 +297,29 @@ fn crash_loses_nothing() {
     let b = Bucket::new("s3", "out/", History::new());
     b.put("out/a", b"x".to_vec());
     let caller = Caller { node: "c".into(), call: None };
-    b.handle(&caller, S3Request::CreateUpload { key: "out/b".into(), attributes: vec![] });
+    let written = |r: S3Response| match r {
+        S3Response::Written { version, .. } => version,
+        other => panic!("{other:?}"),
+    };
+    let put = |k: &str, v: &[u8]| S3Request::Put {
+        key: k.into(),
+        body: v.to_vec(),
+        condition: WriteCondition::None,
+        attributes: vec![],
+    };
+    let v1 = written(b.handle(&caller, put("out/v", b"one")));
+    b.handle(&caller, put("out/v", b"two"));
+    let create = |k: &str| S3Request::CreateUpload { key: k.into(), attributes: vec![] };
+    let S3Response::UploadCreated { upload } = b.handle(&caller, create("out/m")) else { panic!() };
+    let part = S3Request::UploadPart { key: "out/m".into(), upload: upload.clone(), part: 1, body: b"mp".to_vec() };
+    let e = etag(b.handle(&caller, part));
+    let done = S3Request::Complete { key: "out/m".into(), upload, parts: vec![e], condition: WriteCondition::None };
+    written(b.handle(&caller, done));
+    b.handle(&caller, create("out/b"));
     b.crash();
     assert_eq!(b.object("out/a").unwrap(), b"x");
+    assert_eq!(b.object("out/m").unwrap(), b"mp", "a completed upload's object");
+    assert_eq!(body(b.handle(&caller, get_version("out/v", &v1))), b"one", "an older version");
     assert_eq!(b.inner.lock().unwrap().state.uploads.len(), 1);
 }
 
