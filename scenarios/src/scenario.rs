@@ -87,6 +87,20 @@ impl Scenario {
         if let Block::Fault { fault: crate::block::Fault::Refuse { .. }, .. } = block {
             s.requires.retain(|m| !m.ends_with("request-refused"));
         }
+        // A partition between a worker and the job master is what lets a lease expire.
+        let partitions = |b: &Block| matches!(b, Block::Fault { fault: crate::block::Fault::Partition { .. }, .. });
+        if partitions(block) && !s.blocks.iter().any(partitions) {
+            s.requires.retain(|m| m != "lease-expired");
+        }
+        if let Block::NewJob { from } = block {
+            if !s.blocks.contains(block) {
+                let mark = match from {
+                    crate::block::NewJobFrom::WithoutState => "new-job:without-state",
+                    crate::block::NewJobFrom::OlderSavepoint => "new-job:older-savepoint",
+                };
+                s.requires.retain(|m| m != mark);
+            }
+        }
         match block {
             Block::Configure { setting: connsim::systems::Setting::TransactionTimeoutMs(_), .. } => {
                 s.requires.retain(|m| m != "transaction-timed-out");

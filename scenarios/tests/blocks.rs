@@ -214,3 +214,19 @@ fn a_scenario_fixes_the_jobs_shape_over_the_runners_and_its_report_shows_it() {
         assert!(!r.marks.iter().any(|m| m.starts_with("backpressure")), "{r}");
     }
 }
+
+/// Taking a block out of a scenario also drops the coverage marks only that block reaches
+/// (so a run without it is judged on its checks, not on a mark it cannot reach), and keeps
+/// them while another block of the kind remains.
+#[test]
+fn a_scenario_without_a_block_no_longer_requires_the_marks_only_it_reaches() {
+    let cut = partition(Worker::Any, job_master(), 800);
+    let zombie = Scenario::new("z").then(cut.clone()).then(wait(100)).requires("lease-expired").requires("crash");
+    assert_eq!(zombie.without(&cut).requires, ["crash"]);
+    let another = zombie.clone().then(partition(Worker::Any, job_master(), 300));
+    assert_eq!(another.without(&cut).requires, ["lease-expired", "crash"]);
+    let fresh = Scenario::new("n").then(restart_without_state()).requires("new-job:without-state");
+    assert!(fresh.without(&restart_without_state()).requires.is_empty());
+    let older = Scenario::new("o").then(restart_from_older_savepoint()).requires("new-job:older-savepoint");
+    assert!(older.without(&restart_without_state()).requires == ["new-job:older-savepoint"]);
+}

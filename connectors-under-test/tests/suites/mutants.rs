@@ -227,6 +227,9 @@ pub(crate) fn only_exposed_by(suite: impl Fn() -> Suite, case: &str, block: impl
         "{case:?} without {} fails {check} too: the block is not what exposes the bug\n{without}",
         block.to_rust()
     );
+    // And nothing else fails there either (a missed coverage mark, another check): the
+    // case without the block is one the mutant passes, not a vacuous or broken run.
+    assert!(without.failed_cases().is_empty(), "{case:?} without {} fails otherwise:\n{without}", block.to_rust());
 }
 
 fn block_mark(block: &Block) -> Option<&'static str> {
