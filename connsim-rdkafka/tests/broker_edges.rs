@@ -6,7 +6,7 @@
 
 use connsim::history::{EventKind, FaultKind};
 use connsim::systems::{Acks, KafkaCode, KafkaRequest, KafkaResponse, LogEntry, ProducerIdentity, TxnProtocol};
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::producer::{FutureProducer, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
@@ -53,15 +53,9 @@ fn kafka_committed_offsets_belong_to_their_group() {
         for m in ["a", "b", "c"] {
             send(&plain, 1, m).await.unwrap();
         }
-        let consumer = |group: &str| -> BaseConsumer {
-            let c: BaseConsumer =
-                config(&[("group.id", group), ("enable.auto.commit", "false"), ("auto.offset.reset", "earliest")])
-                    .create()
-                    .unwrap();
-            let mut tpl = TopicPartitionList::new();
-            tpl.add_partition_offset("t", 1, Offset::Stored).unwrap();
-            c.assign(&tpl).unwrap();
-            c
+        let consumer = |group: &str| {
+            let pairs = [("group.id", group), ("enable.auto.commit", "false"), ("auto.offset.reset", "earliest")];
+            assigned(&pairs, 1, Offset::Stored)
         };
         let g = consumer("g");
         let mut at = TopicPartitionList::new();
@@ -197,10 +191,7 @@ fn kip98_a_read_committed_consumer_at_the_end_starts_at_the_last_stable_offset()
         a.init_transactions(T).await.unwrap();
         a.begin_transaction().unwrap();
         send(&a, 0, "open").await.unwrap();
-        let c: BaseConsumer = config(&[("isolation.level", "read_committed")]).create().unwrap();
-        let mut tpl = TopicPartitionList::new();
-        tpl.add_partition_offset("t", 0, Offset::End).unwrap();
-        c.assign(&tpl).unwrap();
+        let c = assigned(&[("isolation.level", "read_committed")], 0, Offset::End);
         assert!(c.poll(Duration::from_millis(30)).await.is_none(), "nothing is stable yet");
         a.commit_transaction(T).await.unwrap();
         let m = c.poll(T).await.expect("the committed entry").unwrap().detach();
@@ -215,10 +206,7 @@ fn kafka_auto_offset_reset_latest_reads_what_comes_after() {
     sim(TxnProtocol::Classic, |_log, _h, _client| async move {
         let plain: FutureProducer = config(&[]).create().unwrap();
         send(&plain, 1, "before").await.unwrap();
-        let c: BaseConsumer = config(&[("group.id", "g"), ("auto.offset.reset", "latest")]).create().unwrap();
-        let mut tpl = TopicPartitionList::new();
-        tpl.add_partition_offset("t", 1, Offset::Stored).unwrap();
-        c.assign(&tpl).unwrap();
+        let c = assigned(&[("group.id", "g"), ("auto.offset.reset", "latest")], 1, Offset::Stored);
         assert!(c.poll(Duration::from_millis(30)).await.is_none());
         send(&plain, 1, "after").await.unwrap();
         let m = c.poll(T).await.expect("what came after").unwrap().detach();
@@ -242,10 +230,7 @@ fn kafka_auto_offset_reset_applies_when_retention_deleted_the_position() {
             }
             madsim::time::sleep(Duration::from_millis(100)).await;
             send(&plain, 0, "d").await.unwrap(); // retention runs: a, b, c are gone
-            let c: BaseConsumer = config(&[("auto.offset.reset", reset)]).create().unwrap();
-            let mut tpl = TopicPartitionList::new();
-            tpl.add_partition_offset("t", 0, Offset::Offset(0)).unwrap();
-            c.assign(&tpl).unwrap();
+            let c = assigned(&[("auto.offset.reset", reset)], 0, Offset::Offset(0));
             let first = c.poll(T).await.map(|r| r.map(|m| m.detach()));
             match reset {
                 "earliest" => assert_eq!(first.unwrap().unwrap().payload(), Some(&b"d"[..])),

@@ -160,8 +160,9 @@ impl Sink for ObjectSink {
 
 /// Sets up a bucket `s3` whose `out/` prefix is the visible output, its minimum part size
 /// the sink's part size (a test's data fills many parts). A file rolls at the first barrier
-/// after eight parts or 300 ms, so at the suites' pace most files span a checkpoint or two, as files under
-/// Flink's default rolling policy do: a restore mostly finds a file in progress to recover.
+/// after eight parts or 300 ms, so at the suites' pace most files span a checkpoint or two,
+/// as files under Flink's default rolling policy do: a restore mostly finds a file in
+/// progress to recover.
 #[derive(Clone, Debug)]
 pub struct ObjectSinkSetup {
     /// The sink's part size and the bucket's minimum.

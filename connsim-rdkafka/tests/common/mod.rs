@@ -68,12 +68,18 @@ pub async fn raw(client: &Endpoint, req: KafkaRequest) -> KafkaResponse {
     client.call("kafka", req.kind(), &req, T).await.unwrap()
 }
 
+/// A consumer configured with `pairs`, assigned partition `p` of `t` at `offset`.
+pub fn assigned(pairs: &[(&str, &str)], p: i32, offset: Offset) -> BaseConsumer {
+    let c: BaseConsumer = config(pairs).create().unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset("t", p, offset).unwrap();
+    c.assign(&tpl).unwrap();
+    c
+}
+
 /// Payloads a consumer reads from partition `p` of `t`, from the beginning.
 pub async fn read(isolation: &str, p: i32) -> Vec<String> {
-    let c: BaseConsumer = config(&[("isolation.level", isolation)]).create().unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset("t", p, Offset::Beginning).unwrap();
-    c.assign(&tpl).unwrap();
+    let c = assigned(&[("isolation.level", isolation)], p, Offset::Beginning);
     let mut out = Vec::new();
     while let Some(m) = c.poll(Duration::from_millis(30)).await {
         out.push(m.unwrap().payload_view::<str>().unwrap().unwrap().to_string());

@@ -36,7 +36,11 @@ fn etag(r: S3Response) -> String {
 }
 
 fn upload(s: &mut BucketState, key: &str) -> String {
-    match s.apply(S3Request::CreateUpload { key: key.into(), attributes: vec![] }, 1) {
+    upload_at(s, key, 1)
+}
+
+fn upload_at(s: &mut BucketState, key: &str, now_ms: u64) -> String {
+    match s.apply(S3Request::CreateUpload { key: key.into(), attributes: vec![] }, now_ms) {
         S3Response::UploadCreated { upload } => upload,
         other => panic!("{other:?}"),
     }
@@ -144,10 +148,7 @@ fn an_abort_ends_an_upload_once() {
 fn the_lifecycle_rule_expires_uploads_at_their_age() {
     let mut s = BucketState::default();
     s.expire_uploads_after_ms = Some(100);
-    let id = match s.apply(S3Request::CreateUpload { key: "k".into(), attributes: vec![] }, 50) {
-        S3Response::UploadCreated { upload } => upload,
-        other => panic!("{other:?}"),
-    };
+    let id = upload_at(&mut s, "k", 50);
     assert!(s.expire(149).is_empty());
     let expired = s.expire(150);
     assert_eq!(expired.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), [id.as_str()]);
@@ -339,10 +340,7 @@ fn get_version(key: &str, version: &str) -> S3Request {
 fn the_lifecycle_rule_counts_from_the_start_however_recent_the_last_part() {
     let mut s = BucketState::default();
     s.expire_uploads_after_ms = Some(100);
-    let id = match s.apply(S3Request::CreateUpload { key: "k".into(), attributes: vec![] }, 50) {
-        S3Response::UploadCreated { upload } => upload,
-        other => panic!("{other:?}"),
-    };
+    let id = upload_at(&mut s, "k", 50);
     let late = S3Request::UploadPart { key: "k".into(), upload: id.clone(), part: 1, body: b"a".to_vec() };
     etag(s.apply(late, 140));
     assert_eq!(s.expire(150).len(), 1, "expired 100 ms after it started, though a part came at 140");
