@@ -18,7 +18,11 @@ mod common;
 use common::*;
 
 fn init(id: Option<&str>) -> KafkaRequest {
-    KafkaRequest::InitProducerId { transactional_id: id.map(Into::into), transaction_timeout_ms: 60_000 }
+    KafkaRequest::InitProducerId {
+        transactional_id: id.map(Into::into),
+        transaction_timeout_ms: 60_000,
+        producer: None,
+    }
 }
 
 fn produce(id: Option<&str>, producer: ProducerIdentity, partition: u32, seq: i64) -> KafkaRequest {

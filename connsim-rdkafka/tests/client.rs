@@ -141,3 +141,37 @@ fn kafka_a_transaction_timeout_above_the_brokers_maximum_is_refused_and_fatal() 
         p.init_transactions(T).await.unwrap();
     });
 }
+
+#[test]
+fn librdkafka_a_commit_that_timed_out_must_be_aborted_and_an_abort_after_its_commit_is_fatal() {
+    use connsim::net::FaultRule;
+    for protocol in [TxnProtocol::Classic, TxnProtocol::Kip890] {
+        sim_on_network(protocol, |_log, _h, _client, gw| async move {
+            let p = transactional("unsure");
+            p.init_transactions(T).await.unwrap();
+            p.begin_transaction().unwrap();
+            send(&p, 0, "a").await.unwrap();
+            // The EndTxn takes effect; no answer to it comes back.
+            let lost = gw.add_rule(FaultRule::lose_response(1.0).kind("kafka.end_txn"));
+            let commit = p.commit_transaction(Duration::from_millis(200)).await;
+            assert!(
+                matches!(&commit, Err(KafkaError::Transaction(e))
+                    if e.code() == RDKafkaErrorCode::OperationTimedOut && e.txn_requires_abort()),
+                "{protocol:?}: a commit that timed out must be aborted, yet: {commit:?}"
+            );
+            gw.remove_rule(lost);
+            // Called again, the commit answers the transaction's error: it sends nothing.
+            let again = p.commit_transaction(T).await;
+            assert!(matches!(&again, Err(KafkaError::Transaction(e)) if e.txn_requires_abort()), "{again:?}");
+            // The broker committed it: the abort is INVALID_TXN_STATE, fatal for the producer.
+            let abort = p.abort_transaction(T).await;
+            assert!(
+                matches!(&abort, Err(KafkaError::Transaction(e))
+                    if e.code() == RDKafkaErrorCode::InvalidTransactionalState && e.is_fatal()),
+                "{protocol:?}: {abort:?}"
+            );
+            assert!(p.begin_transaction().is_err(), "a producer with a fatal error is done");
+            assert_eq!(read("read_committed", 0).await, ["a"], "the commit that timed out went through");
+        });
+    }
+}

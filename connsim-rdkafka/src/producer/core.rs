@@ -7,13 +7,13 @@ use crate::error::{KafkaError, KafkaResult, RDKafkaError, RDKafkaErrorCode};
 use crate::message::{OwnedHeaders, Timestamp};
 use crate::util::Timeout;
 use crate::wire::{deadline, Wire};
-use connsim::systems::{Acks, KafkaCode, KafkaRequest, KafkaResponse, LogEntry, ProducerIdentity};
+use connsim::systems::{Acks, KafkaRequest, KafkaResponse, LogEntry, ProducerIdentity};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// Where the transactional producer is.
 #[derive(Clone, Debug)]
-enum Phase {
+pub(super) enum Phase {
     /// `init_transactions` not called (or not done) yet.
     Init,
     Ready,
@@ -26,16 +26,21 @@ enum Phase {
 
 /// What sends share, held across a send so that one producer's sends go in order.
 #[derive(Default)]
-struct Sends {
-    identity: Option<ProducerIdentity>,
+pub(super) struct Sends {
+    pub(super) identity: Option<ProducerIdentity>,
     /// Next sequence per `(topic, partition)` in the current epoch.
-    sequences: BTreeMap<(String, u32), i64>,
+    pub(super) sequences: BTreeMap<(String, u32), i64>,
     /// Partition counts of topics seen.
     partitions: BTreeMap<String, u32>,
     round_robin: u32,
-    /// Whether the current transaction sent the broker anything (a produce, offsets): if
+    /// Whether the current transaction sent the broker anything (a partition, offsets): if
     /// not, librdkafka ends it without an EndTxn.
-    txn_work: bool,
+    pub(super) txn_work: bool,
+    /// Partitions the current transaction added at the coordinator.
+    pub(super) added: std::collections::BTreeSet<(String, u32)>,
+    /// A message of the transaction failed after its sequence was taken: the partition's
+    /// sequence may have a gap, so the abort bumps the epoch (KIP-360) instead of an EndTxn.
+    pub(super) needs_bump: bool,
 }
 
 /// One message to send, owned.
@@ -56,13 +61,13 @@ pub(crate) struct Delivered {
 }
 
 pub(crate) struct Core {
-    wire: Wire,
-    settings: Settings,
-    phase: Mutex<Phase>,
-    sends: tokio::sync::Mutex<Sends>,
+    pub(super) wire: Wire,
+    pub(super) settings: Settings,
+    pub(super) phase: Mutex<Phase>,
+    pub(super) sends: tokio::sync::Mutex<Sends>,
 }
 
-fn txn_error(code: RDKafkaErrorCode, message: impl Into<String>) -> RDKafkaError {
+pub(super) fn txn_error(code: RDKafkaErrorCode, message: impl Into<String>) -> RDKafkaError {
     RDKafkaError::new(code, message)
 }
 
@@ -85,7 +90,7 @@ impl Core {
         Ok(Core { wire, settings, phase: Mutex::new(phase), sends: Default::default() })
     }
 
-    fn transactional(&self) -> KafkaResult<&str> {
+    pub(super) fn transactional(&self) -> KafkaResult<&str> {
         self.settings.transactional_id.as_deref().ok_or_else(|| {
             KafkaError::Transaction(txn_error(
                 RDKafkaErrorCode::NotImplemented,
@@ -96,7 +101,7 @@ impl Core {
 
     /// Records a transactional error, as librdkafka keeps them: a fatal error stays, and the
     /// first abortable error of a transaction is the one it keeps.
-    fn fail(&self, e: RDKafkaError) -> KafkaError {
+    pub(super) fn fail(&self, e: RDKafkaError) -> KafkaError {
         let mut phase = self.phase.lock().unwrap();
         match (&*phase, e.is_fatal()) {
             (Phase::Fatal(_), _) | (Phase::Abortable(_), false) => {}
@@ -226,13 +231,20 @@ impl Core {
         let fail = |code| (0..count).map(|_| Err(KafkaError::MessageProduction(code))).collect::<Vec<_>>();
         if self.settings.idempotence && sends.identity.is_none() {
             // An idempotent producer without a transactional id gets its producer id lazily.
-            let req = KafkaRequest::InitProducerId { transactional_id: None, transaction_timeout_ms: 0 };
+            let req =
+                KafkaRequest::InitProducerId { transactional_id: None, transaction_timeout_ms: 0, producer: None };
             match self.wire.call_until(&req, until).await {
                 Some(KafkaResponse::Producer(p)) => sends.identity = Some(p),
                 _ => return fail(RDKafkaErrorCode::MessageTimedOut),
             }
         }
         let producer = if self.settings.idempotence { sends.identity } else { None };
+        let transactional_id = self.settings.transactional_id.clone();
+        if let (Some(id), Some(p)) = (&transactional_id, producer) {
+            if let Err(code) = self.add_partition(sends, id, p, &topic, partition, until).await {
+                return fail(code);
+            }
+        }
         let base_sequence = match producer {
             Some(_) => {
                 let next = sends.sequences.entry((topic.clone(), partition)).or_insert(0);
@@ -247,9 +259,6 @@ impl Core {
             1 => Acks::Leader,
             _ => Acks::All,
         };
-        let transactional_id = self.settings.transactional_id.clone();
-        // The partition joins the transaction at the broker (AddPartitionsToTxn) now.
-        sends.txn_work |= transactional_id.is_some();
         let req = KafkaRequest::Produce {
             topic,
             partition,
@@ -290,6 +299,7 @@ impl Core {
         );
         if transactional_id.is_some() {
             // A transaction that lost a message cannot commit; a fenced producer is done.
+            sends.needs_bump = true;
             let e = txn_error(code, format!("a message of the transaction failed: {code}"));
             self.fail(if fatal { e.fatal() } else { e.abortable() });
         } else if producer.is_some() {
@@ -298,131 +308,5 @@ impl Core {
             sends.sequences.clear();
         }
         fail(code)
-    }
-
-    pub(crate) async fn init_transactions(&self, timeout: Timeout) -> KafkaResult<()> {
-        let id = self.transactional()?.to_string();
-        match &*self.phase.lock().unwrap() {
-            Phase::Init => {}
-            Phase::Fatal(e) | Phase::Abortable(e) => return Err(KafkaError::Transaction(e.clone())),
-            // librdkafka: once a producer id is acquired, init_transactions is a state error.
-            other => {
-                let why = format!("init_transactions is not valid in state {other:?}: call it once per producer");
-                return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, why)));
-            }
-        }
-        let req = KafkaRequest::InitProducerId {
-            transactional_id: Some(id),
-            transaction_timeout_ms: self.settings.transaction_timeout_ms,
-        };
-        let mut sends = self.sends.lock().await;
-        match self.wire.call_until(&req, deadline(timeout)).await {
-            Some(KafkaResponse::Producer(p)) => {
-                sends.identity = Some(p);
-                sends.sequences.clear();
-                sends.txn_work = false;
-                *self.phase.lock().unwrap() = Phase::Ready;
-                Ok(())
-            }
-            // librdkafka: a refused InitProducerId (a transaction timeout above the broker's
-            // maximum, say) is a fatal error.
-            Some(KafkaResponse::Error(code)) => {
-                Err(self.fail(txn_error(code.into(), "init_transactions refused").fatal()))
-            }
-            Some(other) => Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, format!("{other:?}")))),
-            None => Err(KafkaError::Transaction(
-                txn_error(RDKafkaErrorCode::OperationTimedOut, "init_transactions timed out").retriable(),
-            )),
-        }
-    }
-
-    pub(crate) fn begin_transaction(&self) -> KafkaResult<()> {
-        self.transactional()?;
-        let mut phase = self.phase.lock().unwrap();
-        match &*phase {
-            Phase::Ready => {
-                *phase = Phase::InTransaction;
-                Ok(())
-            }
-            Phase::Fatal(e) => Err(KafkaError::Transaction(e.clone())),
-            other => Err(KafkaError::Transaction(txn_error(
-                RDKafkaErrorCode::State,
-                format!("begin_transaction is not valid in state {other:?}"),
-            ))),
-        }
-    }
-
-    pub(crate) async fn send_offsets(
-        &self,
-        offsets: Vec<(String, u32, u64)>,
-        group: String,
-        timeout: Timeout,
-    ) -> KafkaResult<()> {
-        let id = self.transactional()?.to_string();
-        match &mut *self.phase.lock().unwrap() {
-            Phase::InTransaction => {}
-            Phase::Fatal(e) | Phase::Abortable(e) => return Err(KafkaError::Transaction(e.clone())),
-            other => {
-                let why = format!("send_offsets_to_transaction is not valid in state {other:?}");
-                return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, why)));
-            }
-        }
-        let mut sends = self.sends.lock().await;
-        sends.txn_work = true;
-        let producer = sends.identity.expect("initialised");
-        let req = KafkaRequest::TxnOffsetCommit { transactional_id: id, producer, group, offsets };
-        match self.wire.call_until(&req, deadline(timeout)).await {
-            Some(KafkaResponse::Ok) => Ok(()),
-            Some(KafkaResponse::Error(code)) => {
-                let e = txn_error(code.into(), "send_offsets_to_transaction refused");
-                Err(self.fail(if code == KafkaCode::ProducerFenced { e.fatal() } else { e.abortable() }))
-            }
-            _ => Err(KafkaError::Transaction(
-                txn_error(RDKafkaErrorCode::OperationTimedOut, "send_offsets_to_transaction timed out").retriable(),
-            )),
-        }
-    }
-
-    /// `commit_transaction` (`commit`) or `abort_transaction`.
-    pub(crate) async fn end(&self, commit: bool, timeout: Timeout) -> KafkaResult<()> {
-        let id = self.transactional()?.to_string();
-        let what = if commit { "commit_transaction" } else { "abort_transaction" };
-        match &*self.phase.lock().unwrap() {
-            Phase::InTransaction => {}
-            Phase::Abortable(_) if !commit => {}
-            Phase::Abortable(e) | Phase::Fatal(e) => return Err(KafkaError::Transaction(e.clone())),
-            other => {
-                let why = format!("{what} is not valid in state {other:?}");
-                return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, why)));
-            }
-        };
-        let mut sends = self.sends.lock().await;
-        if !sends.txn_work {
-            // The broker never heard of the transaction: librdkafka ends it locally.
-            *self.phase.lock().unwrap() = Phase::Ready;
-            return Ok(());
-        }
-        let producer = sends.identity.expect("initialised");
-        let req = KafkaRequest::EndTxn { transactional_id: id, producer, commit };
-        match self.wire.call_until(&req, deadline(timeout)).await {
-            Some(KafkaResponse::Producer(p)) => {
-                if p.epoch != producer.epoch {
-                    // KIP-890: the next transaction runs under the new epoch, sequences from 0.
-                    sends.sequences.clear();
-                }
-                sends.identity = Some(p);
-                sends.txn_work = false;
-                *self.phase.lock().unwrap() = Phase::Ready;
-                Ok(())
-            }
-            Some(KafkaResponse::Error(code)) => {
-                let e = txn_error(code.into(), format!("{what} refused"));
-                let fenced = matches!(code, KafkaCode::ProducerFenced | KafkaCode::InvalidProducerEpoch);
-                Err(self.fail(if fenced { e.fatal() } else { e.abortable() }))
-            }
-            _ => Err(KafkaError::Transaction(
-                txn_error(RDKafkaErrorCode::OperationTimedOut, format!("{what} timed out")).retriable(),
-            )),
-        }
     }
 }

@@ -10,6 +10,7 @@
 mod base_producer;
 mod core;
 mod future_producer;
+mod txn;
 
 pub use base_producer::{BaseProducer, BaseRecord, DefaultProducerContext};
 pub use future_producer::{Canceled, Delivery, DeliveryFuture, FutureProducer, FutureRecord, OwnedDeliveryResult};

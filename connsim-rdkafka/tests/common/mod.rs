@@ -27,6 +27,14 @@ pub fn sim<F: std::future::Future<Output = ()> + 'static>(
     protocol: TxnProtocol,
     f: impl FnOnce(PartitionedLog, History, Endpoint) -> F,
 ) {
+    sim_on_network(protocol, |log, history, client, _gw| f(log, history, client))
+}
+
+/// [`sim`], with the network too (for fault rules).
+pub fn sim_on_network<F: std::future::Future<Output = ()> + 'static>(
+    protocol: TxnProtocol,
+    f: impl FnOnce(PartitionedLog, History, Endpoint, Gateway) -> F,
+) {
     let rt = madsim::runtime::Runtime::with_seed_and_config(1, madsim::Config::default());
     let history = History::new();
     let gw = Gateway::new(ChaCha8Rng::seed_from_u64(1), history.clone(), (1, 2));
@@ -42,7 +50,7 @@ pub fn sim<F: std::future::Future<Output = ()> + 'static>(
         });
         madsim::time::sleep(Duration::from_millis(1)).await;
         let client = gw.bind("client").0;
-        connsim::net::ambient::scope(client.clone(), f(log, history, client)).await
+        connsim::net::ambient::scope(client.clone(), f(log, history, client, gw.clone())).await
     });
 }
 

@@ -47,7 +47,7 @@ impl PartitionedLog {
                     KafkaResponse::Ok
                 }
             },
-            KafkaRequest::InitProducerId { transactional_id, transaction_timeout_ms } => {
+            KafkaRequest::InitProducerId { transactional_id, transaction_timeout_ms, producer } => {
                 let k = &mut s.kafka;
                 let Some(id) = transactional_id else {
                     // An idempotent producer without a transactional id: a fresh producer id.
@@ -58,6 +58,16 @@ impl PartitionedLog {
                 };
                 if transaction_timeout_ms > super::TRANSACTION_MAX_TIMEOUT_MS {
                     return refuse(InvalidTransactionTimeout);
+                }
+                // KIP-360: a producer bumping its own epoch must hold the current one, so a
+                // fenced producer cannot fence its successor this way.
+                if let Some(p) = producer {
+                    match k.txns.get(&id).map(|t| t.producer) {
+                        Some(current) if current.id != p.id => return refuse(InvalidProducerIdMapping),
+                        Some(current) if current.epoch != p.epoch => return refuse(ProducerFenced),
+                        Some(_) => {}
+                        None => return refuse(InvalidProducerIdMapping),
+                    }
                 }
                 // An ongoing transaction of the id is aborted, and the new epoch fences
                 // every producer of an older one (KIP-98's zombie fencing).
@@ -73,6 +83,7 @@ impl PartitionedLog {
                         ended_epoch: None,
                         state: TxnState::Empty,
                         writes: Vec::new(),
+                        added: Default::default(),
                         offsets: Vec::new(),
                         timeout_ms: 0,
                         started_ms: 0,
@@ -104,6 +115,26 @@ impl PartitionedLog {
                     txn.started_ms = now_ms;
                 }
                 txn.offsets.extend(offsets.into_iter().map(|(t, p, o)| (group.clone(), t, p, o)));
+                KafkaResponse::Ok
+            }
+            KafkaRequest::AddPartitionsToTxn { transactional_id, producer, topic, partition } => {
+                if s.topics.get(&topic).and_then(|t| t.get(partition as usize)).is_none() {
+                    return refuse(UnknownTopicOrPartition);
+                }
+                let Some(txn) = s.kafka.txns.get_mut(&transactional_id) else {
+                    return refuse(InvalidProducerIdMapping);
+                };
+                if txn.producer.id != producer.id {
+                    return refuse(InvalidProducerIdMapping);
+                }
+                if txn.producer.epoch != producer.epoch {
+                    return refuse(ProducerFenced);
+                }
+                if txn.state != TxnState::Ongoing {
+                    txn.state = TxnState::Ongoing;
+                    txn.started_ms = now_ms;
+                }
+                txn.added.insert((topic, partition));
                 KafkaResponse::Ok
             }
             KafkaRequest::EndTxn { transactional_id, producer, commit } => {

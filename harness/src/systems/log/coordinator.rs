@@ -46,6 +46,8 @@ pub(super) struct Txn {
     pub(super) state: TxnState,
     /// Entries the ongoing transaction wrote.
     pub(super) writes: Vec<(String, u32, u64)>,
+    /// Partitions `AddPartitionsToTxn` added to it: each gets its marker, written to or not.
+    pub(super) added: std::collections::BTreeSet<(String, u32)>,
     /// Offsets it commits for consumer groups when it commits.
     pub(super) offsets: Vec<(String, String, u32, u64)>,
     /// `transaction.timeout.ms` the producer asked for.
@@ -110,7 +112,7 @@ impl Coordinator {
         let txn = self.txns.get_mut(id).expect("ended transaction exists");
         let status = if commit { Status::Committed } else { Status::Aborted };
         let moved = !txn.writes.is_empty();
-        let mut touched = std::collections::BTreeSet::new();
+        let mut touched = std::mem::take(&mut txn.added);
         for (topic, part, off) in std::mem::take(&mut txn.writes) {
             topics.get_mut(&topic).expect("written topic")[part as usize].settle(off, status);
             touched.insert((topic, part));

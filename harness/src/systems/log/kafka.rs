@@ -3,10 +3,9 @@
 //!
 //! `connsim-rdkafka` speaks it; the broker side is in [`super::broker`]. Each request names the
 //! Kafka API it stands for. Differences from the wire protocol, all of them simplifications
-//! of framing and none of semantics: one partition per produce and fetch request; a
-//! transactional produce adds its partition to the transaction (`AddPartitionsToTxn`), and
-//! `TxnOffsetCommit` adds the group (`AddOffsetsToTxn`); topics are never created on first
-//! use (`allow.auto.create.topics=false`).
+//! of framing and none of semantics: one partition per produce, fetch and
+//! `AddPartitionsToTxn` request; `TxnOffsetCommit` adds the group (`AddOffsetsToTxn`); topics
+//! are never created on first use (`allow.auto.create.topics=false`).
 
 use super::LogEntry;
 use serde::{Deserialize, Serialize};
@@ -55,8 +54,9 @@ pub enum KafkaRequest {
     CreatePartitions { topic: String, total: u32 },
     /// `InitProducerId`: a transactional id gets its producer id and a new epoch, which
     /// fences every older epoch and aborts the id's ongoing transaction; without one, an
-    /// idempotent producer gets a fresh producer id.
-    InitProducerId { transactional_id: Option<String>, transaction_timeout_ms: u64 },
+    /// idempotent producer gets a fresh producer id. With `producer` (KIP-360), a producer
+    /// asks to bump its own epoch: refused unless it is the id's current one.
+    InitProducerId { transactional_id: Option<String>, transaction_timeout_ms: u64, producer: Option<ProducerIdentity> },
     /// `Produce` of one batch to one partition. `producer` and `base_sequence` are set by
     /// idempotent producers; `transactional_id` by transactional ones (the batch joins the
     /// id's ongoing transaction, opening one if none is).
@@ -87,6 +87,11 @@ pub enum KafkaRequest {
     OffsetCommit { group: String, offsets: Vec<(String, u32, u64)> },
     /// `OffsetFetch`: a group's committed offsets.
     OffsetFetch { group: String, partitions: Vec<(String, u32)> },
+    /// `AddPartitionsToTxn`: the partition joins the ongoing transaction of
+    /// `transactional_id`, which starts if none is. A client sends it before its first
+    /// produce to the partition in each transaction, so the coordinator knows the
+    /// transaction (and ends it on the partition) even if that produce never arrives.
+    AddPartitionsToTxn { transactional_id: String, producer: ProducerIdentity, topic: String, partition: u32 },
 }
 
 impl KafkaRequest {
@@ -104,6 +109,7 @@ impl KafkaRequest {
             KafkaRequest::ListOffsets { .. } => "kafka.list_offsets",
             KafkaRequest::OffsetCommit { .. } => "kafka.offset_commit",
             KafkaRequest::OffsetFetch { .. } => "kafka.offset_fetch",
+            KafkaRequest::AddPartitionsToTxn { .. } => "kafka.add_partitions_to_txn",
         }
     }
 }
