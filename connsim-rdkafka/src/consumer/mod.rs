@@ -23,8 +23,8 @@ use crate::util::Timeout;
 pub struct DefaultConsumerContext;
 
 /// Whether a commit waits (`rdkafka::consumer::CommitMode`). Both wait here: the call is
-/// `async`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `async`. Like rdkafka's, it cannot be compared.
+#[derive(Clone, Copy, Debug)]
 pub enum CommitMode {
     /// Wait for the broker.
     Sync,
@@ -33,8 +33,8 @@ pub enum CommitMode {
 }
 
 /// A consumer's group, for [`crate::producer::Producer::send_offsets_to_transaction`]
-/// (`rdkafka::consumer::ConsumerGroupMetadata`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// (`rdkafka::consumer::ConsumerGroupMetadata`). Like rdkafka's, it cannot be compared.
+#[derive(Clone, Debug)]
 pub struct ConsumerGroupMetadata {
     group: String,
 }

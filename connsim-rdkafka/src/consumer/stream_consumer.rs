@@ -33,19 +33,21 @@ impl<C, R> StreamConsumer<C, R> {
     }
 
     /// The messages as a stream.
-    pub fn stream(&self) -> MessageStream<'_> {
+    pub fn stream(&self) -> MessageStream<'_, C> {
         let next = Box::pin(futures::stream::unfold(self, |c| async move { Some((c.recv().await, c)) }));
-        MessageStream { inner: next }
+        MessageStream { inner: next, context: PhantomData }
     }
 }
 
-/// The stream of [`StreamConsumer::stream`] (`rdkafka::consumer::MessageStream`).
-pub struct MessageStream<'a> {
+/// The stream of [`StreamConsumer::stream`] (`rdkafka::consumer::MessageStream`, named with
+/// its consumer's context as there).
+pub struct MessageStream<'a, C> {
     #[allow(clippy::type_complexity)]
     inner: Pin<Box<dyn Stream<Item = KafkaResult<BorrowedMessage<'a>>> + 'a>>,
+    context: PhantomData<fn() -> C>,
 }
 
-impl<'a> Stream for MessageStream<'a> {
+impl<'a, C> Stream for MessageStream<'a, C> {
     type Item = KafkaResult<BorrowedMessage<'a>>;
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.inner.as_mut().poll_next(cx)
