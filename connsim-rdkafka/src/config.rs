@@ -66,7 +66,6 @@ impl Extend<(String, String)> for ClientConfig {
 /// librdkafka properties accepted without effect in the simulation.
 const ACCEPTED: &[&str] = &[
     "client.id",
-    "enable.auto.offset.store",
     "group.instance.id",
     "delivery.timeout.ms",
     "socket.timeout.ms",
@@ -127,6 +126,9 @@ pub(crate) struct Settings {
     /// `auto.offset.reset`: `Some(true)` earliest, `Some(false)` latest, `None` error.
     pub reset_earliest: Option<bool>,
     pub auto_commit: bool,
+    /// `enable.auto.offset.store`: a message's offset is stored for the next commit when it
+    /// is returned; otherwise only what the application stores is.
+    pub auto_offset_store: bool,
     /// `auto.commit.interval.ms`.
     pub auto_commit_interval: Duration,
     pub group_id: Option<String>,
@@ -172,6 +174,7 @@ impl Settings {
             read_committed: true,
             reset_earliest: Some(false),
             auto_commit: true,
+            auto_offset_store: true,
             auto_commit_interval: Duration::from_millis(5_000),
             group_id: None,
             transaction_timeout_ms: 60_000,
@@ -225,6 +228,7 @@ impl Settings {
                     }
                 }
                 "enable.auto.commit" => s.auto_commit = boolean(k, v)?,
+                "enable.auto.offset.store" => s.auto_offset_store = boolean(k, v)?,
                 "auto.commit.interval.ms" => s.auto_commit_interval = Duration::from_millis(number(k, v)?),
                 "group.id" => s.group_id = Some(v.to_string()),
                 "transaction.timeout.ms" => s.transaction_timeout_ms = number(k, v)?,

@@ -174,6 +174,8 @@ pub enum KafkaError {
     Subscription(String),
     /// Setting an offset in a partition list failed.
     SetPartitionOffset(RDKafkaErrorCode),
+    /// Storing an offset for the next commit failed.
+    StoreOffset(RDKafkaErrorCode),
     /// A transactional call failed.
     Transaction(RDKafkaError),
 }
@@ -190,7 +192,8 @@ impl KafkaError {
             | KafkaError::MessageProduction(c)
             | KafkaError::MetadataFetch(c)
             | KafkaError::OffsetFetch(c)
-            | KafkaError::SetPartitionOffset(c) => Some(*c),
+            | KafkaError::SetPartitionOffset(c)
+            | KafkaError::StoreOffset(c) => Some(*c),
             KafkaError::Transaction(e) => Some(e.code()),
             _ => None,
         }
@@ -223,6 +226,7 @@ impl fmt::Display for KafkaError {
             KafkaError::PauseResume(e) => write!(f, "Pause/resume error: {e}"),
             KafkaError::Seek(e) => write!(f, "Seek error: {e}"),
             KafkaError::SetPartitionOffset(c) => write!(f, "Set partition offset error: {c}"),
+            KafkaError::StoreOffset(c) => write!(f, "Store offset error: {c}"),
             KafkaError::Subscription(e) => write!(f, "Subscription error: {e}"),
             KafkaError::Transaction(e) => write!(f, "Transaction error: {e}"),
         }

@@ -175,3 +175,48 @@ fn librdkafka_a_commit_that_timed_out_must_be_aborted_and_an_abort_after_its_com
         });
     }
 }
+
+#[test]
+fn librdkafka_commits_stored_offsets_and_without_auto_store_only_what_the_application_stored() {
+    use rdkafka::consumer::{CommitMode, Consumer};
+    use rdkafka::{Offset, TopicPartitionList};
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let plain: rdkafka::producer::FutureProducer = config(&[]).create().unwrap();
+        for v in ["a", "b", "c"] {
+            send(&plain, 0, v).await.unwrap();
+        }
+        let committed = |c: rdkafka::consumer::BaseConsumer| async move {
+            let mut tpl = TopicPartitionList::new();
+            tpl.add_partition("t", 0);
+            let got = c.committed_offsets(tpl, T).await.unwrap();
+            got.find_partition("t", 0).map(|e| e.offset())
+        };
+        // By default a message's offset is stored when it is returned, and the application
+        // may not store any itself.
+        let auto = assigned(&[("group.id", "auto"), ("enable.auto.commit", "false")], 0, Offset::Beginning);
+        let refused = auto.store_offset("t", 0, 1);
+        assert!(matches!(refused, Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument))), "{refused:?}");
+        auto.poll(T).await.unwrap().unwrap();
+        auto.commit_consumer_state(CommitMode::Sync).await.unwrap();
+        assert_eq!(committed(auto).await, Some(Offset::Offset(1)), "past the one message returned");
+        // Without it, a commit (asked for or automatic) commits only what was stored.
+        let pairs = [
+            ("group.id", "manual"),
+            ("enable.auto.offset.store", "false"),
+            ("enable.auto.commit", "true"),
+            ("auto.commit.interval.ms", "10"),
+        ];
+        let manual = assigned(&pairs, 0, Offset::Beginning);
+        let a = manual.poll(T).await.unwrap().unwrap();
+        manual.poll(T).await.unwrap().unwrap();
+        manual.store_offset_from_message(&a).unwrap();
+        drop(a);
+        manual.poll(T).await.unwrap().unwrap();
+        madsim::time::sleep(Duration::from_millis(20)).await;
+        let _ = manual.poll(Duration::from_millis(20)).await;
+        madsim::time::sleep(Duration::from_millis(5)).await;
+        let stored = manual.store_offset("t", 1, 0);
+        assert!(matches!(stored, Err(KafkaError::StoreOffset(RDKafkaErrorCode::State))), "not assigned: {stored:?}");
+        assert_eq!(committed(manual).await, Some(Offset::Offset(1)), "the auto-commit committed what was stored");
+    });
+}

@@ -42,6 +42,13 @@ pub fn group_of(consumer: &BaseConsumer) -> Option<ConsumerGroupMetadata> {
     consumer.group_metadata()
 }
 
+/// Offsets stored for the next commit (`enable.auto.offset.store=false`).
+pub fn store(consumer: &BaseConsumer, message: &BorrowedMessage<'_>, tpl: &TopicPartitionList) -> KafkaResult<()> {
+    consumer.store_offset_from_message(message)?;
+    consumer.store_offsets(tpl)?;
+    consumer.store_offset("t", 0, 1)
+}
+
 /// Both commit modes.
 pub fn modes() -> [CommitMode; 2] {
     [CommitMode::Sync, CommitMode::Async]

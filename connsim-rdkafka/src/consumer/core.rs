@@ -26,6 +26,9 @@ struct Place {
     start: Option<Offset>,
     fetch_at: u64,
     buffer: VecDeque<OwnedMessage>,
+    /// The offset the next commit of the consumer's state commits (librdkafka's stored
+    /// offset): past the last message returned, or what the application stored.
+    stored: Option<u64>,
 }
 
 #[derive(Default)]
@@ -83,10 +86,13 @@ impl ConsumerCore {
         let Some(place) = s.places.get_mut(&key(topic, partition)) else {
             return Err(KafkaError::Seek(format!("{topic} [{partition}] is not assigned: assign it before seeking")));
         };
+        // A seek moves where fetching goes on, not what was stored for the next commit.
+        let stored = place.stored;
         *place = match offset {
             Offset::Offset(o) if o >= 0 => Place { position: Some(o as u64), fetch_at: o as u64, ..Place::default() },
             other => Place { start: Some(other), ..Place::default() },
         };
+        place.stored = stored;
         Ok(())
     }
 
@@ -138,6 +144,9 @@ impl ConsumerCore {
                         // Past the message, and past what the fetch skipped after it (aborted
                         // messages, transaction markers), as Kafka's consumer position is.
                         let past = m.offset_u64() + 1;
+                        if self.settings.auto_offset_store {
+                            place.stored = Some(m.offset_u64() + 1);
+                        }
                         place.position = Some(if place.buffer.is_empty() { past.max(place.fetch_at) } else { past });
                         s.next = (s.next + i + 1) % n;
                         return Some(Ok(m));
@@ -331,14 +340,33 @@ impl ConsumerCore {
         }
     }
 
-    /// The positions, as offsets to commit.
-    pub(crate) fn positions(&self) -> Vec<(String, u32, u64)> {
+    /// The stored offsets, which a commit of the consumer's state commits.
+    pub(crate) fn stored(&self) -> Vec<(String, u32, u64)> {
         let s = self.state.lock().unwrap();
-        s.places.iter().filter_map(|((t, p), place)| place.position.map(|o| (t.clone(), *p, o))).collect()
+        s.places.iter().filter_map(|((t, p), place)| place.stored.map(|o| (t.clone(), *p, o))).collect()
     }
 
-    /// `enable.auto.commit`: the positions of the messages returned are committed every
-    /// `auto.commit.interval.ms`, whatever the application did with them.
+    /// Stores `offset` of an assigned partition for the next commit (librdkafka's
+    /// `rd_kafka_offsets_store`): refused while `enable.auto.offset.store` stores them itself
+    /// (`InvalidArgument`), and for a partition not assigned (`State`).
+    pub(crate) fn store(&self, topic: &str, partition: i32, offset: i64) -> KafkaResult<()> {
+        if self.settings.auto_offset_store {
+            return Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument));
+        }
+        let mut s = self.state.lock().unwrap();
+        let Some(place) = s.places.get_mut(&key(topic, partition)) else {
+            return Err(KafkaError::StoreOffset(RDKafkaErrorCode::State));
+        };
+        if offset < 0 {
+            return Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument));
+        }
+        place.stored = Some(offset as u64);
+        Ok(())
+    }
+
+    /// `enable.auto.commit`: the stored offsets (with `enable.auto.offset.store`, past the
+    /// messages returned) are committed every `auto.commit.interval.ms`, whatever the
+    /// application did with the messages.
     fn auto_commit(&self) {
         if !self.settings.auto_commit || self.settings.group_id.is_none() {
             return;
@@ -352,7 +380,7 @@ impl ConsumerCore {
             }
             s.last_auto_commit_ms = now_ms;
         }
-        let offsets = self.positions();
+        let offsets = self.stored();
         if offsets.is_empty() {
             return;
         }

@@ -14,6 +14,7 @@ pub use base_consumer::BaseConsumer;
 pub use stream_consumer::{MessageStream, StreamConsumer};
 
 use crate::error::KafkaResult;
+use crate::message::BorrowedMessage;
 use crate::metadata::Metadata;
 use crate::topic_partition_list::{Offset, TopicPartitionList};
 use crate::util::Timeout;
@@ -63,8 +64,17 @@ pub trait Consumer {
     fn seek<T: Into<Timeout>>(&self, topic: &str, partition: i32, offset: Offset, timeout: T) -> KafkaResult<()>;
     /// Commits offsets for the group.
     async fn commit(&self, topic_partition_list: &TopicPartitionList, mode: CommitMode) -> KafkaResult<()>;
-    /// Commits the current positions.
+    /// Commits the stored offsets (with `enable.auto.offset.store`, the default: past the
+    /// messages returned).
     async fn commit_consumer_state(&self, mode: CommitMode) -> KafkaResult<()>;
+    /// Stores `offset` of an assigned partition for the next commit; needs
+    /// `enable.auto.offset.store=false`.
+    fn store_offset(&self, topic: &str, partition: i32, offset: i64) -> KafkaResult<()>;
+    /// Stores the offset past `message` for the next commit; needs
+    /// `enable.auto.offset.store=false`.
+    fn store_offset_from_message(&self, message: &BorrowedMessage<'_>) -> KafkaResult<()>;
+    /// Stores the offsets of `tpl` for the next commit; needs `enable.auto.offset.store=false`.
+    fn store_offsets(&self, tpl: &TopicPartitionList) -> KafkaResult<()>;
     /// The group's committed offsets of the assignment.
     async fn committed<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<TopicPartitionList>;
     /// The group's committed offsets of `tpl`'s partitions.
@@ -131,7 +141,30 @@ macro_rules! consumer_api {
                 self.core.commit($crate::producer::offsets_of(tpl), None).await
             }
             async fn commit_consumer_state(&self, _mode: $crate::consumer::CommitMode) -> $crate::error::KafkaResult<()> {
-                self.core.commit(self.core.positions(), None).await
+                self.core.commit(self.core.stored(), None).await
+            }
+            fn store_offset(&self, topic: &str, partition: i32, offset: i64) -> $crate::error::KafkaResult<()> {
+                self.core.store(topic, partition, offset)
+            }
+            fn store_offset_from_message(
+                &self,
+                message: &$crate::message::BorrowedMessage<'_>,
+            ) -> $crate::error::KafkaResult<()> {
+                use $crate::Message;
+                self.core.store(message.topic(), message.partition(), message.offset() + 1)
+            }
+            fn store_offsets(&self, tpl: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
+                for e in tpl.elements() {
+                    match e.offset() {
+                        $crate::Offset::Offset(o) => self.core.store(e.topic(), e.partition(), o)?,
+                        _ => {
+                            return Err($crate::error::KafkaError::StoreOffset(
+                                $crate::error::RDKafkaErrorCode::InvalidArgument,
+                            ))
+                        }
+                    }
+                }
+                Ok(())
             }
             async fn committed<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
                 let assignment = self.core.assignment();

@@ -43,6 +43,14 @@ pub trait Consumer {
     async fn commit(&self, topic_partition_list: &TopicPartitionList, mode: CommitMode) -> KafkaResult<()>;
     /// Commits the current positions.
     async fn commit_consumer_state(&self, mode: CommitMode) -> KafkaResult<()>;
+    /// Stores `offset` of an assigned partition for the next commit; needs
+    /// `enable.auto.offset.store=false`.
+    fn store_offset(&self, topic: &str, partition: i32, offset: i64) -> KafkaResult<()>;
+    /// Stores the offset past `message` for the next commit; needs
+    /// `enable.auto.offset.store=false`.
+    fn store_offset_from_message(&self, message: &rdkafka::message::BorrowedMessage<'_>) -> KafkaResult<()>;
+    /// Stores the offsets of `tpl` for the next commit; needs `enable.auto.offset.store=false`.
+    fn store_offsets(&self, tpl: &TopicPartitionList) -> KafkaResult<()>;
     /// The group's committed offsets of the assignment.
     async fn committed<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<TopicPartitionList>;
     /// The group's committed offsets of `tpl`'s partitions.
@@ -134,6 +142,18 @@ macro_rules! consumer_api {
                         .await
                     }
                 }
+            }
+            fn store_offset(&self, topic: &str, partition: i32, offset: i64) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::store_offset(&*self.inner, topic, partition, offset)
+            }
+            fn store_offset_from_message(
+                &self,
+                message: &rdkafka::message::BorrowedMessage<'_>,
+            ) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::store_offset_from_message(&*self.inner, message)
+            }
+            fn store_offsets(&self, tpl: &rdkafka::TopicPartitionList) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::store_offsets(&*self.inner, tpl)
             }
             async fn committed<T: Into<rdkafka::util::Timeout>>(
                 &self,
