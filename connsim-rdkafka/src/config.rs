@@ -3,7 +3,7 @@
 //! Every property is checked as librdkafka checks it: an unknown name or an invalid value is
 //! refused with [`KafkaError::ClientConfig`] when the client is created, a contradictory
 //! combination with [`KafkaError::ClientCreation`]. The properties that change behaviour in
-//! the simulation are listed in [`Settings`]; the other known ones are accepted and change
+//! the simulation are the fields of its `Settings`; the other known ones are accepted and change
 //! nothing (batching, compression, security).
 
 use crate::error::{KafkaError, KafkaResult, RDKafkaConfRes};
