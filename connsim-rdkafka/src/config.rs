@@ -14,12 +14,36 @@ use std::time::Duration;
 #[derive(Clone, Debug, Default)]
 pub struct ClientConfig {
     conf_map: BTreeMap<String, String>,
+    /// The level of the log lines librdkafka hands the context.
+    pub log_level: RDKafkaLogLevel,
 }
 
 /// A client type built from a configuration (`rdkafka::config::FromClientConfig`).
 pub trait FromClientConfig: Sized {
     /// Creates the client.
     fn from_config(config: &ClientConfig) -> KafkaResult<Self>;
+}
+
+/// A client created from a configuration and a context
+/// (`rdkafka::config::FromClientConfigAndContext`).
+pub trait FromClientConfigAndContext<C>: Sized {
+    /// Creates the client with `context`.
+    fn from_config_and_context(config: &ClientConfig, context: C) -> KafkaResult<Self>;
+}
+
+/// librdkafka's log levels (`rdkafka::config::RDKafkaLogLevel`).
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RDKafkaLogLevel {
+    Emerg = 0,
+    Alert = 1,
+    Critical = 2,
+    Error = 3,
+    Warning = 4,
+    Notice = 5,
+    #[default]
+    Info = 6,
+    Debug = 7,
 }
 
 impl ClientConfig {
@@ -49,11 +73,22 @@ impl ClientConfig {
     pub fn create<T: FromClientConfig>(&self) -> KafkaResult<T> {
         T::from_config(self)
     }
+    /// Creates a client of type `T` with a context: its callbacks (a producer's delivery
+    /// reports) are the context's.
+    pub fn create_with_context<C, T: FromClientConfigAndContext<C>>(&self, context: C) -> KafkaResult<T> {
+        T::from_config_and_context(self, context)
+    }
+    /// Sets the level of the log lines librdkafka hands the context (connsim's clients write
+    /// none).
+    pub fn set_log_level(&mut self, log_level: RDKafkaLogLevel) -> &mut ClientConfig {
+        self.log_level = log_level;
+        self
+    }
 }
 
 impl FromIterator<(String, String)> for ClientConfig {
     fn from_iter<I: IntoIterator<Item = (String, String)>>(iter: I) -> ClientConfig {
-        ClientConfig { conf_map: iter.into_iter().collect() }
+        ClientConfig { conf_map: iter.into_iter().collect(), log_level: RDKafkaLogLevel::default() }
     }
 }
 

@@ -61,18 +61,20 @@ mod real;
 pub use real::*;
 
 #[cfg(madsim)]
-pub use client_context::DefaultClientContext;
+pub use client_context::{ClientContext, DefaultClientContext};
 #[cfg(madsim)]
 pub use config::ClientConfig;
 #[cfg(madsim)]
 pub use message::{Message, Timestamp};
 #[cfg(madsim)]
 pub use topic_partition_list::{Offset, TopicPartitionList};
+#[cfg(madsim)]
+pub use util::IntoOpaque;
 
 /// `rdkafka::client`: contexts.
 #[cfg(madsim)]
 pub mod client {
-    pub use crate::client_context::DefaultClientContext;
+    pub use crate::client_context::{ClientContext, DefaultClientContext};
 }
 
 /// `rdkafka::types`: librdkafka's enums.

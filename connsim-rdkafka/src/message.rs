@@ -167,6 +167,10 @@ impl OwnedMessage {
     pub fn detach_headers(&mut self) -> Option<OwnedHeaders> {
         self.headers.take()
     }
+    /// Where a produced message landed, for its delivery report.
+    pub(crate) fn landed(&mut self, partition: i32, offset: i64, timestamp: Timestamp) {
+        (self.partition, self.offset, self.timestamp) = (partition, offset, timestamp);
+    }
 }
 
 impl Message for OwnedMessage {

@@ -1,4 +1,4 @@
-//! `rdkafka::util`: timeouts.
+//! `rdkafka::util`: timeouts and delivery opaques.
 
 use std::time::Duration;
 
@@ -36,3 +36,14 @@ impl From<Option<Duration>> for Timeout {
 /// rdkafka's runtime parameter of async clients; the simulation has one runtime.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DefaultRuntime;
+
+/// What a [`BaseRecord`](crate::producer::BaseRecord)'s delivery opaque can be
+/// (`rdkafka::util::IntoOpaque`): it comes back with the message's delivery report. Implemented
+/// for the types rdkafka implements it for; librdkafka's pointer conversions are not needed
+/// here, so a type of your own that implements rdkafka's trait needs this marker impl instead.
+pub trait IntoOpaque: Send + Sync + Sized {}
+
+impl IntoOpaque for () {}
+impl IntoOpaque for usize {}
+impl<T: Send + Sync> IntoOpaque for Box<T> {}
+impl<T: Send + Sync> IntoOpaque for std::sync::Arc<T> {}

@@ -220,3 +220,84 @@ fn librdkafka_commits_stored_offsets_and_without_auto_store_only_what_the_applic
         assert_eq!(committed(manual).await, Some(Offset::Offset(1)), "the auto-commit committed what was stored");
     });
 }
+
+#[test]
+fn librdkafka_reports_each_base_producer_delivery_to_the_context_with_its_opaque() {
+    use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, ProducerContext};
+    use rdkafka::{ClientContext, Message};
+    use std::sync::{Arc, Mutex};
+
+    /// A report's opaque, partition, offset and error.
+    type Report = (usize, i32, i64, Option<RDKafkaErrorCode>);
+    #[derive(Default)]
+    struct Reports(Mutex<Vec<Report>>);
+    impl ClientContext for Reports {}
+    impl ProducerContext for Reports {
+        type DeliveryOpaque = Box<usize>;
+        fn delivery(&self, result: &DeliveryResult<'_>, opaque: Box<usize>) {
+            let report = match result {
+                Ok(m) => (*opaque, m.partition(), m.offset(), None),
+                Err((e, m)) => (*opaque, m.partition(), m.offset(), e.rdkafka_error_code()),
+            };
+            self.0.lock().unwrap().push(report);
+        }
+    }
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p: BaseProducer<Reports> =
+            config(&[("message.timeout.ms", "200")]).create_with_context(Reports::default()).unwrap();
+        p.send(BaseRecord::<str, str, Box<usize>>::with_opaque_to("t", Box::new(7)).partition(1).payload("a"))
+            .map_err(|(e, _)| e)
+            .unwrap();
+        p.send(BaseRecord::<str, str, Box<usize>>::with_opaque_to("no-such-topic", Box::new(8)).payload("lost"))
+            .map_err(|(e, _)| e)
+            .unwrap();
+        p.send(BaseRecord::<str, str, Box<usize>>::with_opaque_to("t", Box::new(9)).partition(1).payload("b"))
+            .map_err(|(e, _)| e)
+            .unwrap();
+        assert!(p.context().0.lock().unwrap().is_empty(), "nothing is reported before poll or flush");
+        p.flush(T).await.unwrap();
+        let reports: Vec<_> = p.context().0.lock().unwrap().clone();
+        assert_eq!(reports.len(), 3, "one report per message: {reports:?}");
+        assert_eq!(reports[0], (7, 1, 0, None));
+        assert!(matches!(reports[1], (8, -1, -1, Some(_))), "{reports:?}");
+        assert_eq!(reports[2], (9, 1, 1, None), "{reports:?}");
+        let _: Arc<Reports> = p.context().clone();
+    });
+}
+
+#[test]
+fn librdkafka_calls_the_commit_callback_with_each_commits_outcome_and_offsets() {
+    use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
+    use rdkafka::error::KafkaResult;
+    use rdkafka::{ClientContext, Offset, TopicPartitionList};
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Commits(Mutex<Vec<(bool, Vec<i64>)>>);
+    impl ClientContext for Commits {}
+    impl ConsumerContext for Commits {
+        fn commit_callback(&self, result: KafkaResult<()>, offsets: &TopicPartitionList) {
+            let at = offsets.elements().iter().map(|e| e.offset().to_raw().unwrap_or(-1)).collect();
+            self.0.lock().unwrap().push((result.is_ok(), at));
+        }
+    }
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        send(&config(&[]).create().unwrap(), 0, "a").await.unwrap();
+        let c: BaseConsumer<Commits> = config(&[("group.id", "g"), ("enable.auto.commit", "false")])
+            .create_with_context(Commits::default())
+            .unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 0, Offset::Beginning).unwrap();
+        c.assign(&tpl).unwrap();
+        c.poll(T).await.unwrap().unwrap();
+        c.commit_consumer_state(CommitMode::Sync).await.unwrap();
+        let mut at = TopicPartitionList::new();
+        at.add_partition_offset("t", 0, Offset::Offset(5)).unwrap();
+        c.commit(&at, CommitMode::Async).await.unwrap();
+        // Without a group, the commit fails, and the callback hears so.
+        let lonely: BaseConsumer<Commits> = config(&[]).create_with_context(Commits::default()).unwrap();
+        assert!(lonely.commit(&at, CommitMode::Sync).await.is_err());
+        assert_eq!(*c.context().0.lock().unwrap(), [(true, vec![1]), (true, vec![5])]);
+        assert_eq!(*lonely.context().0.lock().unwrap(), [(false, vec![5])]);
+    });
+}

@@ -42,6 +42,66 @@ pub fn group_of(consumer: &BaseConsumer) -> Option<ConsumerGroupMetadata> {
     consumer.group_metadata()
 }
 
+/// A producer context: delivery reports with the record's opaque.
+pub struct Deliveries;
+
+impl rdkafka::ClientContext for Deliveries {
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        let _ = (level, fac, log_message);
+    }
+}
+
+impl rdkafka::producer::ProducerContext for Deliveries {
+    type DeliveryOpaque = Box<u64>;
+    fn delivery(&self, result: &rdkafka::producer::DeliveryResult<'_>, opaque: Box<u64>) {
+        let _ = (result.as_ref().map(|m| m.offset()), opaque);
+    }
+}
+
+/// A base producer with a context of its own, and a record carrying its opaque.
+pub fn with_context(config: &mut ClientConfig) -> KafkaResult<BaseProducer<Deliveries>> {
+    config.set_log_level(rdkafka::config::RDKafkaLogLevel::Warning);
+    let producer: BaseProducer<Deliveries> = config.create_with_context(Deliveries)?;
+    let record = BaseRecord::<str, str, Box<u64>>::with_opaque_to("t", Box::new(1)).payload("p");
+    producer.send(record).map_err(|(e, _)| e)?;
+    let _: &std::sync::Arc<Deliveries> = producer.context();
+    Ok(producer)
+}
+
+/// A consumer context: commit callbacks.
+pub struct Commits;
+
+impl rdkafka::ClientContext for Commits {}
+
+impl rdkafka::consumer::ConsumerContext for Commits {
+    fn commit_callback(&self, result: KafkaResult<()>, offsets: &TopicPartitionList) {
+        let _ = (result, offsets.count());
+    }
+    // The rebalance callbacks take the consumer by its full path, rdkafka's own type in a
+    // production build.
+    fn pre_rebalance(
+        &self,
+        consumer: &rdkafka::consumer::base_consumer::BaseConsumer<Self>,
+        rebalance: &rdkafka::consumer::Rebalance<'_>,
+    ) {
+        let _ = (std::ptr::from_ref(consumer), rebalance);
+    }
+}
+
+/// Consumers with a context of their own.
+pub fn consumers_with_context(config: &ClientConfig) -> KafkaResult<(BaseConsumer<Commits>, StreamConsumer<Commits>)> {
+    let base: BaseConsumer<Commits> = config.create_with_context(Commits)?;
+    let stream: StreamConsumer<Commits> = config.create_with_context(Commits)?;
+    let _: (&std::sync::Arc<Commits>, &std::sync::Arc<Commits>) = (base.context(), stream.context());
+    let _: MessageStream<'_, Commits> = stream.stream();
+    Ok((base, stream))
+}
+
+/// The opaques rdkafka takes.
+pub fn opaque<T: rdkafka::IntoOpaque>(t: T) -> T {
+    t
+}
+
 /// Offsets stored for the next commit (`enable.auto.offset.store=false`).
 pub fn store(consumer: &BaseConsumer, message: &BorrowedMessage<'_>, tpl: &TopicPartitionList) -> KafkaResult<()> {
     consumer.store_offset_from_message(message)?;

@@ -1,25 +1,37 @@
 //! `rdkafka::consumer::BaseConsumer`: `poll` returns the next message or nothing in time.
 
 use super::core::ConsumerCore;
-use crate::config::{ClientConfig, FromClientConfig, Settings};
+use super::{ConsumerContext, DefaultConsumerContext};
+use crate::config::{ClientConfig, FromClientConfig, FromClientConfigAndContext, Settings};
 use crate::error::KafkaResult;
 use crate::message::BorrowedMessage;
 use crate::util::Timeout;
-use std::marker::PhantomData;
+use std::sync::Arc;
 
 /// A consumer polled for messages (`rdkafka::consumer::BaseConsumer`).
-pub struct BaseConsumer<C = super::DefaultConsumerContext> {
+pub struct BaseConsumer<C: ConsumerContext = DefaultConsumerContext> {
     pub(crate) core: ConsumerCore,
-    context: PhantomData<fn() -> C>,
+    context: Arc<C>,
 }
 
-impl FromClientConfig for BaseConsumer<super::DefaultConsumerContext> {
+impl FromClientConfig for BaseConsumer<DefaultConsumerContext> {
     fn from_config(config: &ClientConfig) -> KafkaResult<Self> {
-        Ok(BaseConsumer { core: ConsumerCore::new(Settings::read(config)?)?, context: PhantomData })
+        BaseConsumer::from_config_and_context(config, DefaultConsumerContext)
     }
 }
 
-impl<C> BaseConsumer<C> {
+impl<C: ConsumerContext> FromClientConfigAndContext<C> for BaseConsumer<C> {
+    fn from_config_and_context(config: &ClientConfig, context: C) -> KafkaResult<Self> {
+        Ok(BaseConsumer { core: ConsumerCore::new(Settings::read(config)?)?, context: Arc::new(context) })
+    }
+}
+
+impl<C: ConsumerContext> BaseConsumer<C> {
+    /// The consumer's context.
+    pub fn context(&self) -> &Arc<C> {
+        &self.context
+    }
+
     /// The next message, or `None` if none came within `timeout`.
     pub async fn poll<T: Into<Timeout>>(&self, timeout: T) -> Option<KafkaResult<BorrowedMessage<'_>>> {
         let deadline = crate::wire::deadline(timeout.into());
@@ -27,4 +39,4 @@ impl<C> BaseConsumer<C> {
     }
 }
 
-super::consumer_api!(<C> BaseConsumer<C>);
+super::consumer_api!(<C> BaseConsumer<C> where C: ConsumerContext);

@@ -6,11 +6,13 @@
 //! `fetch_watermarks`, `fetch_metadata`, `BaseConsumer::poll`) are `async` here, as the
 //! producer's are.
 
-mod base_consumer;
+pub mod base_consumer;
+mod context;
 mod core;
 mod stream_consumer;
 
 pub use base_consumer::BaseConsumer;
+pub use context::{ConsumerContext, DefaultConsumerContext, Rebalance, RebalanceProtocol};
 pub use stream_consumer::{MessageStream, StreamConsumer};
 
 use crate::error::KafkaResult;
@@ -18,10 +20,6 @@ use crate::message::BorrowedMessage;
 use crate::metadata::Metadata;
 use crate::topic_partition_list::{Offset, TopicPartitionList};
 use crate::util::Timeout;
-
-/// The default consumer context (`rdkafka::consumer::DefaultConsumerContext`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DefaultConsumerContext;
 
 /// Whether a commit waits (`rdkafka::consumer::CommitMode`). Both wait here: the call is
 /// `async`. Like rdkafka's, it cannot be compared.
@@ -103,8 +101,8 @@ pub trait Consumer {
 
 /// Implements [`Consumer`] for a type with a `core: ConsumerCore` field.
 macro_rules! consumer_api {
-    (<$($g:ident),*> $ty:ty) => {
-        impl<$($g),*> $crate::consumer::Consumer for $ty {
+    (<$($g:ident),*> $ty:ty where $($bounds:tt)*) => {
+        impl<$($g),*> $crate::consumer::Consumer for $ty where $($bounds)* {
             fn group_metadata(&self) -> Option<$crate::consumer::ConsumerGroupMetadata> {
                 self.core.settings.group_id.clone().map($crate::consumer::group_metadata)
             }
@@ -138,10 +136,16 @@ macro_rules! consumer_api {
                 tpl: &$crate::TopicPartitionList,
                 _mode: $crate::consumer::CommitMode,
             ) -> $crate::error::KafkaResult<()> {
-                self.core.commit($crate::producer::offsets_of(tpl), None).await
+                let result = self.core.commit($crate::producer::offsets_of(tpl), None).await;
+                $crate::consumer::ConsumerContext::commit_callback(&*self.context, result.clone(), tpl);
+                result
             }
             async fn commit_consumer_state(&self, _mode: $crate::consumer::CommitMode) -> $crate::error::KafkaResult<()> {
-                self.core.commit(self.core.stored(), None).await
+                let offsets = self.core.stored();
+                let list = $crate::consumer::offsets_list(&offsets);
+                let result = self.core.commit(offsets, None).await;
+                $crate::consumer::ConsumerContext::commit_callback(&*self.context, result.clone(), &list);
+                result
             }
             fn store_offset(&self, topic: &str, partition: i32, offset: i64) -> $crate::error::KafkaResult<()> {
                 self.core.store(topic, partition, offset)
@@ -208,6 +212,15 @@ macro_rules! consumer_api {
     };
 }
 pub(crate) use consumer_api;
+
+/// Offsets to commit as a partition list, for the commit callback.
+pub(crate) fn offsets_list(offsets: &[(String, u32, u64)]) -> TopicPartitionList {
+    let mut list = TopicPartitionList::new();
+    for (topic, partition, offset) in offsets {
+        let _ = list.add_partition_offset(topic, *partition as i32, Offset::Offset(*offset as i64));
+    }
+    list
+}
 
 pub(crate) fn group_metadata(group: String) -> ConsumerGroupMetadata {
     ConsumerGroupMetadata { group }

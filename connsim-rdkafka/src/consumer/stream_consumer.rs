@@ -1,28 +1,43 @@
 //! `rdkafka::consumer::StreamConsumer`: `recv` and `stream` wait for the next message.
 
 use super::core::ConsumerCore;
-use crate::config::{ClientConfig, FromClientConfig, Settings};
+use super::{ConsumerContext, DefaultConsumerContext};
+use crate::config::{ClientConfig, FromClientConfig, FromClientConfigAndContext, Settings};
 use crate::error::{KafkaError, KafkaResult};
 use crate::message::BorrowedMessage;
 use crate::util::DefaultRuntime;
 use futures::Stream;
 use std::marker::PhantomData;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 /// A consumer whose messages are awaited (`rdkafka::consumer::StreamConsumer`).
-pub struct StreamConsumer<C = super::DefaultConsumerContext, R = DefaultRuntime> {
+pub struct StreamConsumer<C: ConsumerContext = DefaultConsumerContext, R = DefaultRuntime> {
     pub(crate) core: ConsumerCore,
-    context: PhantomData<fn() -> (C, R)>,
+    context: Arc<C>,
+    runtime: PhantomData<fn() -> R>,
 }
 
-impl<R> FromClientConfig for StreamConsumer<super::DefaultConsumerContext, R> {
+impl<R> FromClientConfig for StreamConsumer<DefaultConsumerContext, R> {
     fn from_config(config: &ClientConfig) -> KafkaResult<Self> {
-        Ok(StreamConsumer { core: ConsumerCore::new(Settings::read(config)?)?, context: PhantomData })
+        StreamConsumer::from_config_and_context(config, DefaultConsumerContext)
     }
 }
 
-impl<C, R> StreamConsumer<C, R> {
+impl<C: ConsumerContext, R> FromClientConfigAndContext<C> for StreamConsumer<C, R> {
+    fn from_config_and_context(config: &ClientConfig, context: C) -> KafkaResult<Self> {
+        let core = ConsumerCore::new(Settings::read(config)?)?;
+        Ok(StreamConsumer { core, context: Arc::new(context), runtime: PhantomData })
+    }
+}
+
+impl<C: ConsumerContext, R> StreamConsumer<C, R> {
+    /// The consumer's context.
+    pub fn context(&self) -> &Arc<C> {
+        &self.context
+    }
+
     /// The next message of an assigned, unpaused partition.
     pub async fn recv(&self) -> Result<BorrowedMessage<'_>, KafkaError> {
         match self.core.next(None).await {
@@ -54,4 +69,4 @@ impl<'a, C> Stream for MessageStream<'a, C> {
     }
 }
 
-super::consumer_api!(<C, R> StreamConsumer<C, R>);
+super::consumer_api!(<C, R> StreamConsumer<C, R> where C: ConsumerContext);

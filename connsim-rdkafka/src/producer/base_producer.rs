@@ -1,18 +1,13 @@
 //! `rdkafka::producer::BaseProducer`: `send` queues a message; `poll` and `flush` deliver.
 
+use super::context::{DefaultProducerContext, ProducerContext};
 use super::core::{Core, Outgoing};
-use crate::config::{ClientConfig, FromClientConfig, Settings};
+use crate::config::{ClientConfig, FromClientConfig, FromClientConfigAndContext, Settings};
 use crate::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
-use crate::message::{OwnedHeaders, ToBytes};
+use crate::message::{BorrowedMessage, OwnedHeaders, OwnedMessage, Timestamp, ToBytes};
 use crate::util::Timeout;
 use std::collections::VecDeque;
-use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
-
-/// The default producer context: delivery reports are dropped
-/// (`rdkafka::producer::DefaultProducerContext`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DefaultProducerContext;
 
 /// A message for [`BaseProducer::send`] (`rdkafka::producer::BaseRecord`).
 #[derive(Debug)]
@@ -73,25 +68,40 @@ impl<'a, K: ToBytes + ?Sized, P: ToBytes + ?Sized> BaseRecord<'a, K, P, ()> {
 }
 
 /// A producer that queues messages (`rdkafka::producer::BaseProducer`). Queued messages go
-/// out, in order, on [`BaseProducer::poll`] or `flush`; a failed one is reported to the
-/// context, which by default drops it, as rdkafka's default context does.
-pub struct BaseProducer<C = DefaultProducerContext> {
+/// out, in order, on [`BaseProducer::poll`] or `flush`; each one's delivery report goes to
+/// the context's [`ProducerContext::delivery`] with the record's opaque (the default context
+/// drops it, as rdkafka's does).
+pub struct BaseProducer<C: ProducerContext = DefaultProducerContext> {
     pub(super) core: Arc<Core>,
-    queue: Mutex<VecDeque<Outgoing>>,
-    context: PhantomData<fn() -> C>,
+    queue: Mutex<VecDeque<(Outgoing, C::DeliveryOpaque)>>,
+    context: Arc<C>,
 }
 
 impl FromClientConfig for BaseProducer<DefaultProducerContext> {
     fn from_config(config: &ClientConfig) -> KafkaResult<Self> {
-        let core = Arc::new(Core::new(Settings::read(config)?)?);
-        Ok(BaseProducer { core, queue: Mutex::new(VecDeque::new()), context: PhantomData })
+        BaseProducer::from_config_and_context(config, DefaultProducerContext)
     }
 }
 
-impl<C> BaseProducer<C> {
+impl<C: ProducerContext> FromClientConfigAndContext<C> for BaseProducer<C> {
+    fn from_config_and_context(config: &ClientConfig, context: C) -> KafkaResult<Self> {
+        let core = Arc::new(Core::new(Settings::read(config)?)?);
+        Ok(BaseProducer { core, queue: Mutex::new(VecDeque::new()), context: Arc::new(context) })
+    }
+}
+
+impl<C: ProducerContext> BaseProducer<C> {
+    /// The producer's context.
+    pub fn context(&self) -> &Arc<C> {
+        &self.context
+    }
+
     /// Queues a message.
-    #[allow(clippy::result_large_err)]
-    pub fn send<'a, K, P>(&self, record: BaseRecord<'a, K, P, ()>) -> Result<(), (KafkaError, BaseRecord<'a, K, P, ()>)>
+    #[allow(clippy::result_large_err, clippy::type_complexity)]
+    pub fn send<'a, K, P>(
+        &self,
+        record: BaseRecord<'a, K, P, C::DeliveryOpaque>,
+    ) -> Result<(), (KafkaError, BaseRecord<'a, K, P, C::DeliveryOpaque>)>
     where
         K: ToBytes + ?Sized,
         P: ToBytes + ?Sized,
@@ -99,14 +109,15 @@ impl<C> BaseProducer<C> {
         if record.partition.is_some_and(|p| p < -1) {
             return Err((KafkaError::MessageProduction(RDKafkaErrorCode::UnknownPartition), record));
         }
-        self.queue.lock().unwrap().push_back(Outgoing {
+        let outgoing = Outgoing {
             topic: record.topic.to_string(),
             partition: record.partition.filter(|p| *p >= 0),
             key: record.key.map(|k| k.to_bytes().to_vec()),
             payload: record.payload.map(|p| p.to_bytes().to_vec()),
             timestamp: record.timestamp,
             headers: record.headers,
-        });
+        };
+        self.queue.lock().unwrap().push_back((outgoing, record.delivery_opaque));
         Ok(())
     }
 
@@ -124,12 +135,23 @@ impl<C> BaseProducer<C> {
             if deadline.is_some_and(|d| madsim::time::Instant::now() >= d) && self.queued() > 0 {
                 return Err(KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut));
             }
-            let queued: Vec<Outgoing> = self.queue.lock().unwrap().drain(..).collect();
+            let (queued, opaques): (Vec<Outgoing>, Vec<C::DeliveryOpaque>) =
+                self.queue.lock().unwrap().drain(..).unzip();
             if queued.is_empty() {
                 return Ok(());
             }
-            // Delivery reports go to the default context, which drops them.
-            let _ = self.core.send_batch(queued).await;
+            let sent: Vec<OwnedMessage> = queued.iter().map(report).collect();
+            let results = self.core.send_batch(queued).await;
+            for ((result, mut message), opaque) in results.into_iter().zip(sent).zip(opaques) {
+                let delivery = match result {
+                    Ok(d) => {
+                        message.landed(d.partition, d.offset, d.timestamp);
+                        Ok(BorrowedMessage::new(message))
+                    }
+                    Err(e) => Err((e, BorrowedMessage::new(message))),
+                };
+                self.context.delivery(&delivery, opaque);
+            }
         }
     }
 
@@ -138,4 +160,19 @@ impl<C> BaseProducer<C> {
     }
 }
 
-super::producer_api!(<C> BaseProducer<C>);
+/// The message a delivery report shows, before it landed: its partition if it named one, no
+/// offset.
+fn report(m: &Outgoing) -> OwnedMessage {
+    let timestamp = m.timestamp.map_or(Timestamp::NotAvailable, Timestamp::CreateTime);
+    OwnedMessage::new(
+        m.payload.clone(),
+        m.key.clone(),
+        m.topic.clone(),
+        timestamp,
+        m.partition.unwrap_or(-1),
+        -1,
+        m.headers.clone(),
+    )
+}
+
+super::producer_api!(<C> BaseProducer<C> where C: ProducerContext);

@@ -156,6 +156,12 @@ impl Core {
                         let _ = self
                             .fail(txn_error(code, format!("a message of the transaction failed: {code}")).abortable());
                     }
+                    // The batch before it goes first: one result per message, in order.
+                    if !batch.is_empty() {
+                        let sent = self.produce(&mut sends, std::mem::take(&mut batch), until).await;
+                        failed = sent.iter().find_map(|r| r.as_ref().err().and_then(KafkaError::rdkafka_error_code));
+                        out.extend(sent);
+                    }
                     out.push(Err(e));
                     continue;
                 }

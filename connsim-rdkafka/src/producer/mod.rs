@@ -8,11 +8,13 @@
 //! synchronous.
 
 mod base_producer;
+mod context;
 mod core;
 mod future_producer;
 mod txn;
 
-pub use base_producer::{BaseProducer, BaseRecord, DefaultProducerContext};
+pub use base_producer::{BaseProducer, BaseRecord};
+pub use context::{DefaultProducerContext, DeliveryResult, ProducerContext};
 pub use future_producer::{Canceled, Delivery, DeliveryFuture, FutureProducer, FutureRecord, OwnedDeliveryResult};
 
 use crate::consumer::ConsumerGroupMetadata;
@@ -60,8 +62,8 @@ pub(crate) fn offsets_of(tpl: &TopicPartitionList) -> Vec<(String, u32, u64)> {
 
 /// Implements [`Producer`] for a type with a `core` field.
 macro_rules! producer_api {
-    (<$($g:ident),*> $ty:ty) => {
-        impl<$($g),*> $crate::producer::Producer for $ty {
+    (<$($g:ident),*> $ty:ty $(where $($bounds:tt)*)?) => {
+        impl<$($g),*> $crate::producer::Producer for $ty $(where $($bounds)*)? {
             async fn flush<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<()> {
                 self.flush_queue(timeout.into()).await
             }

@@ -35,6 +35,11 @@ impl<C: ConsumerContext + 'static> FromClientConfigAndContext<C> for BaseConsume
 const POLL_BACKOFF: Duration = Duration::from_millis(1);
 
 impl<C: ConsumerContext + 'static> BaseConsumer<C> {
+    /// The consumer's context (rdkafka's call).
+    pub fn context(&self) -> &std::sync::Arc<C> {
+        rdkafka::consumer::Consumer::context(&*self.inner)
+    }
+
     /// The next message, or `None` if none came within `timeout`. librdkafka is asked
     /// without waiting (`poll(0)` never blocks) on the caller's thread, with an async sleep
     /// between looks: dropping this future loses no message, since a message is taken from

@@ -7,11 +7,19 @@
 //! timer in between. The others, an asynchronous commit and `seek` among them, are rdkafka's
 //! calls made directly, without waiting.
 
-mod base_consumer;
+#[path = "base_consumer.rs"]
+mod base;
 mod group_metadata;
 mod stream_consumer;
 
-pub use base_consumer::BaseConsumer;
+pub use base::BaseConsumer;
+
+/// rdkafka's own base consumer, under rdkafka's path: the type its `ConsumerContext`'s
+/// rebalance callbacks take (a context that overrides them names it by this path, which is
+/// the simulated consumer in the simulation).
+pub mod base_consumer {
+    pub use rdkafka::consumer::base_consumer::*;
+}
 pub use group_metadata::ConsumerGroupMetadata;
 pub use rdkafka::consumer::{
     CommitMode, ConsumerContext, DefaultConsumerContext, MessageStream, Rebalance, RebalanceProtocol,

@@ -30,6 +30,11 @@ impl<C: ConsumerContext + 'static, R: AsyncRuntime> FromClientConfigAndContext<C
 }
 
 impl<C: ConsumerContext + 'static, R> StreamConsumer<C, R> {
+    /// The consumer's context (rdkafka's call).
+    pub fn context(&self) -> &std::sync::Arc<C> {
+        rdkafka::consumer::Consumer::context(&*self.inner)
+    }
+
     /// The next message of an assigned, unpaused partition.
     pub async fn recv(&self) -> Result<BorrowedMessage<'_>, KafkaError> {
         self.inner.recv().await

@@ -33,6 +33,11 @@ impl<C: ProducerContext + 'static> FromClientConfigAndContext<C> for BaseProduce
 }
 
 impl<C: ProducerContext + 'static> BaseProducer<C> {
+    /// The producer's context (rdkafka's call).
+    pub fn context(&self) -> &Arc<C> {
+        rdkafka::producer::Producer::context(&*self.inner)
+    }
+
     /// Queues a message (rdkafka's call: it does not wait).
     #[allow(clippy::result_large_err, clippy::type_complexity)]
     pub fn send<'a, K, P>(
