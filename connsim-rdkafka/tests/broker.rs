@@ -491,3 +491,43 @@ fn kip360_an_abort_after_a_lost_message_bumps_the_epoch_and_a_fenced_producer_ca
         });
     }
 }
+
+#[test]
+fn kip79_offsets_for_times_answers_the_first_message_at_or_after_a_time_below_the_readable_end() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let plain: FutureProducer = config(&[]).create().unwrap();
+        for (ts, v) in [(10, "a"), (20, "b"), (30, "c")] {
+            let record = FutureRecord::<str, str>::to("t").partition(0).payload(v).timestamp(ts);
+            plain.send(record, T).await.map_err(|(e, _)| e).unwrap();
+        }
+        // A later message in a transaction still open: above the last stable offset.
+        let open = transactional("open");
+        open.init_transactions(T).await.unwrap();
+        open.begin_transaction().unwrap();
+        let record = FutureRecord::<str, str>::to("t").partition(0).payload("d").timestamp(40);
+        open.send(record, T).await.map_err(|(e, _)| e).unwrap();
+        let lookup = |isolation: &'static str, ts: i64| async move {
+            let c = assigned(&[("isolation.level", isolation)], 0, Offset::Beginning);
+            let mut at = TopicPartitionList::new();
+            at.add_partition_offset("t", 0, Offset::Offset(ts)).unwrap();
+            let found = c.offsets_for_times(at, T).await.unwrap();
+            found.find_partition("t", 0).unwrap().offset()
+        };
+        assert_eq!(lookup("read_committed", 0).await, Offset::Offset(0));
+        assert_eq!(lookup("read_committed", 15).await, Offset::Offset(1), "the first at or after 15 ms");
+        assert_eq!(lookup("read_committed", 30).await, Offset::Offset(2), "at the time itself");
+        assert_eq!(lookup("read_committed", 35).await, Offset::End, "the only later message is not committed");
+        assert_eq!(
+            lookup("read_uncommitted", 35).await,
+            Offset::Offset(3),
+            "read_uncommitted reads to the high watermark"
+        );
+        assert_eq!(lookup("read_uncommitted", 41).await, Offset::End, "nothing that late");
+        let c = assigned(&[], 0, Offset::Beginning);
+        let by_time = c.offsets_for_timestamp(15, T).await.unwrap();
+        assert_eq!(by_time.find_partition("t", 0).unwrap().offset(), Offset::Offset(1), "every assigned partition");
+        let mut unknown = TopicPartitionList::new();
+        unknown.add_partition_offset("t", 7, Offset::Offset(0)).unwrap();
+        assert!(c.offsets_for_times(unknown, T).await.is_err(), "a partition that does not exist");
+    });
+}

@@ -301,3 +301,40 @@ fn librdkafka_calls_the_commit_callback_with_each_commits_outcome_and_offsets() 
         assert_eq!(*lonely.context().0.lock().unwrap(), [(false, vec![5])]);
     });
 }
+
+#[test]
+fn librdkafka_assigns_incrementally_refuses_conflicts_and_commits_past_a_message() {
+    use rdkafka::consumer::{CommitMode, Consumer};
+    use rdkafka::{Message, Offset, TopicPartitionList};
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let plain: rdkafka::producer::FutureProducer = config(&[]).create().unwrap();
+        send(&plain, 0, "p0").await.unwrap();
+        send(&plain, 1, "p1").await.unwrap();
+        let c = assigned(&[("group.id", "g"), ("enable.auto.commit", "false")], 0, Offset::Beginning);
+        let mut p1 = TopicPartitionList::new();
+        p1.add_partition_offset("t", 1, Offset::Beginning).unwrap();
+        c.incremental_assign(&p1).unwrap();
+        assert_eq!(c.assignment().unwrap().count(), 2, "added to the assignment, not replacing it");
+        let again = c.incremental_assign(&p1);
+        assert!(matches!(&again, Err(KafkaError::Subscription(m)) if m.contains("_CONFLICT")), "{again:?}");
+        let mut read = Vec::new();
+        while let Some(m) = c.poll(Duration::from_millis(30)).await {
+            let m = m.unwrap();
+            read.push(m.payload_view::<str>().unwrap().unwrap().to_string());
+            if m.partition() == 1 {
+                c.commit_message(&m, CommitMode::Sync).await.unwrap();
+            }
+        }
+        read.sort();
+        assert_eq!(read, ["p0", "p1"]);
+        let mut p0 = TopicPartitionList::new();
+        p0.add_partition("t", 0);
+        c.incremental_unassign(&p0).unwrap();
+        assert!(c.incremental_unassign(&p0).is_err(), "p0 is no longer assigned");
+        assert_eq!(c.assignment().unwrap().count(), 1);
+        let mut at = TopicPartitionList::new();
+        at.add_partition("t", 1);
+        let committed = c.committed_offsets(at, T).await.unwrap();
+        assert_eq!(committed.find_partition("t", 1).unwrap().offset(), Offset::Offset(1), "past the message");
+    });
+}

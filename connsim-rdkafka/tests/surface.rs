@@ -109,6 +109,21 @@ pub fn store(consumer: &BaseConsumer, message: &BorrowedMessage<'_>, tpl: &Topic
     consumer.store_offset("t", 0, 1)
 }
 
+/// Assignment changes, positions and lookups by time, as a split reader makes them.
+pub async fn assignment_calls(consumer: &BaseConsumer, added: &TopicPartitionList) -> KafkaResult<TopicPartitionList> {
+    consumer.incremental_assign(added)?;
+    consumer.incremental_unassign(added)?;
+    let _: (bool, rdkafka::consumer::RebalanceProtocol) = (consumer.assignment_lost(), consumer.rebalance_protocol());
+    let _: TopicPartitionList = consumer.subscription()?;
+    consumer.unsubscribe();
+    let sought: TopicPartitionList = consumer.seek_partitions(added.clone(), std::time::Duration::ZERO)?;
+    let _ = consumer.offsets_for_timestamp(1, std::time::Duration::from_millis(1)).await?;
+    if let Some(Ok(m)) = consumer.poll(std::time::Duration::ZERO).await {
+        consumer.commit_message(&m, CommitMode::Async).await?;
+    }
+    consumer.offsets_for_times(sought, std::time::Duration::from_millis(1)).await
+}
+
 /// Both commit modes.
 pub fn modes() -> [CommitMode; 2] {
     [CommitMode::Sync, CommitMode::Async]

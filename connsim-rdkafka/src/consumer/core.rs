@@ -46,6 +46,17 @@ pub(crate) struct ConsumerCore {
     state: Mutex<State>,
 }
 
+impl Place {
+    /// A partition assigned or sought at `offset`: a concrete one is its position; any other
+    /// is resolved on the first fetch.
+    fn at(offset: Offset) -> Place {
+        match offset {
+            Offset::Offset(o) if o >= 0 => Place { position: Some(o as u64), fetch_at: o as u64, ..Place::default() },
+            other => Place { start: Some(other), ..Place::default() },
+        }
+    }
+}
+
 fn key(topic: &str, partition: i32) -> (String, u32) {
     (topic.to_string(), partition.max(0) as u32)
 }
@@ -62,14 +73,34 @@ impl ConsumerCore {
         for e in tpl.elements() {
             let k = key(e.topic(), e.partition());
             s.assignment.push(k.clone());
-            let place = match e.offset() {
-                Offset::Offset(o) if o >= 0 => {
-                    Place { position: Some(o as u64), fetch_at: o as u64, ..Place::default() }
-                }
-                other => Place { start: Some(other), ..Place::default() },
-            };
-            s.places.insert(k, place);
+            s.places.insert(k, Place::at(e.offset()));
         }
+    }
+
+    /// `incremental_assign` (`add`) or `incremental_unassign`: a partition already assigned
+    /// (adding) or not assigned (removing) is refused, as librdkafka refuses it
+    /// (`_CONFLICT`), and then nothing changes.
+    pub(crate) fn reassign(&self, tpl: &TopicPartitionList, add: bool) -> Result<(), String> {
+        let mut s = self.state.lock().unwrap();
+        for e in tpl.elements() {
+            if s.places.contains_key(&key(e.topic(), e.partition())) == add {
+                let what = if add { "is already part of" } else { "is not part of" };
+                return Err(format!("_CONFLICT: {} [{}] {what} the current assignment", e.topic(), e.partition()));
+            }
+        }
+        for e in tpl.elements() {
+            let k = key(e.topic(), e.partition());
+            if add {
+                s.assignment.push(k.clone());
+                s.places.insert(k, Place::at(e.offset()));
+            } else {
+                s.assignment.retain(|a| *a != k);
+                s.places.remove(&k);
+                s.paused.remove(&k);
+            }
+        }
+        s.next = 0;
+        Ok(())
     }
 
     pub(crate) fn assignment(&self) -> TopicPartitionList {
@@ -88,10 +119,7 @@ impl ConsumerCore {
         };
         // A seek moves where fetching goes on, not what was stored for the next commit.
         let stored = place.stored;
-        *place = match offset {
-            Offset::Offset(o) if o >= 0 => Place { position: Some(o as u64), fetch_at: o as u64, ..Place::default() },
-            other => Place { start: Some(other), ..Place::default() },
-        };
+        *place = Place::at(offset);
         place.stored = stored;
         Ok(())
     }

@@ -10,6 +10,7 @@ pub mod base_consumer;
 mod context;
 mod core;
 mod stream_consumer;
+mod times;
 
 pub use base_consumer::BaseConsumer;
 pub use context::{ConsumerContext, DefaultConsumerContext, Rebalance, RebalanceProtocol};
@@ -93,6 +94,40 @@ pub trait Consumer {
         partition: i32,
         timeout: T,
     ) -> KafkaResult<(i64, i64)>;
+    /// Adds partitions to the assignment, each at its offset; one already assigned is
+    /// refused.
+    fn incremental_assign(&self, assignment: &TopicPartitionList) -> KafkaResult<()>;
+    /// Takes partitions out of the assignment; one not assigned is refused.
+    fn incremental_unassign(&self, assignment: &TopicPartitionList) -> KafkaResult<()>;
+    /// Leaves the group's subscription (none here: a no-op).
+    fn unsubscribe(&self);
+    /// The subscribed topics (none here: partitions are assigned).
+    fn subscription(&self) -> KafkaResult<TopicPartitionList>;
+    /// Whether the group took the assignment away (never, here).
+    fn assignment_lost(&self) -> bool;
+    /// The group's rebalance protocol (none, here).
+    fn rebalance_protocol(&self) -> RebalanceProtocol;
+    /// Moves several assigned partitions' positions.
+    fn seek_partitions<T: Into<Timeout>>(
+        &self,
+        topic_partition_list: TopicPartitionList,
+        timeout: T,
+    ) -> KafkaResult<TopicPartitionList>;
+    /// Commits the offset past `message`.
+    async fn commit_message(&self, message: &BorrowedMessage<'_>, mode: CommitMode) -> KafkaResult<()>;
+    /// Per partition of `timestamps` (offsets that are timestamps in ms), the first offset at
+    /// or after it, or `Offset::End` if there is none below the end the consumer may read to.
+    async fn offsets_for_times<T: Into<Timeout>>(
+        &self,
+        timestamps: TopicPartitionList,
+        timeout: T,
+    ) -> KafkaResult<TopicPartitionList>;
+    /// [`Consumer::offsets_for_times`] of `timestamp` for every assigned partition.
+    async fn offsets_for_timestamp<T: Into<Timeout>>(
+        &self,
+        timestamp: i64,
+        timeout: T,
+    ) -> KafkaResult<TopicPartitionList>;
     /// Stops returning messages of these partitions.
     fn pause(&self, partitions: &TopicPartitionList) -> KafkaResult<()>;
     /// Returns messages of these partitions again.
@@ -199,6 +234,60 @@ macro_rules! consumer_api {
             ) -> $crate::error::KafkaResult<(i64, i64)> {
                 let rc = self.core.settings.read_committed;
                 $crate::metadata::watermarks(&self.core.wire, topic, partition, rc, timeout.into()).await
+            }
+            fn incremental_assign(&self, assignment: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
+                self.core.reassign(assignment, true).map_err($crate::error::KafkaError::Subscription)
+            }
+            fn incremental_unassign(&self, assignment: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
+                self.core.reassign(assignment, false).map_err($crate::error::KafkaError::Subscription)
+            }
+            fn unsubscribe(&self) {}
+            fn subscription(&self) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
+                Ok($crate::TopicPartitionList::new())
+            }
+            fn assignment_lost(&self) -> bool {
+                false
+            }
+            fn rebalance_protocol(&self) -> $crate::consumer::RebalanceProtocol {
+                $crate::consumer::RebalanceProtocol::None
+            }
+            fn seek_partitions<T: Into<$crate::util::Timeout>>(
+                &self,
+                topic_partition_list: $crate::TopicPartitionList,
+                _timeout: T,
+            ) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
+                for e in topic_partition_list.elements() {
+                    self.core.seek(e.topic(), e.partition(), e.offset())?;
+                }
+                Ok(topic_partition_list)
+            }
+            async fn commit_message(
+                &self,
+                message: &$crate::message::BorrowedMessage<'_>,
+                mode: $crate::consumer::CommitMode,
+            ) -> $crate::error::KafkaResult<()> {
+                use $crate::Message;
+                let mut tpl = $crate::TopicPartitionList::new();
+                tpl.add_partition_offset(message.topic(), message.partition(), $crate::Offset::Offset(message.offset() + 1))?;
+                $crate::consumer::Consumer::commit(self, &tpl, mode).await
+            }
+            async fn offsets_for_times<T: Into<$crate::util::Timeout>>(
+                &self,
+                timestamps: $crate::TopicPartitionList,
+                timeout: T,
+            ) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
+                self.core.offsets_for_times(&timestamps, $crate::wire::deadline(timeout.into())).await
+            }
+            async fn offsets_for_timestamp<T: Into<$crate::util::Timeout>>(
+                &self,
+                timestamp: i64,
+                timeout: T,
+            ) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
+                let mut timestamps = $crate::TopicPartitionList::new();
+                for e in self.core.assignment().elements() {
+                    timestamps.add_partition_offset(e.topic(), e.partition(), $crate::Offset::Offset(timestamp))?;
+                }
+                self.core.offsets_for_times(&timestamps, $crate::wire::deadline(timeout.into())).await
             }
             fn pause(&self, partitions: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
                 self.core.pause(partitions, true);

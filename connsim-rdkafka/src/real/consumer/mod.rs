@@ -78,6 +78,42 @@ pub trait Consumer {
         partition: i32,
         timeout: T,
     ) -> KafkaResult<(i64, i64)>;
+    /// Adds partitions to the assignment, each at its offset.
+    fn incremental_assign(&self, assignment: &TopicPartitionList) -> KafkaResult<()>;
+    /// Takes partitions out of the assignment.
+    fn incremental_unassign(&self, assignment: &TopicPartitionList) -> KafkaResult<()>;
+    /// Leaves the group's subscription.
+    fn unsubscribe(&self);
+    /// The subscribed topics.
+    fn subscription(&self) -> KafkaResult<TopicPartitionList>;
+    /// Whether the group took the assignment away.
+    fn assignment_lost(&self) -> bool;
+    /// The group's rebalance protocol.
+    fn rebalance_protocol(&self) -> RebalanceProtocol;
+    /// Moves several assigned partitions' positions (without waiting).
+    fn seek_partitions<T: Into<Timeout>>(
+        &self,
+        topic_partition_list: TopicPartitionList,
+        timeout: T,
+    ) -> KafkaResult<TopicPartitionList>;
+    /// Commits the offset past `message`.
+    async fn commit_message(
+        &self,
+        message: &rdkafka::message::BorrowedMessage<'_>,
+        mode: CommitMode,
+    ) -> KafkaResult<()>;
+    /// Per partition of `timestamps`, the first offset at or after it.
+    async fn offsets_for_times<T: Into<Timeout>>(
+        &self,
+        timestamps: TopicPartitionList,
+        timeout: T,
+    ) -> KafkaResult<TopicPartitionList>;
+    /// [`Consumer::offsets_for_times`] of `timestamp` for every assigned partition.
+    async fn offsets_for_timestamp<T: Into<Timeout>>(
+        &self,
+        timestamp: i64,
+        timeout: T,
+    ) -> KafkaResult<TopicPartitionList>;
     /// Stops returning messages of these partitions.
     fn pause(&self, partitions: &TopicPartitionList) -> KafkaResult<()>;
     /// Returns messages of these partitions again.
@@ -204,6 +240,65 @@ macro_rules! consumer_api {
                 let (inner, topic, timeout) = (self.inner.clone(), topic.to_string(), timeout.into());
                 $crate::real::blocking::blocking(move || {
                     rdkafka::consumer::Consumer::fetch_watermarks(&*inner, &topic, partition, timeout)
+                })
+                .await
+            }
+            fn incremental_assign(&self, assignment: &rdkafka::TopicPartitionList) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::incremental_assign(&*self.inner, assignment)
+            }
+            fn incremental_unassign(&self, assignment: &rdkafka::TopicPartitionList) -> rdkafka::error::KafkaResult<()> {
+                rdkafka::consumer::Consumer::incremental_unassign(&*self.inner, assignment)
+            }
+            fn unsubscribe(&self) {
+                rdkafka::consumer::Consumer::unsubscribe(&*self.inner)
+            }
+            fn subscription(&self) -> rdkafka::error::KafkaResult<rdkafka::TopicPartitionList> {
+                rdkafka::consumer::Consumer::subscription(&*self.inner)
+            }
+            fn assignment_lost(&self) -> bool {
+                rdkafka::consumer::Consumer::assignment_lost(&*self.inner)
+            }
+            fn rebalance_protocol(&self) -> rdkafka::consumer::RebalanceProtocol {
+                rdkafka::consumer::Consumer::rebalance_protocol(&*self.inner)
+            }
+            fn seek_partitions<T: Into<rdkafka::util::Timeout>>(
+                &self,
+                topic_partition_list: rdkafka::TopicPartitionList,
+                _timeout: T,
+            ) -> rdkafka::error::KafkaResult<rdkafka::TopicPartitionList> {
+                // Without waiting, as `seek`.
+                let now = rdkafka::util::Timeout::After(std::time::Duration::ZERO);
+                rdkafka::consumer::Consumer::seek_partitions(&*self.inner, topic_partition_list, now)
+            }
+            async fn commit_message(
+                &self,
+                message: &rdkafka::message::BorrowedMessage<'_>,
+                mode: rdkafka::consumer::CommitMode,
+            ) -> rdkafka::error::KafkaResult<()> {
+                use rdkafka::Message;
+                let mut tpl = rdkafka::TopicPartitionList::new();
+                tpl.add_partition_offset(message.topic(), message.partition(), rdkafka::Offset::Offset(message.offset() + 1))?;
+                $crate::real::consumer::Consumer::commit(self, &tpl, mode).await
+            }
+            async fn offsets_for_times<T: Into<rdkafka::util::Timeout>>(
+                &self,
+                timestamps: rdkafka::TopicPartitionList,
+                timeout: T,
+            ) -> rdkafka::error::KafkaResult<rdkafka::TopicPartitionList> {
+                let (inner, timeout) = (self.inner.clone(), timeout.into());
+                $crate::real::blocking::blocking(move || {
+                    rdkafka::consumer::Consumer::offsets_for_times(&*inner, timestamps, timeout)
+                })
+                .await
+            }
+            async fn offsets_for_timestamp<T: Into<rdkafka::util::Timeout>>(
+                &self,
+                timestamp: i64,
+                timeout: T,
+            ) -> rdkafka::error::KafkaResult<rdkafka::TopicPartitionList> {
+                let (inner, timeout) = (self.inner.clone(), timeout.into());
+                $crate::real::blocking::blocking(move || {
+                    rdkafka::consumer::Consumer::offsets_for_timestamp(&*inner, timestamp, timeout)
                 })
                 .await
             }

@@ -195,11 +195,17 @@ impl PartitionedLog {
                         self.history.record(&self.name, EventKind::OutOfRange { split, offset, start, reader, call });
                     }
                 }
-                KafkaResponse::Offset(match (spec, read_committed) {
-                    (OffsetSpec::Earliest, _) => part.start,
-                    (OffsetSpec::Latest, true) => part.lso(),
-                    (OffsetSpec::Latest, false) => part.hw,
-                })
+                let end = if read_committed { part.lso() } else { part.hw };
+                match spec {
+                    OffsetSpec::Earliest => KafkaResponse::Offset(part.start),
+                    OffsetSpec::Latest => KafkaResponse::Offset(end),
+                    // KIP-79: the first message at or after the timestamp (markers are not
+                    // messages), if it is below the end the client may read to.
+                    OffsetSpec::Timestamp(ts) => KafkaResponse::OffsetForTime((part.start..end).find(|&o| {
+                        let e = &part.entries[o as usize];
+                        e.status != Status::Marker && e.entry.timestamp_ms >= ts
+                    })),
+                }
             }
             KafkaRequest::OffsetCommit { group, offsets } => {
                 for (topic, partition, offset) in offsets {

@@ -40,6 +40,9 @@ pub enum OffsetSpec {
     /// The end: the high watermark, or for a read-committed client the last stable offset
     /// (`-1`, `OffsetSpec::Latest`).
     Latest,
+    /// The first offset whose message has a timestamp at or after this one (ms), if it is
+    /// below the end the client may read to; else none (`offsetsForTimes`).
+    Timestamp(i64),
 }
 
 /// The requests the Kafka face of the log serves.
@@ -151,6 +154,8 @@ pub enum KafkaResponse {
     Committed(Vec<Option<u64>>),
     /// Refused with Kafka's error code.
     Error(KafkaCode),
+    /// The offset a timestamp lookup found, if any.
+    OffsetForTime(Option<u64>),
 }
 
 /// Kafka's error codes the log answers with (the `RDKafkaErrorCode` of the same name).
