@@ -467,31 +467,25 @@ fn kip98_a_partition_joins_the_transaction_before_its_produce_so_a_lost_produce_
 }
 
 #[test]
-fn kip360_an_abort_after_a_lost_message_bumps_the_epoch_and_a_fenced_producer_cannot_bump() {
-    use connsim::net::FaultRule;
-    for protocol in [TxnProtocol::Classic, TxnProtocol::Kip890] {
-        sim_on_network(protocol, |_log, _h, _client, gw| async move {
-            let config = || config(&[("transactional.id", "bumped"), ("message.timeout.ms", "200")]);
-            let old: FutureProducer = config().create().unwrap();
-            old.init_transactions(T).await.unwrap();
-            old.begin_transaction().unwrap();
-            let lost = gw.add_rule(FaultRule::drop(1.0).kind("kafka.produce"));
-            assert!(send(&old, 0, "lost").await.is_err());
-            gw.remove_rule(lost);
-            // A newer producer of the id fences the old one before it aborts.
-            let new: FutureProducer = config().create().unwrap();
-            new.init_transactions(T).await.unwrap();
-            new.begin_transaction().unwrap();
-            send(&new, 0, "b").await.unwrap();
-            // The old producer's abort asks to bump an epoch that is no longer the id's.
-            let abort = old.abort_transaction(T).await;
-            assert!(fenced(abort), "{protocol:?}: a fenced producer's epoch bump is refused");
-            new.commit_transaction(T).await.unwrap();
-            assert_eq!(read("read_committed", 0).await, ["b"], "{protocol:?}: the newer transaction is untouched");
-        });
-    }
+fn kip360_a_bump_needs_the_current_epoch_and_its_retry_gets_the_same_answer() {
+    sim(TxnProtocol::Classic, |_log, _h, client| async move {
+        let init = |producer: Option<ProducerIdentity>| KafkaRequest::InitProducerId {
+            transactional_id: Some("bumped".into()),
+            transaction_timeout_ms: 60_000,
+            producer,
+        };
+        let KafkaResponse::Producer(p0) = raw(&client, init(None)).await else { panic!("an id") };
+        let KafkaResponse::Producer(p1) = raw(&client, init(Some(p0))).await else { panic!("bumped") };
+        assert_eq!((p1.id, p1.epoch), (p0.id, p0.epoch + 1), "the producer keeps its id, one epoch on");
+        // The bump's answer was lost: asked again, the same bump gets the same answer.
+        assert_eq!(raw(&client, init(Some(p0))).await, KafkaResponse::Producer(p1));
+        // A newer producer of the id fences both epochs: neither may bump now.
+        let KafkaResponse::Producer(p2) = raw(&client, init(None)).await else { panic!("fenced") };
+        assert_eq!(p2.epoch, p1.epoch + 1);
+        assert_eq!(raw(&client, init(Some(p1))).await, KafkaResponse::Error(KafkaCode::ProducerFenced));
+        assert_eq!(raw(&client, init(Some(p0))).await, KafkaResponse::Error(KafkaCode::ProducerFenced));
+    });
 }
-
 #[test]
 fn kip79_offsets_for_times_answers_the_first_message_at_or_after_a_time_below_the_readable_end() {
     sim(TxnProtocol::Classic, |_log, _h, _client| async move {

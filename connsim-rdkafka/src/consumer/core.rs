@@ -262,7 +262,8 @@ impl ConsumerCore {
                 };
                 let mut s = self.state.lock().unwrap();
                 if let Some(place) = s.places.get_mut(k) {
-                    *place = Place { start: Some(reset), ..Place::default() };
+                    // The stored offset stays: librdkafka resets it only with the assignment.
+                    *place = Place { start: Some(reset), stored: place.stored, ..Place::default() };
                 }
                 Ok(false)
             }
@@ -359,7 +360,7 @@ impl ConsumerCore {
         deadline: Option<madsim::time::Instant>,
     ) -> KafkaResult<()> {
         let Some(group) = self.settings.group_id.clone() else {
-            return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::InvalidArgument));
+            return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::UnknownGroup));
         };
         match self.wire.call_until(&KafkaRequest::OffsetCommit { group, offsets }, deadline).await {
             Some(KafkaResponse::Ok) => Ok(()),
@@ -374,13 +375,9 @@ impl ConsumerCore {
         s.places.iter().filter_map(|((t, p), place)| place.stored.map(|o| (t.clone(), *p, o))).collect()
     }
 
-    /// Stores `offset` of an assigned partition for the next commit (librdkafka's
-    /// `rd_kafka_offsets_store`): refused while `enable.auto.offset.store` stores them itself
-    /// (`InvalidArgument`), and for a partition not assigned (`State`).
+    /// Stores `offset` of an assigned partition as the next commit's (librdkafka's
+    /// `rd_kafka_offset_store0`): refused for a partition not assigned (`State`).
     pub(crate) fn store(&self, topic: &str, partition: i32, offset: i64) -> KafkaResult<()> {
-        if self.settings.auto_offset_store {
-            return Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument));
-        }
         let mut s = self.state.lock().unwrap();
         let Some(place) = s.places.get_mut(&key(topic, partition)) else {
             return Err(KafkaError::StoreOffset(RDKafkaErrorCode::State));

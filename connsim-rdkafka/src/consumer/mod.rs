@@ -66,13 +66,13 @@ pub trait Consumer {
     /// Commits the stored offsets (with `enable.auto.offset.store`, the default: past the
     /// messages returned).
     async fn commit_consumer_state(&self, mode: CommitMode) -> KafkaResult<()>;
-    /// Stores `offset` of an assigned partition for the next commit; needs
-    /// `enable.auto.offset.store=false`.
+    /// Stores the offset past `offset` (the next message to read) of an assigned partition
+    /// for the next commit, as librdkafka's `rd_kafka_offset_store` (which adds one).
     fn store_offset(&self, topic: &str, partition: i32, offset: i64) -> KafkaResult<()>;
-    /// Stores the offset past `message` for the next commit; needs
-    /// `enable.auto.offset.store=false`.
+    /// Stores the offset past `message` for the next commit.
     fn store_offset_from_message(&self, message: &BorrowedMessage<'_>) -> KafkaResult<()>;
-    /// Stores the offsets of `tpl` for the next commit; needs `enable.auto.offset.store=false`.
+    /// Stores the offsets of `tpl` as they are for the next commit; refused while
+    /// `enable.auto.offset.store` stores them itself, and only if none could be stored.
     fn store_offsets(&self, tpl: &TopicPartitionList) -> KafkaResult<()>;
     /// The group's committed offsets of the assignment.
     async fn committed<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<TopicPartitionList>;
@@ -172,18 +172,29 @@ macro_rules! consumer_api {
                 _mode: $crate::consumer::CommitMode,
             ) -> $crate::error::KafkaResult<()> {
                 let result = self.core.commit($crate::producer::offsets_of(tpl), None).await;
-                $crate::consumer::ConsumerContext::commit_callback(&*self.context, result.clone(), tpl);
+                // librdkafka refuses a commit without a group before queuing it: no callback.
+                if self.core.settings.group_id.is_some() {
+                    $crate::consumer::ConsumerContext::commit_callback(&*self.context, result.clone(), tpl);
+                }
                 result
             }
             async fn commit_consumer_state(&self, _mode: $crate::consumer::CommitMode) -> $crate::error::KafkaResult<()> {
+                use $crate::error::{KafkaError, RDKafkaErrorCode};
                 let offsets = self.core.stored();
+                if self.core.settings.group_id.is_none() {
+                    return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::UnknownGroup));
+                }
+                // librdkafka: nothing stored, nothing to commit.
+                if offsets.is_empty() {
+                    return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset));
+                }
                 let list = $crate::consumer::offsets_list(&offsets);
                 let result = self.core.commit(offsets, None).await;
                 $crate::consumer::ConsumerContext::commit_callback(&*self.context, result.clone(), &list);
                 result
             }
             fn store_offset(&self, topic: &str, partition: i32, offset: i64) -> $crate::error::KafkaResult<()> {
-                self.core.store(topic, partition, offset)
+                self.core.store(topic, partition, offset + 1)
             }
             fn store_offset_from_message(
                 &self,
@@ -193,17 +204,27 @@ macro_rules! consumer_api {
                 self.core.store(message.topic(), message.partition(), message.offset() + 1)
             }
             fn store_offsets(&self, tpl: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
+                use $crate::error::{KafkaError, RDKafkaErrorCode};
+                if self.core.settings.auto_offset_store {
+                    return Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument));
+                }
+                // librdkafka's `rd_kafka_offsets_store`: each one that can be is stored; the
+                // call fails only if none could be, with the last failure.
+                let (mut stored, mut last) = (0, None);
                 for e in tpl.elements() {
-                    match e.offset() {
-                        $crate::Offset::Offset(o) => self.core.store(e.topic(), e.partition(), o)?,
-                        _ => {
-                            return Err($crate::error::KafkaError::StoreOffset(
-                                $crate::error::RDKafkaErrorCode::InvalidArgument,
-                            ))
-                        }
+                    let done = match e.offset() {
+                        $crate::Offset::Offset(o) => self.core.store(e.topic(), e.partition(), o),
+                        _ => Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument)),
+                    };
+                    match done {
+                        Ok(()) => stored += 1,
+                        Err(e) => last = Some(e),
                     }
                 }
-                Ok(())
+                match last {
+                    Some(e) if stored == 0 => Err(e),
+                    _ => Ok(()),
+                }
             }
             async fn committed<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
                 let assignment = self.core.assignment();

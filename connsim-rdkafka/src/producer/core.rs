@@ -18,6 +18,11 @@ pub(super) enum Phase {
     Init,
     Ready,
     InTransaction,
+    /// A `commit_transaction` (`commit`) or `abort_transaction` timed out and goes on: the
+    /// same call resumes it.
+    Ending {
+        commit: bool,
+    },
     /// The transaction cannot commit; `abort_transaction` first.
     Abortable(RDKafkaError),
     /// The producer is finished (fenced): create a new one.

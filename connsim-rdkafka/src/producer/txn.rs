@@ -54,9 +54,10 @@ impl Core {
         Err(code)
     }
 
-    /// librdkafka's abort of a transaction whose message failed after taking its sequence
-    /// (KIP-360): `InitProducerId` with the producer's own id and epoch aborts the
-    /// transaction and bumps the epoch, so the next one starts its sequences at 0.
+    /// librdkafka's end of an abort whose transaction lost a message after it took its
+    /// sequence (KIP-360): once the EndTxn went through, `InitProducerId` with the
+    /// producer's own id and epoch bumps the epoch, so the next transaction starts its
+    /// sequences at 0 (the partition's sequence may have a gap).
     async fn bump_epoch(&self, sends: &mut Sends, id: String, timeout: Timeout) -> KafkaResult<()> {
         let producer = sends.identity;
         let transaction_timeout_ms = self.settings.transaction_timeout_ms;
@@ -74,9 +75,11 @@ impl Core {
             Some(KafkaResponse::Error(code)) => {
                 Err(self.fail(txn_error(code.into(), "abort_transaction: the epoch bump was refused").fatal()))
             }
-            _ => Err(KafkaError::Transaction(
-                txn_error(RDKafkaErrorCode::OperationTimedOut, "abort_transaction timed out").retriable(),
-            )),
+            _ => {
+                *self.phase.lock().unwrap() = Phase::Ending { commit: false };
+                let why = "abort_transaction timed out bumping the epoch: call it again to resume it";
+                Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::OperationTimedOut, why).retriable()))
+            }
         }
     }
 
@@ -172,6 +175,14 @@ impl Core {
         let what = if commit { "commit_transaction" } else { "abort_transaction" };
         match &*self.phase.lock().unwrap() {
             Phase::InTransaction => {}
+            // librdkafka: a call that timed out goes on in the background, and calling it
+            // again resumes it; the other one conflicts with it meanwhile.
+            Phase::Ending { commit: c } if *c == commit => {}
+            Phase::Ending { .. } => {
+                let other = if commit { "abort_transaction" } else { "commit_transaction" };
+                let why = format!("Conflicting {other} API call is already in progress");
+                return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::Conflict, why).retriable()));
+            }
             Phase::Abortable(_) if !commit => {}
             Phase::Abortable(e) | Phase::Fatal(e) => return Err(KafkaError::Transaction(e.clone())),
             other => {
@@ -180,7 +191,8 @@ impl Core {
             }
         };
         let mut sends = self.sends.lock().await;
-        if !commit && sends.needs_bump {
+        if !commit && sends.needs_bump && !sends.txn_work {
+            // The EndTxn went through before this call timed out: the bump is what is left.
             return self.bump_epoch(&mut sends, id, timeout).await;
         }
         if !sends.txn_work {
@@ -189,7 +201,7 @@ impl Core {
             return Ok(());
         }
         let producer = sends.identity.expect("initialised");
-        let req = KafkaRequest::EndTxn { transactional_id: id, producer, commit };
+        let req = KafkaRequest::EndTxn { transactional_id: id.clone(), producer, commit };
         match self.wire.call_until(&req, deadline(timeout)).await {
             Some(KafkaResponse::Producer(p)) => {
                 if p.epoch != producer.epoch {
@@ -199,14 +211,15 @@ impl Core {
                 sends.identity = Some(p);
                 sends.txn_work = false;
                 sends.added.clear();
-                sends.needs_bump = false;
+                if !commit && sends.needs_bump {
+                    return self.bump_epoch(&mut sends, id, timeout).await;
+                }
                 *self.phase.lock().unwrap() = Phase::Ready;
                 Ok(())
             }
             // librdkafka's EndTxn handler: a fenced epoch and a transaction the coordinator
-            // no longer has in the state asked for (`INVALID_TXN_STATE`: say, an abort of
-            // one whose commit went through) are fatal; what else the broker refuses leaves
-            // the transaction to abort.
+            // no longer has in the state asked for (`INVALID_TXN_STATE`) are fatal; what else
+            // the broker refuses leaves the transaction to abort.
             Some(KafkaResponse::Error(code)) => {
                 let e = txn_error(code.into(), format!("{what} refused"));
                 let fatal = matches!(
@@ -215,19 +228,12 @@ impl Core {
                 );
                 Err(self.fail(if fatal { e.fatal() } else { e.abortable() }))
             }
-            // librdkafka: a commit_transaction that times out fails the transaction (it must
-            // be aborted, and its EndTxn may still take effect); an abort that times out may
-            // be called again, and nothing but an abort may follow it.
-            _ if commit => Err(self.fail(
-                txn_error(RDKafkaErrorCode::OperationTimedOut, "commit_transaction timed out: abort it").abortable(),
-            )),
+            // librdkafka: the call timed out, its EndTxn goes on (and may take effect); the
+            // same call again resumes it.
             _ => {
-                let e = txn_error(RDKafkaErrorCode::OperationTimedOut, "abort_transaction timed out").retriable();
-                let mut phase = self.phase.lock().unwrap();
-                if matches!(*phase, Phase::InTransaction) {
-                    *phase = Phase::Abortable(e.clone());
-                }
-                Err(KafkaError::Transaction(e))
+                *self.phase.lock().unwrap() = Phase::Ending { commit };
+                let why = format!("{what} timed out: call it again to resume it");
+                Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::OperationTimedOut, why).retriable()))
             }
         }
     }

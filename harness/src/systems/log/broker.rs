@@ -60,11 +60,13 @@ impl PartitionedLog {
                     return refuse(InvalidTransactionTimeout);
                 }
                 // KIP-360: a producer bumping its own epoch must hold the current one, so a
-                // fenced producer cannot fence its successor this way.
+                // fenced producer cannot fence its successor this way; a retry of the last
+                // bump (its answer lost) is answered with the epoch that bump gave.
                 if let Some(p) = producer {
-                    match k.txns.get(&id).map(|t| t.producer) {
-                        Some(current) if current.id != p.id => return refuse(InvalidProducerIdMapping),
-                        Some(current) if current.epoch != p.epoch => return refuse(ProducerFenced),
+                    match k.txns.get(&id).map(|t| (t.producer, t.bumped_from)) {
+                        Some((current, _)) if current.id != p.id => return refuse(InvalidProducerIdMapping),
+                        Some((current, Some(from))) if from == p.epoch => return KafkaResponse::Producer(current),
+                        Some((current, _)) if current.epoch != p.epoch => return refuse(ProducerFenced),
                         Some(_) => {}
                         None => return refuse(InvalidProducerIdMapping),
                     }
@@ -83,12 +85,14 @@ impl PartitionedLog {
                         ended_epoch: None,
                         state: TxnState::Empty,
                         writes: Vec::new(),
+                        bumped_from: None,
                         added: Default::default(),
                         offsets: Vec::new(),
                         timeout_ms: 0,
                         started_ms: 0,
                     }
                 });
+                txn.bumped_from = producer.map(|p| p.epoch);
                 txn.producer.epoch = txn.producer.epoch.wrapping_add(1);
                 txn.ended_epoch = None;
                 txn.state = TxnState::Empty;

@@ -46,6 +46,10 @@ pub(super) struct Txn {
     pub(super) state: TxnState,
     /// Entries the ongoing transaction wrote.
     pub(super) writes: Vec<(String, u32, u64)>,
+    /// The epoch the last KIP-360 bump started from, so that a retry of that bump is
+    /// answered with the epoch it got (Kafka's `lastProducerEpoch`); cleared by a fencing
+    /// `InitProducerId`.
+    pub(super) bumped_from: Option<u64>,
     /// Partitions `AddPartitionsToTxn` added to it: each gets its marker, written to or not.
     pub(super) added: std::collections::BTreeSet<(String, u32)>,
     /// Offsets it commits for consumer groups when it commits.
@@ -160,6 +164,7 @@ impl Coordinator {
             // Fenced: the next epoch is one the producer was never given.
             txn.producer.epoch = epoch + 1;
             txn.ended_epoch = None;
+            txn.bumped_from = None;
             self.epochs.insert(txn.producer.id, epoch + 1);
             expired.push((id, epoch));
         }
