@@ -166,7 +166,11 @@ fn librdkafka_resumes_a_commit_that_timed_out_and_refuses_an_abort_meanwhile() {
                 matches!(&abort, Err(KafkaError::Transaction(e)) if e.code() == RDKafkaErrorCode::Conflict && e.is_retriable()),
                 "{protocol:?}: {abort:?}"
             );
-            assert!(p.begin_transaction().is_err(), "{protocol:?}: the commit is still under way");
+            let begin = p.begin_transaction();
+            assert!(
+                matches!(&begin, Err(KafkaError::Transaction(e)) if e.code() == RDKafkaErrorCode::Conflict && e.is_retriable()),
+                "{protocol:?}: the commit is still under way: {begin:?}"
+            );
             // Called again, the commit resumes: the broker answers the retried EndTxn as done.
             p.commit_transaction(T).await.unwrap_or_else(|e| panic!("{protocol:?}: {e}"));
             p.begin_transaction().unwrap();
@@ -186,12 +190,12 @@ fn librdkafka_commits_stored_offsets_and_without_auto_store_only_what_the_applic
         for v in ["a", "b", "c"] {
             send(&plain, 0, v).await.unwrap();
         }
-        let committed = |c: rdkafka::consumer::BaseConsumer| async move {
+        async fn committed(c: &rdkafka::consumer::BaseConsumer) -> Option<Offset> {
             let mut tpl = TopicPartitionList::new();
             tpl.add_partition("t", 0);
             let got = c.committed_offsets(tpl, T).await.unwrap();
             got.find_partition("t", 0).map(|e| e.offset())
-        };
+        }
         // By default a message's offset is stored when it is returned; a list of offsets may
         // not be stored then.
         let auto = assigned(&[("group.id", "auto"), ("enable.auto.commit", "false")], 0, Offset::Beginning);
@@ -203,7 +207,7 @@ fn librdkafka_commits_stored_offsets_and_without_auto_store_only_what_the_applic
         assert!(matches!(refused, Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument))), "{refused:?}");
         auto.poll(T).await.unwrap().unwrap();
         auto.commit_consumer_state(CommitMode::Sync).await.unwrap();
-        assert_eq!(committed(auto).await, Some(Offset::Offset(1)), "past the one message returned");
+        assert_eq!(committed(&auto).await, Some(Offset::Offset(1)), "past the one message returned");
         // Without it, a commit (asked for or automatic) commits only what was stored, and
         // `store_offset` stores past the offset it is given, as librdkafka's.
         let pairs = [
@@ -225,10 +229,19 @@ fn librdkafka_commits_stored_offsets_and_without_auto_store_only_what_the_applic
         let stored = manual.store_offset("t", 1, 0);
         assert!(matches!(stored, Err(KafkaError::StoreOffset(RDKafkaErrorCode::State))), "not assigned: {stored:?}");
         // A list stores what it can; it fails only when nothing could be stored.
+        let mut none = TopicPartitionList::new();
+        none.add_partition_offset("t", 1, Offset::Offset(0)).unwrap();
+        assert!(manual.store_offsets(&none).is_err(), "no partition of it is assigned");
+        assert_eq!(committed(&manual).await, Some(Offset::Offset(1)), "the auto-commit committed what was stored");
         let mut some = TopicPartitionList::new();
         some.add_partition_offset("t", 1, Offset::Offset(0)).unwrap();
-        assert!(manual.store_offsets(&some).is_err(), "no partition of it is assigned");
-        assert_eq!(committed(manual).await, Some(Offset::Offset(1)), "the auto-commit committed what was stored");
+        some.add_partition_offset("t", 0, Offset::Offset(2)).unwrap();
+        manual.store_offsets(&some).unwrap();
+        manual.commit_consumer_state(CommitMode::Sync).await.unwrap();
+        // Nothing stored past what it committed: nothing to commit.
+        let again = manual.commit_consumer_state(CommitMode::Sync).await;
+        assert!(matches!(again, Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset))), "{again:?}");
+        assert_eq!(committed(&manual).await, Some(Offset::Offset(2)), "stored as given in the list");
     });
 }
 
@@ -277,7 +290,7 @@ fn librdkafka_reports_each_base_producer_delivery_to_the_context_with_its_opaque
 }
 
 #[test]
-fn librdkafka_calls_the_commit_callback_with_each_commits_outcome_and_offsets() {
+fn rdkafka_calls_the_commit_callback_for_automatic_commits_at_the_next_poll_only() {
     use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
     use rdkafka::error::KafkaResult;
     use rdkafka::{ClientContext, Offset, TopicPartitionList};
@@ -293,24 +306,28 @@ fn librdkafka_calls_the_commit_callback_with_each_commits_outcome_and_offsets() 
         }
     }
     sim(TxnProtocol::Classic, |_log, _h, _client| async move {
-        send(&config(&[]).create().unwrap(), 0, "a").await.unwrap();
-        let c: BaseConsumer<Commits> = config(&[("group.id", "g"), ("enable.auto.commit", "false")])
-            .create_with_context(Commits::default())
-            .unwrap();
+        let plain = config(&[]).create().unwrap();
+        send(&plain, 0, "a").await.unwrap();
+        let pairs = [("group.id", "g"), ("enable.auto.commit", "true"), ("auto.commit.interval.ms", "10")];
+        let c: BaseConsumer<Commits> = config(&pairs).create_with_context(Commits::default()).unwrap();
         let mut tpl = TopicPartitionList::new();
         tpl.add_partition_offset("t", 0, Offset::Beginning).unwrap();
         c.assign(&tpl).unwrap();
         c.poll(T).await.unwrap().unwrap();
-        c.commit_consumer_state(CommitMode::Sync).await.unwrap();
+        // A commit the application makes is not reported to the context.
         let mut at = TopicPartitionList::new();
-        at.add_partition_offset("t", 0, Offset::Offset(5)).unwrap();
-        c.commit(&at, CommitMode::Async).await.unwrap();
-        // Without a group, the commit is refused before it is made: no callback.
-        let lonely: BaseConsumer<Commits> = config(&[]).create_with_context(Commits::default()).unwrap();
-        let refused = lonely.commit(&at, CommitMode::Sync).await;
-        assert!(matches!(refused, Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::UnknownGroup))), "{refused:?}");
-        assert_eq!(*c.context().0.lock().unwrap(), [(true, vec![1]), (true, vec![5])]);
-        assert!(lonely.context().0.lock().unwrap().is_empty());
+        at.add_partition_offset("t", 0, Offset::Offset(1)).unwrap();
+        c.commit(&at, CommitMode::Sync).await.unwrap();
+        assert!(c.context().0.lock().unwrap().is_empty(), "no callback for a commit the application made");
+        // The automatic commit of what is stored past it: nothing new, no commit, no callback.
+        madsim::time::sleep(Duration::from_millis(20)).await;
+        let _ = c.poll(Duration::from_millis(20)).await;
+        assert!(c.context().0.lock().unwrap().is_empty(), "nothing to commit automatically yet");
+        send(&plain, 0, "b").await.unwrap();
+        c.poll(T).await.unwrap().unwrap();
+        madsim::time::sleep(Duration::from_millis(20)).await;
+        let _ = c.poll(Duration::from_millis(20)).await;
+        assert_eq!(*c.context().0.lock().unwrap(), [(true, vec![2])], "the automatic commit past \"b\"");
     });
 }
 
@@ -348,5 +365,30 @@ fn librdkafka_assigns_incrementally_refuses_conflicts_and_commits_past_a_message
         at.add_partition("t", 1);
         let committed = c.committed_offsets(at, T).await.unwrap();
         assert_eq!(committed.find_partition("t", 1).unwrap().offset(), Offset::Offset(1), "past the message");
+    });
+}
+
+#[test]
+fn librdkafka_resumes_an_abort_that_timed_out() {
+    use connsim::net::FaultRule;
+    sim_on_network(TxnProtocol::Classic, |_log, _h, _client, gw| async move {
+        let p = transactional("aborting");
+        p.init_transactions(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        send(&p, 0, "a").await.unwrap();
+        let lost = gw.add_rule(FaultRule::lose_response(1.0).kind("kafka.end_txn"));
+        let abort = p.abort_transaction(Duration::from_millis(200)).await;
+        assert!(matches!(&abort, Err(KafkaError::Transaction(e)) if e.is_retriable()), "{abort:?}");
+        let commit = p.commit_transaction(T).await;
+        assert!(
+            matches!(&commit, Err(KafkaError::Transaction(e)) if e.code() == RDKafkaErrorCode::Conflict),
+            "a commit conflicts with the abort under way: {commit:?}"
+        );
+        gw.remove_rule(lost);
+        p.abort_transaction(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        send(&p, 0, "b").await.unwrap();
+        p.commit_transaction(T).await.unwrap();
+        assert_eq!(read("read_committed", 0).await, ["b"]);
     });
 }

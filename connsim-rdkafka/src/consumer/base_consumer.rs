@@ -35,7 +35,9 @@ impl<C: ConsumerContext> BaseConsumer<C> {
     /// The next message, or `None` if none came within `timeout`.
     pub async fn poll<T: Into<Timeout>>(&self, timeout: T) -> Option<KafkaResult<BorrowedMessage<'_>>> {
         let deadline = crate::wire::deadline(timeout.into());
-        self.core.next(deadline).await.map(|r| r.map(BorrowedMessage::new))
+        let next = self.core.next(deadline).await;
+        super::serve_commit_events(&self.core, &*self.context);
+        next.map(|r| r.map(BorrowedMessage::new))
     }
 }
 

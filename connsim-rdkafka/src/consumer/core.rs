@@ -19,7 +19,7 @@ const FETCH_MAX: usize = 64;
 
 /// A partition's place: where the application is, where fetching is, what was fetched.
 #[derive(Default)]
-struct Place {
+pub(super) struct Place {
     /// The offset the next message returned has (`None`: to resolve from `start`).
     position: Option<u64>,
     /// How to resolve an unknown position.
@@ -28,22 +28,30 @@ struct Place {
     buffer: VecDeque<OwnedMessage>,
     /// The offset the next commit of the consumer's state commits (librdkafka's stored
     /// offset): past the last message returned, or what the application stored.
-    stored: Option<u64>,
+    pub(super) stored: Option<u64>,
+    /// The offset this consumer last committed for the partition: a commit of its state
+    /// leaves out a partition whose stored offset is not past it.
+    pub(super) committed: Option<u64>,
 }
 
+/// An automatic commit's outcome and the offsets it committed.
+pub(crate) type CommitEvent = (KafkaResult<()>, Vec<(String, u32, u64)>);
+
 #[derive(Default)]
-struct State {
+pub(super) struct State {
     assignment: Vec<(String, u32)>,
-    places: BTreeMap<(String, u32), Place>,
+    pub(super) places: BTreeMap<(String, u32), Place>,
     paused: BTreeSet<(String, u32)>,
     next: usize,
-    last_auto_commit_ms: u64,
+    pub(super) last_auto_commit_ms: u64,
+    /// Outcomes of automatic commits not yet handed to the context (at the next poll).
+    pub(super) commit_events: Vec<CommitEvent>,
 }
 
 pub(crate) struct ConsumerCore {
     pub(crate) wire: Wire,
     pub(crate) settings: Settings,
-    state: Mutex<State>,
+    pub(super) state: Mutex<State>,
 }
 
 impl Place {
@@ -57,7 +65,7 @@ impl Place {
     }
 }
 
-fn key(topic: &str, partition: i32) -> (String, u32) {
+pub(super) fn key(topic: &str, partition: i32) -> (String, u32) {
     (topic.to_string(), partition.max(0) as u32)
 }
 
@@ -157,7 +165,7 @@ impl ConsumerCore {
     /// The next message, or `None` if none came before `deadline`.
     pub(crate) async fn next(&self, deadline: Option<madsim::time::Instant>) -> Option<KafkaResult<OwnedMessage>> {
         loop {
-            self.auto_commit();
+            self.auto_commit().await;
             let pick = {
                 let mut s = self.state.lock().unwrap();
                 let n = s.assignment.len();
@@ -327,91 +335,6 @@ impl ConsumerCore {
             Ok(KafkaResponse::Committed(c)) => c.into_iter().next(),
             _ => None,
         }
-    }
-
-    /// The group's committed offsets of `tpl`'s partitions.
-    pub(crate) async fn committed(
-        &self,
-        tpl: &TopicPartitionList,
-        deadline: Option<madsim::time::Instant>,
-    ) -> KafkaResult<TopicPartitionList> {
-        let Some(group) = self.settings.group_id.clone() else {
-            return Err(KafkaError::OffsetFetch(RDKafkaErrorCode::InvalidArgument));
-        };
-        let partitions: Vec<(String, u32)> = tpl.elements().iter().map(|e| key(e.topic(), e.partition())).collect();
-        let req = KafkaRequest::OffsetFetch { group, partitions: partitions.clone() };
-        match self.wire.call_until(&req, deadline).await {
-            Some(KafkaResponse::Committed(offsets)) => {
-                let mut out = TopicPartitionList::new();
-                for ((t, p), o) in partitions.iter().zip(offsets) {
-                    let _ =
-                        out.add_partition_offset(t, *p as i32, o.map_or(Offset::Invalid, |o| Offset::Offset(o as i64)));
-                }
-                Ok(out)
-            }
-            _ => Err(KafkaError::OffsetFetch(RDKafkaErrorCode::OperationTimedOut)),
-        }
-    }
-
-    /// Commits offsets for the group.
-    pub(crate) async fn commit(
-        &self,
-        offsets: Vec<(String, u32, u64)>,
-        deadline: Option<madsim::time::Instant>,
-    ) -> KafkaResult<()> {
-        let Some(group) = self.settings.group_id.clone() else {
-            return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::UnknownGroup));
-        };
-        match self.wire.call_until(&KafkaRequest::OffsetCommit { group, offsets }, deadline).await {
-            Some(KafkaResponse::Ok) => Ok(()),
-            Some(KafkaResponse::Error(code)) => Err(KafkaError::ConsumerCommit(code.into())),
-            _ => Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::OperationTimedOut)),
-        }
-    }
-
-    /// The stored offsets, which a commit of the consumer's state commits.
-    pub(crate) fn stored(&self) -> Vec<(String, u32, u64)> {
-        let s = self.state.lock().unwrap();
-        s.places.iter().filter_map(|((t, p), place)| place.stored.map(|o| (t.clone(), *p, o))).collect()
-    }
-
-    /// Stores `offset` of an assigned partition as the next commit's (librdkafka's
-    /// `rd_kafka_offset_store0`): refused for a partition not assigned (`State`).
-    pub(crate) fn store(&self, topic: &str, partition: i32, offset: i64) -> KafkaResult<()> {
-        let mut s = self.state.lock().unwrap();
-        let Some(place) = s.places.get_mut(&key(topic, partition)) else {
-            return Err(KafkaError::StoreOffset(RDKafkaErrorCode::State));
-        };
-        if offset < 0 {
-            return Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument));
-        }
-        place.stored = Some(offset as u64);
-        Ok(())
-    }
-
-    /// `enable.auto.commit`: the stored offsets (with `enable.auto.offset.store`, past the
-    /// messages returned) are committed every `auto.commit.interval.ms`, whatever the
-    /// application did with the messages.
-    fn auto_commit(&self) {
-        if !self.settings.auto_commit || self.settings.group_id.is_none() {
-            return;
-        }
-        let now_ms = connsim::net::now().as_millis() as u64;
-        let interval = self.settings.auto_commit_interval.as_millis() as u64;
-        {
-            let mut s = self.state.lock().unwrap();
-            if now_ms < s.last_auto_commit_ms + interval {
-                return;
-            }
-            s.last_auto_commit_ms = now_ms;
-        }
-        let offsets = self.stored();
-        if offsets.is_empty() {
-            return;
-        }
-        let group = self.settings.group_id.clone().expect("checked above");
-        // Fire and forget, as librdkafka's background commit.
-        self.wire.send(&KafkaRequest::OffsetCommit { group, offsets });
     }
 }
 

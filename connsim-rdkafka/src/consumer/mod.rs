@@ -9,6 +9,7 @@
 pub mod base_consumer;
 mod context;
 mod core;
+mod offsets;
 mod stream_consumer;
 mod times;
 
@@ -171,27 +172,12 @@ macro_rules! consumer_api {
                 tpl: &$crate::TopicPartitionList,
                 _mode: $crate::consumer::CommitMode,
             ) -> $crate::error::KafkaResult<()> {
-                let result = self.core.commit($crate::producer::offsets_of(tpl), None).await;
-                // librdkafka refuses a commit without a group before queuing it: no callback.
-                if self.core.settings.group_id.is_some() {
-                    $crate::consumer::ConsumerContext::commit_callback(&*self.context, result.clone(), tpl);
-                }
-                result
+                // rdkafka hands the context's commit callback only automatic commits.
+                self.core.commit($crate::producer::offsets_of(tpl), None).await
             }
             async fn commit_consumer_state(&self, _mode: $crate::consumer::CommitMode) -> $crate::error::KafkaResult<()> {
-                use $crate::error::{KafkaError, RDKafkaErrorCode};
-                let offsets = self.core.stored();
-                if self.core.settings.group_id.is_none() {
-                    return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::UnknownGroup));
-                }
-                // librdkafka: nothing stored, nothing to commit.
-                if offsets.is_empty() {
-                    return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset));
-                }
-                let list = $crate::consumer::offsets_list(&offsets);
-                let result = self.core.commit(offsets, None).await;
-                $crate::consumer::ConsumerContext::commit_callback(&*self.context, result.clone(), &list);
-                result
+                // What is stored past what was committed; nothing is `NoOffset`.
+                self.core.commit(self.core.to_commit(), None).await
             }
             fn store_offset(&self, topic: &str, partition: i32, offset: i64) -> $crate::error::KafkaResult<()> {
                 self.core.store(topic, partition, offset + 1)
@@ -323,13 +309,16 @@ macro_rules! consumer_api {
 }
 pub(crate) use consumer_api;
 
-/// Offsets to commit as a partition list, for the commit callback.
-pub(crate) fn offsets_list(offsets: &[(String, u32, u64)]) -> TopicPartitionList {
-    let mut list = TopicPartitionList::new();
-    for (topic, partition, offset) in offsets {
-        let _ = list.add_partition_offset(topic, *partition as i32, Offset::Offset(*offset as i64));
+/// Hands the automatic commits' outcomes to the context's commit callback, as rdkafka does
+/// when the consumer is polled.
+pub(crate) fn serve_commit_events<C: ConsumerContext>(core: &core::ConsumerCore, context: &C) {
+    for (result, offsets) in core.commit_events() {
+        let mut list = TopicPartitionList::new();
+        for (topic, partition, offset) in &offsets {
+            let _ = list.add_partition_offset(topic, *partition as i32, Offset::Offset(*offset as i64));
+        }
+        context.commit_callback(result, &list);
     }
-    list
 }
 
 pub(crate) fn group_metadata(group: String) -> ConsumerGroupMetadata {

@@ -40,7 +40,9 @@ impl<C: ConsumerContext, R> StreamConsumer<C, R> {
 
     /// The next message of an assigned, unpaused partition.
     pub async fn recv(&self) -> Result<BorrowedMessage<'_>, KafkaError> {
-        match self.core.next(None).await {
+        let next = self.core.next(None).await;
+        super::serve_commit_events(&self.core, &*self.context);
+        match next {
             Some(Ok(m)) => Ok(BorrowedMessage::new(m)),
             Some(Err(e)) => Err(e),
             None => unreachable!("no deadline"),

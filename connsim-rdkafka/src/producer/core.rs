@@ -131,7 +131,8 @@ impl Core {
         let transactional = self.settings.transactional_id.clone();
         if transactional.is_some() {
             let refused = match &mut *self.phase.lock().unwrap() {
-                Phase::InTransaction => None,
+                // What was queued before a commit began goes out while it flushes.
+                Phase::InTransaction | Phase::Ending { commit: true } => None,
                 Phase::Fatal(e) => Some(e.code()),
                 _ => Some(RDKafkaErrorCode::State),
             };

@@ -91,6 +91,7 @@ macro_rules! producer_api {
                 // librdkafka: outstanding messages not delivered in time fail the commit
                 // retriably; what is queued stays queued.
                 if let Err($crate::error::KafkaError::Flush(code)) = self.flush_queue(timeout).await {
+                    self.core.commit_under_way();
                     let why = "commit_transaction: outstanding messages were not delivered in time";
                     return Err($crate::error::KafkaError::Transaction(
                         $crate::error::RDKafkaError::new(code, why).retriable(),

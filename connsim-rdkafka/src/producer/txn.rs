@@ -9,7 +9,23 @@ use crate::util::Timeout;
 use crate::wire::deadline;
 use connsim::systems::{KafkaCode, KafkaRequest, KafkaResponse, ProducerIdentity};
 
+/// librdkafka's answer to a transactional call while a commit (`commit`) or an abort that
+/// timed out is still under way: retriable, naming that call.
+fn conflict(commit: bool) -> KafkaError {
+    let pending = if commit { "commit_transaction" } else { "abort_transaction" };
+    let why = format!("Conflicting {pending} API call is already in progress");
+    KafkaError::Transaction(txn_error(RDKafkaErrorCode::Conflict, why).retriable())
+}
+
 impl Core {
+    /// A `commit_transaction` whose flush timed out is under way: only it resumes.
+    pub(crate) fn commit_under_way(&self) {
+        let mut phase = self.phase.lock().unwrap();
+        if matches!(*phase, Phase::InTransaction) {
+            *phase = Phase::Ending { commit: true };
+        }
+    }
+
     /// librdkafka registers a partition with the transaction (`AddPartitionsToTxn`) before
     /// its first produce to it in each transaction, retrying until the messages time out. A
     /// partition that cannot join leaves the transaction to abort; a fenced producer is done.
@@ -58,11 +74,11 @@ impl Core {
     /// sequence (KIP-360): once the EndTxn went through, `InitProducerId` with the
     /// producer's own id and epoch bumps the epoch, so the next transaction starts its
     /// sequences at 0 (the partition's sequence may have a gap).
-    async fn bump_epoch(&self, sends: &mut Sends, id: String, timeout: Timeout) -> KafkaResult<()> {
+    async fn bump_epoch(&self, sends: &mut Sends, id: String, until: Option<madsim::time::Instant>) -> KafkaResult<()> {
         let producer = sends.identity;
         let transaction_timeout_ms = self.settings.transaction_timeout_ms;
         let req = KafkaRequest::InitProducerId { transactional_id: Some(id), transaction_timeout_ms, producer };
-        match self.wire.call_until(&req, deadline(timeout)).await {
+        match self.wire.call_until(&req, until).await {
             Some(KafkaResponse::Producer(p)) => {
                 sends.identity = Some(p);
                 sends.sequences.clear();
@@ -88,6 +104,7 @@ impl Core {
         match &*self.phase.lock().unwrap() {
             Phase::Init => {}
             Phase::Fatal(e) | Phase::Abortable(e) => return Err(KafkaError::Transaction(e.clone())),
+            Phase::Ending { commit } => return Err(conflict(*commit)),
             // librdkafka: once a producer id is acquired, init_transactions is a state error.
             other => {
                 let why = format!("init_transactions is not valid in state {other:?}: call it once per producer");
@@ -131,6 +148,7 @@ impl Core {
                 Ok(())
             }
             Phase::Fatal(e) => Err(KafkaError::Transaction(e.clone())),
+            Phase::Ending { commit } => Err(conflict(*commit)),
             other => Err(KafkaError::Transaction(txn_error(
                 RDKafkaErrorCode::State,
                 format!("begin_transaction is not valid in state {other:?}"),
@@ -148,6 +166,7 @@ impl Core {
         match &mut *self.phase.lock().unwrap() {
             Phase::InTransaction => {}
             Phase::Fatal(e) | Phase::Abortable(e) => return Err(KafkaError::Transaction(e.clone())),
+            Phase::Ending { commit } => return Err(conflict(*commit)),
             other => {
                 let why = format!("send_offsets_to_transaction is not valid in state {other:?}");
                 return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::State, why)));
@@ -171,6 +190,8 @@ impl Core {
 
     /// `commit_transaction` (`commit`) or `abort_transaction`.
     pub(crate) async fn end(&self, commit: bool, timeout: Timeout) -> KafkaResult<()> {
+        // One deadline for the call, its EndTxn and the epoch bump after it.
+        let until = deadline(timeout);
         let id = self.transactional()?.to_string();
         let what = if commit { "commit_transaction" } else { "abort_transaction" };
         match &*self.phase.lock().unwrap() {
@@ -178,11 +199,7 @@ impl Core {
             // librdkafka: a call that timed out goes on in the background, and calling it
             // again resumes it; the other one conflicts with it meanwhile.
             Phase::Ending { commit: c } if *c == commit => {}
-            Phase::Ending { .. } => {
-                let other = if commit { "abort_transaction" } else { "commit_transaction" };
-                let why = format!("Conflicting {other} API call is already in progress");
-                return Err(KafkaError::Transaction(txn_error(RDKafkaErrorCode::Conflict, why).retriable()));
-            }
+            Phase::Ending { commit: c } => return Err(conflict(*c)),
             Phase::Abortable(_) if !commit => {}
             Phase::Abortable(e) | Phase::Fatal(e) => return Err(KafkaError::Transaction(e.clone())),
             other => {
@@ -193,7 +210,7 @@ impl Core {
         let mut sends = self.sends.lock().await;
         if !commit && sends.needs_bump && !sends.txn_work {
             // The EndTxn went through before this call timed out: the bump is what is left.
-            return self.bump_epoch(&mut sends, id, timeout).await;
+            return self.bump_epoch(&mut sends, id, until).await;
         }
         if !sends.txn_work {
             // The broker never heard of the transaction: librdkafka ends it locally.
@@ -202,7 +219,7 @@ impl Core {
         }
         let producer = sends.identity.expect("initialised");
         let req = KafkaRequest::EndTxn { transactional_id: id.clone(), producer, commit };
-        match self.wire.call_until(&req, deadline(timeout)).await {
+        match self.wire.call_until(&req, until).await {
             Some(KafkaResponse::Producer(p)) => {
                 if p.epoch != producer.epoch {
                     // KIP-890: the next transaction runs under the new epoch, sequences from 0.
@@ -212,7 +229,7 @@ impl Core {
                 sends.txn_work = false;
                 sends.added.clear();
                 if !commit && sends.needs_bump {
-                    return self.bump_epoch(&mut sends, id, timeout).await;
+                    return self.bump_epoch(&mut sends, id, until).await;
                 }
                 *self.phase.lock().unwrap() = Phase::Ready;
                 Ok(())

@@ -134,6 +134,8 @@ impl Coordinator {
         }
         txn.state = if commit { TxnState::CompleteCommit } else { TxnState::CompleteAbort };
         if protocol == TxnProtocol::Kip890 {
+            // The epoch moves on: a bump of the one before is a stale one now.
+            txn.bumped_from = None;
             txn.ended_epoch = Some(txn.producer.epoch);
             txn.producer.epoch += 1;
             self.epochs.insert(txn.producer.id, txn.producer.epoch);
