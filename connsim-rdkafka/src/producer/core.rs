@@ -48,6 +48,24 @@ pub(super) struct Sends {
     pub(super) needs_bump: bool,
 }
 
+impl Sends {
+    /// The current transaction ended at the coordinator: the next one adds its partitions
+    /// again.
+    pub(super) fn transaction_ended(&mut self) {
+        self.txn_work = false;
+        self.added.clear();
+    }
+
+    /// The producer has a new epoch (`InitProducerId`, KIP-360's bump): sequences start at
+    /// 0 on every partition, and no transaction is open.
+    pub(super) fn new_epoch(&mut self, producer: ProducerIdentity) {
+        self.identity = Some(producer);
+        self.sequences.clear();
+        self.needs_bump = false;
+        self.transaction_ended();
+    }
+}
+
 /// One message to send, owned.
 pub(crate) struct Outgoing {
     pub topic: String,

@@ -80,11 +80,7 @@ impl Core {
         let req = KafkaRequest::InitProducerId { transactional_id: Some(id), transaction_timeout_ms, producer };
         match self.wire.call_until(&req, until).await {
             Some(KafkaResponse::Producer(p)) => {
-                sends.identity = Some(p);
-                sends.sequences.clear();
-                sends.txn_work = false;
-                sends.added.clear();
-                sends.needs_bump = false;
+                sends.new_epoch(p);
                 *self.phase.lock().unwrap() = Phase::Ready;
                 Ok(())
             }
@@ -119,11 +115,7 @@ impl Core {
         let mut sends = self.sends.lock().await;
         match self.wire.call_until(&req, deadline(timeout)).await {
             Some(KafkaResponse::Producer(p)) => {
-                sends.identity = Some(p);
-                sends.sequences.clear();
-                sends.txn_work = false;
-                sends.added.clear();
-                sends.needs_bump = false;
+                sends.new_epoch(p);
                 *self.phase.lock().unwrap() = Phase::Ready;
                 Ok(())
             }
@@ -226,8 +218,7 @@ impl Core {
                     sends.sequences.clear();
                 }
                 sends.identity = Some(p);
-                sends.txn_work = false;
-                sends.added.clear();
+                sends.transaction_ended();
                 if !commit && sends.needs_bump {
                     return self.bump_epoch(&mut sends, id, until).await;
                 }

@@ -103,42 +103,22 @@ impl PartitionedLog {
             KafkaRequest::Produce { topic, partition, entries, producer, base_sequence, transactional_id, acks } => {
                 self.produce(s, now_ms, topic, partition, entries, producer, base_sequence, transactional_id, acks)
             }
+            // AddOffsetsToTxn: the group joins the transaction, which starts if none is.
             KafkaRequest::TxnOffsetCommit { transactional_id, producer, group, offsets } => {
-                let Some(txn) = s.kafka.txns.get_mut(&transactional_id) else {
-                    return refuse(InvalidProducerIdMapping);
-                };
-                if txn.producer.id != producer.id {
-                    return refuse(InvalidProducerIdMapping);
+                match s.kafka.join(&transactional_id, producer, now_ms) {
+                    Ok(txn) => txn.offsets.extend(offsets.into_iter().map(|(t, p, o)| (group.clone(), t, p, o))),
+                    Err(code) => return refuse(code),
                 }
-                if txn.producer.epoch != producer.epoch {
-                    return refuse(ProducerFenced);
-                }
-                // AddOffsetsToTxn: the group joins the transaction, which starts if none is.
-                if txn.state != TxnState::Ongoing {
-                    txn.state = TxnState::Ongoing;
-                    txn.started_ms = now_ms;
-                }
-                txn.offsets.extend(offsets.into_iter().map(|(t, p, o)| (group.clone(), t, p, o)));
                 KafkaResponse::Ok
             }
             KafkaRequest::AddPartitionsToTxn { transactional_id, producer, topic, partition } => {
                 if s.topics.get(&topic).and_then(|t| t.get(partition as usize)).is_none() {
                     return refuse(UnknownTopicOrPartition);
                 }
-                let Some(txn) = s.kafka.txns.get_mut(&transactional_id) else {
-                    return refuse(InvalidProducerIdMapping);
+                match s.kafka.join(&transactional_id, producer, now_ms) {
+                    Ok(txn) => txn.added.insert((topic, partition)),
+                    Err(code) => return refuse(code),
                 };
-                if txn.producer.id != producer.id {
-                    return refuse(InvalidProducerIdMapping);
-                }
-                if txn.producer.epoch != producer.epoch {
-                    return refuse(ProducerFenced);
-                }
-                if txn.state != TxnState::Ongoing {
-                    txn.state = TxnState::Ongoing;
-                    txn.started_ms = now_ms;
-                }
-                txn.added.insert((topic, partition));
                 KafkaResponse::Ok
             }
             KafkaRequest::EndTxn { transactional_id, producer, commit } => {

@@ -4,7 +4,7 @@
 //! coordinator's).
 
 use super::state::{Partition, Status};
-use super::ProducerIdentity;
+use super::{KafkaCode, ProducerIdentity};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -171,6 +171,24 @@ impl Coordinator {
             expired.push((id, epoch));
         }
         expired
+    }
+
+    /// A request of `producer` joins the ongoing transaction of `id` (`AddPartitionsToTxn`,
+    /// `AddOffsetsToTxn`), which starts if none is: refused for a producer id that is not
+    /// the transactional id's, and for an epoch a newer one fenced (KIP-98).
+    pub(super) fn join(&mut self, id: &str, producer: ProducerIdentity, now_ms: u64) -> Result<&mut Txn, KafkaCode> {
+        let Some(txn) = self.txns.get_mut(id) else { return Err(KafkaCode::InvalidProducerIdMapping) };
+        if txn.producer.id != producer.id {
+            return Err(KafkaCode::InvalidProducerIdMapping);
+        }
+        if txn.producer.epoch != producer.epoch {
+            return Err(KafkaCode::ProducerFenced);
+        }
+        if txn.state != TxnState::Ongoing {
+            txn.state = TxnState::Ongoing;
+            txn.started_ms = now_ms;
+        }
+        Ok(txn)
     }
 
     /// The earliest deadline of an ongoing transaction, if any.
