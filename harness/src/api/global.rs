@@ -1,15 +1,20 @@
-//! The global committer (Flink's Sink V1 `GlobalCommitter`, parallelism 1), for table
-//! formats such as Iceberg: every subtask's committables of one checkpoint are combined into
-//! one global committable, which is committed atomically once the checkpoint is complete.
+//! The global committer, for table formats such as Iceberg: every writer's committables of
+//! one checkpoint are combined into one global committable, which is committed atomically
+//! once the checkpoint is complete. It runs as Flink's Sink V2 post-commit topology runs it:
+//! a task of parallelism 1 on a task executor, downstream of every writer.
 //!
 //! ```text
-//!  subtask i: prepare_commit(c) ─▶ committables ─▶ Ack(c) ─┐
-//!  job master, checkpoint c complete ◀─────────────────────┘
-//!     combine(c, all committables prepared up to c) ─▶ stored in checkpoint c ─▶ commit
+//!  writer i: prepare_commit(c) ─▶ committables, then barrier c ══ channel ══▶ global committer task
+//!  barrier c from every writer: combine(c, all committables prepared up to c)
+//!     ─▶ its part of checkpoint c ─▶ checkpoint c complete ─▶ commit
 //!  restore: filter_recovered(stored) ─▶ commit what is still missing
 //! ```
 //!
-//! With a global committer the subtasks' own committers are not used.
+//! Committables cross the network through their serializer. The task shares subtask 0's
+//! slot, is failed over with the job (it reads from every writer, so the job is one region),
+//! and can be cut off from the job master and replaced while it runs on: a zombie committer
+//! next to its replacement, which `commit` must make harmless (ask the external system what
+//! is committed already). With a global committer the subtasks' own committers are not used.
 
 use super::sink::{CommitOutcome, CommitRequest};
 use crate::error::ConnectorError;
@@ -22,7 +27,7 @@ use std::fmt::Debug;
 use std::future::Future;
 use std::marker::PhantomData;
 
-/// The global committer's view of the job master.
+/// The global committer's view of its task.
 #[derive(Clone)]
 pub struct GlobalCommitterContext {
     #[cfg(madsim)]
@@ -35,7 +40,8 @@ impl GlobalCommitterContext {
     pub fn job_id(&self) -> &str {
         &self.job_id
     }
-    /// The job master's gateway endpoint, for talking to external systems.
+    /// The task's gateway endpoint, for talking to external systems (what it sends is known
+    /// to come from this attempt of the task).
     #[cfg(madsim)]
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint

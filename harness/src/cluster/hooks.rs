@@ -177,16 +177,14 @@ impl Hooks {
         true
     }
 
-    /// Called by the job master at `phase`: true when it must crash here. Crashes aimed at the
-    /// job master apply, and for the global committer's commits also those aimed at any worker
-    /// (the sink's committer lives on the job master).
+    /// Called by the job master at `phase`: true when it must crash here (a crash aimed at
+    /// the job master).
     pub fn at_job_master(&self, phase: Phase, checkpoint: CheckpointId) -> bool {
         if !self.any.load(Ordering::Relaxed) {
             return false;
         }
         let mut armed = self.armed.lock().unwrap();
-        let commit = matches!(phase, Phase::InsideCommit | Phase::InsideRecoveredCommit);
-        let aimed = |aim: &Aim| matches!(aim, Aim::JobMaster) || (matches!(aim, Aim::Any) && commit);
+        let aimed = |aim: &Aim| matches!(aim, Aim::JobMaster);
         let Some(i) = armed.crashes.iter().position(|(p, aim)| *p == phase && aimed(aim)) else { return false };
         armed.crashes.remove(i);
         let node = super::protocol::JOB_MASTER.to_string();
@@ -194,7 +192,6 @@ impl Hooks {
         true
     }
 
-    /// Called by a subtask when asked for a checkpoint: true when it must decline it.
     pub fn declines(&self, subtask: usize) -> bool {
         self.any.load(Ordering::Relaxed) && self.armed.lock().unwrap().declines.remove(&subtask)
     }

@@ -108,6 +108,10 @@ pub enum Payload {
     CancelBarrier(CheckpointId),
     /// The sending reader reached the end of its input.
     EndOfInput,
+    /// A writer's committables for the global committer (`Vec<(CheckpointId,
+    /// Sink::Committable)>`, serialized), sent before the barrier of the checkpoint that
+    /// prepared them.
+    Committables(#[serde(with = "crate::bytes")] Vec<u8>),
 }
 
 impl ToTask {

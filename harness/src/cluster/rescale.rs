@@ -13,6 +13,21 @@ use crate::history::CheckpointId;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+/// The state of a subtask that had none: every part an empty list.
+pub(crate) fn empty() -> SubtaskState {
+    let none = bincode::serialize(&Vec::<()>::new()).expect("serializes");
+    SubtaskState { splits: none.clone(), writer: none.clone(), committables: none, finished: false }
+}
+
+/// The global committer's state after a rescale: its own, as it was (its parallelism is
+/// always 1). `bug` [`RuntimeBug::GlobalCommitterForgetsOnRescale`]: nothing.
+pub(crate) fn global_state(state: SubtaskState, bug: Option<RuntimeBug>) -> SubtaskState {
+    match bug {
+        Some(RuntimeBug::GlobalCommitterForgetsOnRescale) => empty(),
+        _ => SubtaskState { finished: false, ..state },
+    }
+}
+
 fn deal<T: Serialize + DeserializeOwned>(parts: &[&[u8]], p: usize, what: &str) -> Result<Vec<Vec<u8>>, String> {
     let mut buckets: Vec<Vec<T>> = (0..p).map(|_| Vec::new()).collect();
     let mut i = 0;

@@ -15,15 +15,13 @@ pub struct CompletedCheckpoint {
     pub id: CheckpointId,
     /// The enumerator's state (serialized `Source::EnumState`).
     pub enumerator: Vec<u8>,
-    /// Per subtask, in subtask order.
+    /// Per subtask, in subtask order; with a global committer, its task's state last
+    /// (index `readers.max(writers)`).
     pub subtasks: Vec<SubtaskState>,
     /// How many of the subtasks had a reader (the rest only a writer).
     pub readers: usize,
     /// How many of the subtasks had a writer (the rest only a reader).
     pub writers: usize,
-    /// Global committables not yet committed (`Vec<(CheckpointId, GlobalCommittable)>`), when
-    /// the sink has a global committer.
-    pub global: Vec<u8>,
     /// Taken as a savepoint (stop-with-savepoint).
     pub savepoint: bool,
 }
@@ -122,15 +120,7 @@ mod tests {
     use crate::history::{checkpoint_job, job_checkpoint, local_checkpoint};
 
     fn checkpoint(id: CheckpointId, savepoint: bool) -> CompletedCheckpoint {
-        CompletedCheckpoint {
-            id,
-            enumerator: Vec::new(),
-            subtasks: Vec::new(),
-            readers: 1,
-            writers: 1,
-            global: Vec::new(),
-            savepoint,
-        }
+        CompletedCheckpoint { id, enumerator: Vec::new(), subtasks: Vec::new(), readers: 1, writers: 1, savepoint }
     }
 
     #[test]

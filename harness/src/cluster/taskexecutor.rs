@@ -27,6 +27,9 @@ struct Running {
     renewed: Duration,
     /// When it was deployed (slots go to the newest when they run short).
     deployed: Duration,
+    /// The global committer's task: it shares a slot with another subtask (Flink's slot
+    /// sharing), so it takes none of its own.
+    global: bool,
 }
 
 impl Running {
@@ -117,7 +120,9 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                         if let Some(old) = running.remove(&subtask) {
                             close(old).await;
                         }
-                        free_slot(&mut running, cfg.slots).await;
+                        if !(sink.has_global_committer() && subtask == parallelism.max(writers)) {
+                            free_slot(&mut running, cfg.slots).await;
+                        }
                         let (control, rx) = mpsc::unbounded_channel();
                         let (cancel, cancelled) = oneshot::channel();
                         let setup = SubtaskSetup {
@@ -141,9 +146,16 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                                 runtime_bug: cfg.runtime_bug,
                             },
                         };
-                        let task = madsim::task::spawn(subtask::run::<Src, Snk>(setup));
+                        let global = sink.has_global_committer() && subtask == setup.shape.global_committer();
+                        let task = if global {
+                            madsim::task::spawn(super::global::run::<Src, Snk>(setup))
+                        } else {
+                            madsim::task::spawn(subtask::run::<Src, Snk>(setup))
+                        };
                         let at = now();
-                        running.insert(subtask, Running { attempt, control, cancel, task, renewed: at, deployed: at });
+                        let running_attempt =
+                            Running { attempt, control, cancel, task, renewed: at, deployed: at, global };
+                        running.insert(subtask, running_attempt);
                         true
                     }
                 };
@@ -258,8 +270,13 @@ async fn expire(running: &mut BTreeMap<usize, Running>, lease: Duration, history
 /// job master deploys only into slots it considers free, so they were given up).
 async fn free_slot(running: &mut BTreeMap<usize, Running>, slots: usize) {
     running.retain(|_, r| r.alive());
-    while running.len() >= slots.max(1) {
-        let oldest = running.iter().min_by_key(|(s, r)| (r.deployed, **s)).map(|(s, _)| *s).expect("not empty");
+    while running.values().filter(|r| !r.global).count() >= slots.max(1) {
+        let oldest = running
+            .iter()
+            .filter(|(_, r)| !r.global)
+            .min_by_key(|(s, r)| (r.deployed, **s))
+            .map(|(s, _)| *s)
+            .expect("not empty");
         close(running.remove(&oldest).expect("listed")).await;
     }
 }

@@ -83,10 +83,10 @@ impl Phase {
         self != Phase::BeforeNotify
     }
 
-    /// Whether the job master can reach this phase (it crashes there): the global
-    /// committer's commits happen on it.
+    /// Whether the job master can reach this phase (it crashes there). It commits nothing:
+    /// a global committer is a task on a task executor, which reaches the commit phases.
     pub fn on_job_master(self) -> bool {
-        matches!(self, Phase::BeforeNotify | Phase::InsideCommit | Phase::InsideRecoveredCommit)
+        self == Phase::BeforeNotify
     }
 }
 

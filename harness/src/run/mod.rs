@@ -37,6 +37,6 @@ pub use runner::{Outcome, Runner};
 pub use script::{RandomFaults, Script, ScriptFuture};
 pub use simulate::{simulate, simulate_script};
 pub use testbed::{
-    declared_guarantee, declared_watermarks, sink_systems, sink_systems_with, source_systems, source_systems_with,
-    Pipeline, Producer, RecordMaker, SinkSetup, SourceSetup, Testbed, World,
+    declared_guarantee, declared_watermarks, has_global_committer, sink_systems, sink_systems_with, source_systems,
+    source_systems_with, Pipeline, Producer, RecordMaker, SinkSetup, SourceSetup, Testbed, World,
 };

@@ -149,6 +149,12 @@ pub fn declared_guarantee<S: SinkSetup>(setup: &S) -> crate::api::DeliveryGuaran
     with_built_sink(setup, |_, sink| sink.delivery_guarantee())
 }
 
+/// Whether `setup`'s sink commits through a global committer (a throwaway world, outside
+/// any run).
+pub fn has_global_committer<S: SinkSetup>(setup: &S) -> bool {
+    with_built_sink(setup, |_, sink| sink.has_global_committer())
+}
+
 /// The external systems `setup`'s sink builds that have `setting` (for instance the logs
 /// with a transaction timeout), by node name.
 pub fn sink_systems_with<S: SinkSetup>(setup: &S, setting: &crate::systems::Setting) -> Vec<String> {

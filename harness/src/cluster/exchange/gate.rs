@@ -23,6 +23,8 @@ pub(crate) enum GateEvent {
     AlignmentAborted(CheckpointId),
     /// Every sender reached the end of its input.
     EndOfInput,
+    /// A writer's committables (serialized), for the global committer.
+    Committables(Vec<u8>),
 }
 
 /// One channel from a reader subtask.
@@ -125,6 +127,7 @@ impl InputGate {
             ch.owes_credit = true;
             match payload {
                 Payload::Records(records) => return Some(GateEvent::Records(records)),
+                Payload::Committables(bytes) => return Some(GateEvent::Committables(bytes)),
                 Payload::Watermark(w) => {
                     ch.watermark = Some(ch.watermark.map_or(w, |old| old.max(w)));
                     let min = self.channels.iter().map(|ch| ch.watermark).min().flatten();
@@ -262,8 +265,24 @@ mod tests {
                 GateEvent::Aligned(c) => format!("aligned {c}"),
                 GateEvent::AlignmentAborted(c) => format!("aborted {c}"),
                 GateEvent::EndOfInput => "end".into(),
+                GateEvent::Committables(b) => format!("committables {}", b[0]),
             })
             .collect()
+    }
+
+    /// The global committer's gate: a writer that sent barrier 1 is held back, so what it
+    /// prepares for checkpoint 2 comes only after checkpoint 1 aligned (and is combined with 2).
+    #[test]
+    fn committables_behind_a_barrier_wait_for_the_alignment() {
+        let mut g = gate(true);
+        send(&mut g, 0, Payload::Committables(vec![10]));
+        send(&mut g, 0, Payload::Barrier(1));
+        send(&mut g, 0, Payload::Committables(vec![20]));
+        send(&mut g, 1, Payload::Committables(vec![11]));
+        assert_eq!(drain(&mut g), ["committables 10", "blocked 0@1", "committables 11"]);
+        send(&mut g, 1, Payload::Barrier(1));
+        send(&mut g, 2, Payload::Barrier(1));
+        assert_eq!(drain(&mut g), ["blocked 1@1", "aligned 1", "committables 20"]);
     }
 
     #[test]

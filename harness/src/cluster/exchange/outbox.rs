@@ -29,6 +29,8 @@ struct Channel {
 /// The sending end: partitions records, numbers messages, keeps them until acknowledged.
 pub(crate) struct Outbox {
     me: usize,
+    /// The subtask channel 0 goes to (the others follow it): 0, or the global committer's.
+    first: usize,
     attempt: u64,
     endpoint: Endpoint,
     kind: Exchange,
@@ -46,7 +48,19 @@ impl Outbox {
     pub fn new(me: usize, attempt: u64, endpoint: Endpoint, kind: Exchange, parallelism: usize) -> Self {
         let channels = (0..parallelism).map(|_| Channel { next_seq: 1, limit: WINDOW, ..Channel::default() }).collect();
         // Senders start their round robin at different writers, as Flink's rebalance does.
-        Self { me, attempt, endpoint, kind, peers: None, channels, next: me % parallelism.max(1), flushed_ms: 0 }
+        let next = me % parallelism.max(1);
+        Self { me, attempt, endpoint, kind, first: 0, peers: None, channels, next, flushed_ms: 0 }
+    }
+
+    /// The sending end of writer `me`'s attempt to the global committer, subtask `global`:
+    /// one channel, for committables, barriers and the end of input.
+    pub fn to_global(me: usize, attempt: u64, endpoint: Endpoint, global: usize) -> Self {
+        Self { first: global, ..Self::new(me, attempt, endpoint, Exchange::Forward, 1) }
+    }
+
+    /// The subtask channel 0 goes to.
+    pub fn first(&self) -> usize {
+        self.first
     }
 
     /// Learns where every writer runs; sends what waited for it.
@@ -146,7 +160,7 @@ impl Outbox {
             let (from, to) = (ch.sent, ch.limit);
             let mut last = from;
             for (seq, payload) in ch.queue.iter().filter(|(seq, _)| *seq > from && *seq <= to) {
-                send(&self.endpoint, peers[c], c, self.me, self.attempt, *seq, payload);
+                send(&self.endpoint, peers[c], self.first + c, self.me, self.attempt, *seq, payload);
                 last = *seq;
             }
             if last > from {
@@ -171,7 +185,7 @@ impl Outbox {
             }
             let upto = ch.sent.max(ch.acked + 1);
             for (seq, payload) in ch.queue.iter().take_while(|(seq, _)| *seq <= upto) {
-                send(&self.endpoint, peers[c], c, self.me, self.attempt, *seq, payload);
+                send(&self.endpoint, peers[c], self.first + c, self.me, self.attempt, *seq, payload);
             }
             if ch.sent > ch.acked {
                 resent.push((c, ch.acked + 1, ch.sent));

@@ -1,7 +1,7 @@
 //! The job master's checkpoint coordinator: trigger (enumerator snapshot, valve closed),
 //! barriers (valve opened), acks, completion, the final checkpoint and stop-with-savepoint,
-//! checkpoints pending at once (up to the configured maximum), their expiry and abortion,
-//! and the global committer's commits.
+//! checkpoints pending at once (up to the configured maximum), their expiry and abortion.
+//! A global committer is a task like any other: its acknowledgement carries its state.
 
 use super::{Internal, JobMaster, JobStatus, Pending};
 use crate::api::{Boundedness, EnumeratorState, Sink, Source, SplitEnumerator};
@@ -162,13 +162,6 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         let final_checkpoint = stop
             || (self.coordinator.source.boundedness() == Boundedness::Bounded && p.acks.values().all(|s| s.finished));
         let subtasks: Vec<SubtaskState> = p.acks.into_values().collect();
-        let global = match &mut self.global {
-            Some(g) => match g.combine(c, &subtasks) {
-                Ok(bytes) => bytes,
-                Err(e) => return self.fail_job(e),
-            },
-            None => Vec::new(),
-        };
         let (readers, writers) = (self.coordinator.readers, self.cfg.writers(self.coordinator.readers));
         self.checkpoints.store.put(CompletedCheckpoint {
             id: c,
@@ -176,7 +169,6 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             subtasks,
             readers,
             writers,
-            global,
             savepoint: stop,
         });
         self.record(EventKind::CheckpointCompleted { checkpoint: c });
@@ -198,14 +190,6 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             // Nothing was read after the final checkpoint's barriers: later ones are moot.
             self.abort_all(AbortReason::JobFinishing);
         }
-        self.commit_global().await;
-    }
-
-    pub(super) async fn commit_global(&mut self) {
-        let Some(g) = &mut self.global else { return };
-        if let Err(e) = g.commit(&self.history, JOB_MASTER, &self.hooks).await {
-            self.fail_job(e);
-        }
     }
 
     /// The job is done: every attempt closes its components (best effort: a task executor
@@ -225,30 +209,15 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.coordinator.enumerator.close().await;
     }
 
-    /// Every subtask committed the final checkpoint: commit what the global committer still
-    /// holds, then the job is finished.
+    /// Every subtask (and the global committer) committed the final checkpoint: the job is
+    /// finished.
     pub(super) async fn finish(&mut self) {
-        if let Some(g) = &mut self.global {
-            while !g.is_idle() {
-                if let Err(e) = g.commit(&self.history, JOB_MASTER, &self.hooks).await {
-                    return self.fail_job(e);
-                }
-                if !g.is_idle() {
-                    madsim::time::sleep(Duration::from_millis(20)).await;
-                }
-            }
-        }
         self.close_all().await;
         if let Some((c, _, true)) = self.checkpoints.finishing {
             self.record(EventKind::JobStopped { savepoint: c });
             *self.status.lock().unwrap() = JobStatus::Stopped(c);
             self.done = true;
             return;
-        }
-        if let Some(g) = &mut self.global {
-            if let Err(e) = g.end_of_input().await {
-                return self.fail_job(format!("global committer end of input: {e}"));
-            }
         }
         self.record(EventKind::JobFinished);
         *self.status.lock().unwrap() = JobStatus::Finished;

@@ -52,4 +52,6 @@ pub(super) struct Scheduler {
     /// deployment did not reach it); cleared when a deployment reaches it.
     pub suspects: Vec<Option<Duration>>,
     pub expected: Expected,
+    /// The global committer's slot, after every reader's and writer's, when the sink has one.
+    pub global: Option<usize>,
 }

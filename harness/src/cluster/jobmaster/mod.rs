@@ -31,7 +31,6 @@ use components::{CheckpointCoordinator, Scheduler, SourceCoordinator};
 
 use super::config::JobConfig;
 use super::downlink::{Downlink, DownlinkReport};
-use super::global::GlobalHost;
 use super::heartbeat::Lost;
 use super::hooks::{Hooks, JmCommand};
 use super::protocol::{MasterMsg, SubtaskState, ToMaster, ToTask, JOB_MASTER};
@@ -90,10 +89,10 @@ enum Internal {
 /// and what they share (configuration, the endpoint, the history, the scenario's hooks, the
 /// loop's channels).
 struct JobMaster<Src: Source, Snk: Sink> {
+    sink: std::marker::PhantomData<fn() -> Snk>,
     coordinator: SourceCoordinator<Src>,
     checkpoints: CheckpointCoordinator,
     scheduler: Scheduler,
-    global: Option<GlobalHost<Snk>>,
     cfg: JobConfig,
     endpoint: Endpoint,
     history: History,
@@ -174,10 +173,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                     }
                 }
                 Wake::Msg(m) => self.on_message(*m).await,
-                Wake::Tick => {
-                    self.on_tick().await;
-                    self.commit_global().await;
-                }
+                Wake::Tick => self.on_tick().await,
                 Wake::Align => self.announce_alignment(),
                 Wake::Called(Called { generation, result, handled }) => {
                     if generation == self.coordinator.generation {

@@ -6,12 +6,9 @@ use super::{JobMaster, JobStatus};
 use crate::api::{EnumeratorContext, Sink, Source, Split, SplitEnumerator};
 use crate::cluster::config::FailoverStrategy;
 use crate::cluster::downlink::Downlink;
-use crate::cluster::protocol::JOB_MASTER;
 use crate::cluster::protocol::{task_executor, Addressed, SubtaskState, ToTask};
 use crate::cluster::rescale;
-use crate::error::RetryHint;
 use crate::history::{AbortReason, CheckpointId, EventKind, FailoverScope};
-use std::time::Duration;
 
 impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// The state subtask `subtask` restores from: the latest completed checkpoint's, dealt
@@ -21,8 +18,14 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if cp.readers == self.coordinator.readers && cp.subtasks.len() == self.scheduler.slots.len() {
             return Ok(Some((cp.id, cp.subtasks[subtask].clone())));
         }
+        // The global committer's state is its own: it is not dealt out with the others'.
+        let old = cp.readers.max(cp.writers).min(cp.subtasks.len());
+        if self.scheduler.global == Some(subtask) {
+            let state = cp.subtasks.get(old).cloned().unwrap_or_else(rescale::empty);
+            return Ok(Some((cp.id, rescale::global_state(state, self.cfg.runtime_bug))));
+        }
         let states = rescale::redistribute::<Src, Snk>(
-            &cp.subtasks,
+            &cp.subtasks[..old],
             cp.writers,
             self.coordinator.readers,
             self.cfg.writers(self.coordinator.readers),
@@ -74,14 +77,22 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// Where the next attempt of `subtask` goes: where it is unless that task executor is
     /// suspected lost; then a free slot on a task executor that is not suspected (the lowest);
     /// failing that, the free one suspected longest ago; failing that, where it is.
+    /// The global committer goes where subtask 0 goes: it shares its slot (Flink's slot
+    /// sharing), so it needs no free slot of its own.
     fn place(&self, subtask: usize) -> usize {
+        if self.scheduler.global == Some(subtask) {
+            return self.scheduler.slots[0].executor;
+        }
         let current = self.scheduler.slots[subtask].executor;
         if self.scheduler.suspects[current].is_none() {
             return current;
         }
         let slots = self.cfg.slots_per_task_executor.max(1);
+        // The global committer shares a slot: it takes none.
+        let global = self.scheduler.global;
         let used = |e: usize| {
-            self.scheduler.slots.iter().enumerate().filter(|(s, slot)| *s != subtask && slot.executor == e).count()
+            let others = self.scheduler.slots.iter().enumerate().filter(|(s, _)| *s != subtask && Some(*s) != global);
+            others.filter(|(_, slot)| slot.executor == e).count()
         };
         let free: Vec<usize> =
             (0..self.scheduler.suspects.len()).filter(|&e| e != current && used(e) < slots).collect();
@@ -95,9 +106,11 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if self.done {
             return;
         }
-        // Behind an all-to-all exchange every subtask reads from every other: the job is
-        // one region, and a failure anywhere restarts all of it (Flink's failover regions).
-        let failed = if self.cfg.exchange.all_to_all() { (0..self.scheduler.slots.len()).collect() } else { failed };
+        // Behind an all-to-all exchange every subtask reads from every other, and a global
+        // committer from every writer: the job is one region, and a failure anywhere restarts
+        // all of it (Flink's failover regions).
+        let one_region = self.cfg.exchange.all_to_all() || self.scheduler.global.is_some();
+        let failed = if one_region { (0..self.scheduler.slots.len()).collect() } else { failed };
         // A failure while a stopping savepoint is under way may leave sources stopped that
         // no region restart would resume: the whole job restarts instead.
         let stopping = self.checkpoints.pending.values().any(|p| p.stop)
@@ -136,7 +149,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// Tells every attempt where the others run, when the job has an exchange: its channels
     /// connect only the attempts named here. Sent after every deployment.
     pub(super) fn wire(&mut self) {
-        if !self.cfg.exchange.all_to_all() {
+        if !self.cfg.exchange.all_to_all() && self.scheduler.global.is_none() {
             return;
         }
         let peers: Vec<(usize, u64)> = self.scheduler.slots.iter().map(|s| (s.executor, s.attempt)).collect();
@@ -157,23 +170,6 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.record(EventKind::Failover { strategy, subtasks: all.clone(), checkpoint, cause });
         self.coordinator.tracker.reset();
         self.coordinator.ctx = EnumeratorContext::new(self.coordinator.readers, self.endpoint.clone());
-        let writers = self.cfg.writers(self.coordinator.readers);
-        let rescaled = latest.as_ref().is_some_and(|c| c.readers != self.coordinator.readers || c.writers != writers);
-        if let Some(g) = &mut self.global {
-            // As Flink's restart strategy does, a restore that fails for a reason that may
-            // pass (an unreachable system) is tried again after a restart delay.
-            loop {
-                match g.restore(latest.as_ref(), rescaled).await {
-                    Ok(()) => break,
-                    Err(e) if e.hint != RetryHint::FailJob => {
-                        let message = format!("global committer restore: {e}; retrying in 50 ms");
-                        self.history.record(JOB_MASTER, EventKind::ConnectorError { subtask: None, message });
-                        madsim::time::sleep(Duration::from_millis(50)).await;
-                    }
-                    Err(e) => return self.fail_job(format!("global committer restore: {e}")),
-                }
-            }
-        }
         // The enumerator being replaced is closed first (it may hold connections), and what
         // it started stops.
         self.stop_calls();
@@ -193,7 +189,6 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         self.wire();
         self.start_enumerator().await;
-        self.commit_global().await;
     }
 
     pub(super) fn fail_job(&mut self, reason: String) {

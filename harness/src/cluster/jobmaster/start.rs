@@ -5,10 +5,9 @@
 use super::alignment::AlignmentCoordinator;
 use super::components::{CheckpointCoordinator, Scheduler, SourceCoordinator};
 use super::{JobMaster, JobStatus, JobStatusCell, Slot};
-use crate::api::{EnumeratorContext, GlobalCommitterContext, Sink, Source};
+use crate::api::{EnumeratorContext, Sink, Source};
 use crate::cluster::config::JobConfig;
 use crate::cluster::downlink::Downlink;
-use crate::cluster::global::GlobalHost;
 use crate::cluster::heartbeat::{self, Expected};
 use crate::cluster::hooks::Hooks;
 use crate::cluster::protocol::JOB_MASTER;
@@ -48,13 +47,17 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         // Readers; subtasks host a reader, a writer, or both (slot sharing).
         let p = store.parallelism().unwrap_or(cfg.parallelism);
         let n = p.max(cfg.writers(p));
+        // The global committer's task comes after every reader and writer; it shares subtask
+        // 0's slot (Flink's slot sharing).
+        let global = sink.has_global_committer().then_some(n);
+        let slots_n = n + usize::from(global.is_some());
         *status.lock().unwrap() = JobStatus::Running;
         if let Some(problem) = cfg.problem() {
             history.record(JOB_MASTER, EventKind::JobFailed { reason: problem.clone() });
             *status.lock().unwrap() = JobStatus::Failed(problem);
             return;
         }
-        let expected: Expected = Arc::new(Mutex::new(vec![None; n]));
+        let expected: Expected = Arc::new(Mutex::new(vec![None; slots_n]));
         heartbeat::start(
             endpoint.clone(),
             expected.clone(),
@@ -65,32 +68,16 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         history.record(JOB_MASTER, EventKind::JobStarted { parallelism: p });
         let ctx = EnumeratorContext::new(p, endpoint.clone());
         let enumerator = source.create_enumerator(&ctx);
-        let slots = (0..n)
+        let slots = (0..slots_n)
             // Attempts start at `epoch << 32`, above every earlier incarnation's, so a task
             // executor fences whatever an older job master still has in flight.
             .map(|i| {
-                let executor = cfg.home(i);
+                let executor = cfg.home(if Some(i) == global { 0 } else { i });
                 let downlink = Downlink::start(endpoint.clone(), i, 0, executor, reports.clone());
                 Slot { attempt: epoch << 32, executor, no_more_splits: false, last_seq: 0, downlink, held: None }
             })
             .collect();
         let suspects = vec![None; cfg.task_executors(p)];
-        let global = if sink.has_global_committer() {
-            match sink.create_global_committer(GlobalCommitterContext {
-                endpoint: endpoint.clone(),
-                job_id: crate::history::job_id(store.job()),
-            }) {
-                Some(g) => Some(GlobalHost::new(g, cfg.runtime_bug)),
-                None => {
-                    let reason = "the sink says it has a global committer, but create_global_committer returned None";
-                    history.record(JOB_MASTER, EventKind::JobFailed { reason: reason.into() });
-                    *status.lock().unwrap() = JobStatus::Failed(reason.into());
-                    return;
-                }
-            }
-        } else {
-            None
-        };
         let mut jm: JobMaster<Src, Snk> = JobMaster {
             coordinator: SourceCoordinator {
                 source,
@@ -109,8 +96,8 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                 finishing: None,
                 stop_requested: false,
             },
-            scheduler: Scheduler { slots, suspects, expected },
-            global,
+            scheduler: Scheduler { slots, suspects, expected, global },
+            sink: std::marker::PhantomData,
             cfg,
             endpoint,
             history,
@@ -125,7 +112,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         match jm.checkpoints.store.latest() {
             None => {
                 jm.start_enumerator().await;
-                for i in 0..n {
+                for i in 0..slots_n {
                     jm.redeploy(i);
                 }
                 jm.wire();
@@ -133,7 +120,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             Some(cp) => {
                 // A new incarnation (job-master failover, resume from a savepoint, rescale):
                 // everything restarts from the latest completed checkpoint.
-                let strategy = if cp.readers != p || cp.subtasks.len() != n {
+                let strategy = if cp.readers != p || cp.subtasks.len() != slots_n {
                     FailoverScope::Rescale
                 } else {
                     FailoverScope::JobMaster

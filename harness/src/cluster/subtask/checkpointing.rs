@@ -72,7 +72,17 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     crate::cluster::wall::round_trip(&committables, "the writer's committables").map_err(wall)?;
                 self.sink.last_prepared = self.sink.last_prepared.max(c);
                 crash_point(&self.hooks, &self.node, self.id, Phase::AfterPrepareCommit, c).await;
-                self.sink.pending.extend(committables.into_iter().map(|x| (c, x, 0)));
+                match self.sink.global.as_mut() {
+                    // Downstream, ahead of the barrier: from here on they are the global
+                    // committer's, in its part of this checkpoint.
+                    Some(g) => {
+                        let prepared: Vec<(CheckpointId, &Snk::Committable)> =
+                            committables.iter().map(|x| (c, x)).collect();
+                        g.broadcast(Payload::Committables(encode(&prepared)));
+                        g.broadcast(Payload::Barrier(c));
+                    }
+                    None => self.sink.pending.extend(committables.into_iter().map(|x| (c, x, 0))),
+                }
                 crate::cluster::wall::encode_checked(&self.writer().snapshot_state(c), "the writer's state")
                     .map_err(wall)?
             }
@@ -125,9 +135,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         let (due, later): (Vec<_>, Vec<_>) =
             std::mem::take(&mut self.sink.pending).into_iter().partition(|(c, _, _)| *c <= self.sink.last_completed);
         self.sink.pending = later;
-        if due.is_empty() || self.sink.global {
-            // With a global committer, committables of a completed checkpoint already belong
-            // to the job master (they travelled in the acks and were combined there).
+        if due.is_empty() {
             return Ok(());
         }
         let requests: Vec<CommitRequest<Snk::Committable>> =

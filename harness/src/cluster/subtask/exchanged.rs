@@ -94,6 +94,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     /// Learns where every subtask's attempt runs.
     pub(super) fn wire(&mut self, peers: &[(usize, u64)]) {
+        if let Some(g) = self.sink.global.as_mut() {
+            if let Some(global) = peers.get(g.first()) {
+                g.wire(&[*global]);
+            }
+        }
         if let Some(x) = self.exchange.as_mut() {
             if peers.len() >= x.readers.max(x.writers) {
                 x.out.wire(&peers[..x.writers]);
@@ -110,6 +115,11 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     /// Resends what the writers have not acknowledged in time.
     pub(super) fn resend(&mut self, now: u64) {
+        if let Some(g) = self.sink.global.as_mut().filter(|g| g.next_resend_ms().is_some_and(|due| due <= now)) {
+            let to = g.first();
+            let resent = g.resend(now).into_iter().map(|(_, first, last)| (to, first, last)).collect();
+            self.record_resent(resent);
+        }
         let Some(x) = self.exchange.as_mut() else { return };
         let resent = x.out.resend(now);
         self.record_resent(resent);
@@ -175,9 +185,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 }),
                 GateEvent::AlignmentAborted(checkpoint) => {
                     x.barriers.remove(&checkpoint);
+                    if let Some(g) = self.sink.global.as_mut() {
+                        g.broadcast(Payload::CancelBarrier(checkpoint)); // downstream, as Flink's cancel marker
+                    }
                     self.record(EventKind::AlignmentAborted { subtask: self.id, attempt: self.attempt, checkpoint });
                 }
-                GateEvent::EndOfInput => self.writer().flush(true).await?,
+                GateEvent::EndOfInput => self.end_writer_input().await?,
+                GateEvent::Committables(_) => {} // only the global committer's gate has them
                 GateEvent::Aligned(c) => {
                     let aligned = x.aligned;
                     let input_ended = x.gate.ended();

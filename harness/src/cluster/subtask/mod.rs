@@ -116,6 +116,14 @@ pub(crate) struct JobShape {
     pub runtime_bug: Option<crate::cluster::config::RuntimeBug>,
 }
 
+impl JobShape {
+    /// The global committer's subtask, when the sink has one: the one after every reader
+    /// and writer.
+    pub fn global_committer(&self) -> usize {
+        self.parallelism.max(self.writers)
+    }
+}
+
 impl<Src, Snk> SubtaskSetup<Src, Snk> {
     /// The setup without its cancel signal, and the signal (listened to apart from the rest).
     fn split_cancel(self) -> (Self, Cancel) {
@@ -248,7 +256,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                         }
                         match self.exchange.as_mut() {
                             Some(x) => x.out.broadcast(Payload::EndOfInput),
-                            None => self.writer().flush(true).await?,
+                            None => self.end_writer_input().await?,
                         }
                         self.record(EventKind::SubtaskFinished { subtask: self.id, attempt: self.attempt });
                     }
@@ -269,8 +277,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 x.out.flush(); // the reader has nothing more for now: what was collected goes out
                 x.out.next_resend_ms()
             });
-            let tick =
-                [emission, report, resend].into_iter().flatten().min().map(|t| t.saturating_sub(now_ms()).max(1));
+            let global = self.sink.global.as_ref().and_then(crate::cluster::exchange::Outbox::next_resend_ms);
+            let tick = [emission, report, resend, global]
+                .into_iter()
+                .flatten()
+                .min()
+                .map(|t| t.saturating_sub(now_ms()).max(1));
             let reading = !self.source.ended && !self.source.stopped && !self.backpressured();
             let wake = tokio::select! {
                 biased;
@@ -334,6 +346,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     if let Some(x) = self.exchange.as_mut() {
                         x.out.broadcast(Payload::CancelBarrier(c)); // writers stop aligning it
                     }
+                    if let Some(g) = self.sink.global.as_mut().filter(|_| self.exchange.is_none()) {
+                        g.broadcast(Payload::CancelBarrier(c)); // so does the global committer
+                    }
                 } else {
                     self.checkpoint(c, stop).await?;
                     self.source.stopped |= stop;
@@ -354,7 +369,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 self.receive(channel, from_attempt, seq, payload).await?
             }
             Control::Credit { channel, from_attempt, received, window } => {
-                if let Some(x) = self.exchange.as_mut() {
+                if let Some(g) = self.sink.global.as_mut().filter(|g| channel == g.first()) {
+                    g.on_credit(0, from_attempt, received, window);
+                } else if let Some(x) = self.exchange.as_mut() {
                     x.out.on_credit(channel, from_attempt, received, window);
                 }
             }

@@ -2,6 +2,7 @@
 //! input, event time and alignment) and the sink operators (the writer, the committer, and
 //! the committables between them). A subtask hosts a reader, a writer, or both (chained).
 
+use super::super::exchange::Outbox;
 use super::super::reader_alignment::ReaderAlignment;
 use crate::api::{PauseLedger, ReaderRequest, Sink, Source, SplitId, WatermarkTracker};
 use crate::history::CheckpointId;
@@ -44,7 +45,8 @@ pub(super) struct SinkOperator<Snk: Sink> {
     pub last_completed: CheckpointId,
     /// The newest checkpoint this attempt's writer prepared (0: none yet).
     pub last_prepared: CheckpointId,
-    /// The sink commits through a global committer on the job master: committables are
-    /// handed over in acks and dropped here once their checkpoint completed.
-    pub global: bool,
+    /// With a global committer: the channel to it. Committables go there, through their
+    /// serializer, ahead of the barrier of the checkpoint that prepared them, and are not
+    /// kept or committed here.
+    pub global: Option<Outbox>,
 }

@@ -66,6 +66,15 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         Ok(())
     }
 
+    /// The writer's input ended: it flushes, and a global committer hears of it.
+    pub(super) async fn end_writer_input(&mut self) -> Result<(), ConnectorError> {
+        self.writer().flush(true).await?;
+        if let Some(g) = self.sink.global.as_mut() {
+            g.broadcast(crate::cluster::protocol::Payload::EndOfInput);
+        }
+        Ok(())
+    }
+
     /// Hands one record to the writer; a scenario may have made the writer slow.
     pub(super) async fn write(&mut self, record: crate::record::Record) -> Result<(), ConnectorError> {
         self.writer().write(record).await?;

@@ -7,6 +7,7 @@ use super::{crash_point, decode, exchanged, now_ms, Subtask, SubtaskSetup};
 use crate::api::{
     CommitterContext, PauseLedger, ReaderContext, Sink, Source, SourceReader, WatermarkTracker, WriterContext,
 };
+use crate::cluster::exchange::Outbox;
 use crate::cluster::hooks::Phase;
 use crate::cluster::protocol::MasterMsg;
 use crate::cluster::reader_alignment::ReaderAlignment;
@@ -119,7 +120,10 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 pending: committables.into_iter().map(|(c, x)| (c, x, 0)).collect(),
                 last_completed: restored_cp,
                 last_prepared: 0,
-                global: setup.sink.has_global_committer(),
+                global: (has_writer && setup.sink.has_global_committer()).then(|| {
+                    let global = setup.shape.global_committer();
+                    Outbox::to_global(setup.subtask, setup.attempt, setup.endpoint.clone(), global)
+                }),
             },
             exchange: setup.shape.exchange.all_to_all().then(|| {
                 exchanged::Exchanged::new(
