@@ -220,6 +220,9 @@ pub fn all() -> Vec<Target> {
         sink_mutant("mutant: skips commits by another job's checkpoint id", "no-loss", "table", || {
             BuggyTableSinkSetup(SkipsByAnotherJobsCheckpoint)
         }),
+        sink_mutant("mutant: global committer trusts its own commits", "no-duplicates", "table", || {
+            BuggyTableSinkSetup(TrustsItsOwnCommits)
+        }),
         sink_mutant("mutant: aborts peers' transactions", "no-loss", "sink-log", || AbortsPeersTransactionsSetup),
         sink_mutant("mutant: commits all on notify", "no-premature-visibility", "sink-log", || CommitsOnNotifySetup {
             covered_only: false,

@@ -1,8 +1,9 @@
 //! An exactly-once table sink (as Flink's Iceberg sink), of its own element, a [`Row`],
 //! written in a binary layout by its own serializer ([`crate::row`]): each subtask writes one
-//! data file per checkpoint; the global committer on the job master combines all of a checkpoint's
-//! files into one snapshot and commits it with the job id and checkpoint id as properties,
-//! so a recovered commit that already happened is recognised and skipped. The lookup is by
+//! data file per checkpoint; the global committer (a task of its own) combines all of a
+//! checkpoint's files into one snapshot and commits it with the job id and checkpoint id as
+//! properties, so a commit that already happened (recovered, or made by a cut-off committer's
+//! replacement) is recognised and skipped. The lookup is by
 //! the job that combined the committable (Iceberg's `flink.job-id`): a new job numbers its
 //! checkpoints again, and another job's higher id says nothing about its commits.
 //!
@@ -152,6 +153,18 @@ impl TableCommitter {
         requests: Vec<CommitRequest<TableCommit>>,
         stamp: impl Fn(CheckpointId, CheckpointId) -> CheckpointId,
     ) -> Vec<CommitOutcome> {
+        self.commit_guarded(requests, stamp, |_| true).await
+    }
+
+    /// [`TableCommitter::commit_stamped`], asking the table whether a request is committed
+    /// already only where `guard` says so (the reference always does: it is what makes a
+    /// commit idempotent). For a [`GlobalCommitter::commit`] that trusts itself.
+    pub async fn commit_guarded(
+        &mut self,
+        requests: Vec<CommitRequest<TableCommit>>,
+        stamp: impl Fn(CheckpointId, CheckpointId) -> CheckpointId,
+        guard: impl Fn(&CommitRequest<TableCommit>) -> bool,
+    ) -> Vec<CommitOutcome> {
         let mut out = Vec::new();
         for r in requests {
             // In order: once one must wait, the later ones wait too.
@@ -163,7 +176,7 @@ impl TableCommitter {
                 out.push(CommitOutcome::RetryLater);
                 continue;
             };
-            if committed >= r.committable.checkpoint {
+            if committed >= r.committable.checkpoint && guard(&r) {
                 out.push(CommitOutcome::AlreadyCommitted);
                 continue;
             }

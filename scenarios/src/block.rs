@@ -372,7 +372,7 @@ impl Block {
         match self {
             Block::Crash { target: Target::JobMaster, at: Some(phase), .. } if !phase.on_job_master() => Err(format!(
                 "crash(job_master()).at({phase:?}): the job master never reaches {phase:?}; aim the crash at a \
-                 Worker, or use Phase::BeforeNotify or Phase::InsideCommit (a global committer's commit)"
+                 Worker (a global committer is a task too, in subtask 0's slot), or use Phase::BeforeNotify"
             )),
             Block::Crash { target: Target::Worker(_), at: Some(phase), .. } if !phase.on_subtasks() => Err(format!(
                 "crash(worker).at({phase:?}): only the job master reaches {phase:?}; aim the crash at job_master()"

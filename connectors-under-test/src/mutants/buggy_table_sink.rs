@@ -31,6 +31,12 @@ pub trait TableBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::
         let _ = (recovered, current);
         checkpoint
     }
+    /// Whether the committer asks the table if a request is committed already (the
+    /// reference: always); `retries`: the request's; `recovered`: it was recovered on restore.
+    fn asks_the_table(&self, retries: u32, recovered: bool) -> bool {
+        let _ = (retries, recovered);
+        true
+    }
 }
 
 /// The global committer with the bug.
@@ -49,7 +55,9 @@ impl<B: TableBug> GlobalCommitter for BuggyTableCommitter<B> {
     }
     async fn commit(&mut self, requests: Vec<CommitRequest<TableCommit>>) -> Vec<CommitOutcome> {
         let (bug, upto) = (self.bug.clone(), self.recovered_upto);
-        self.inner.commit_stamped(requests, move |c, current| bug.stamp(c, c <= upto, current)).await
+        let b = self.bug.clone();
+        let guard = move |r: &CommitRequest<TableCommit>| b.asks_the_table(r.retries, r.checkpoint <= upto);
+        self.inner.commit_guarded(requests, move |c, current| bug.stamp(c, c <= upto, current), guard).await
     }
     async fn filter_recovered(
         &mut self,

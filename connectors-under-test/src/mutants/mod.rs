@@ -47,6 +47,7 @@ mod snapshot_omits_pending;
 mod snapshots_fetch_position;
 mod stale_output_version;
 mod stale_reader_snapshot;
+mod trusts_its_own_commits;
 mod trusts_server_length;
 mod unstamped_recovered_commit;
 mod unsynced_final_file;
@@ -98,6 +99,7 @@ pub use snapshots_fetch_position::{
 };
 pub use stale_output_version::StaleOutputVersionSetup;
 pub use stale_reader_snapshot::StaleReaderSnapshot;
+pub use trusts_its_own_commits::TrustsItsOwnCommits;
 pub use trusts_server_length::TrustsServerLength;
 pub use unstamped_recovered_commit::UnstampedRecoveredCommit;
 pub use unsynced_final_file::UnsyncedFinalFile;

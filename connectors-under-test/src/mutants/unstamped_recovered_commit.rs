@@ -6,12 +6,13 @@
 //! Story: Iceberg's Flink committer recognises a commit that already happened only by the
 //! checkpoint id stamped in the snapshot summary (`flink.max-committed-checkpoint-id`); a
 //! recovery path that commits without writing it (a replace or fast-append that builds its
-//! summary elsewhere) is harmless as long as a regular commit follows. A job master that
-//! dies inside that recovered commit comes back to a table whose stamp says the snapshot
-//! was never committed, and commits the same data files again.
+//! summary elsewhere) is harmless as long as a regular commit follows. A committer task
+//! that dies inside that recovered commit comes back to a table whose stamp says the
+//! snapshot was never committed, and commits the same data files again.
 //!
-//! Caught by: `no-duplicates`, in the job-master failover case, where the job master
-//! crashes inside the commit of what it recovered ([`Phase::InsideRecoveredCommit`]).
+//! Caught by: `no-duplicates`, in the case that crashes at every two-phase-commit phase,
+//! where the global committer's task executor crashes inside the commit of what it
+//! recovered ([`Phase::InsideRecoveredCommit`]).
 //!
 //! [`Phase::InsideRecoveredCommit`]: connsim::cluster::Phase::InsideRecoveredCommit
 

@@ -245,6 +245,9 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::Configure { setting: Setting::SlowDown(_), .. } => Some("s3-slow-down"),
         Block::Configure { setting: Setting::InternalErrors(_), .. } => Some("s3-internal-error"),
         Block::Configure { setting: Setting::ExpireIncompleteUploadsAfterMs(Some(_)), .. } => Some("upload-expired"),
+        Block::During { fault: Fault::Delay { kind: Some(k), .. }, .. } if k == "Notify" => {
+            Some("zombie-wrote-after-replacement")
+        }
         Block::During { fault: Fault::Delay { .. }, .. } => Some("request-outlived-its-sender"),
         Block::NewJob { from: NewJobFrom::WithoutState } => Some("new-job:without-state"),
         Block::NewJob { from: NewJobFrom::OlderSavepoint } => Some("new-job:older-savepoint"),
@@ -266,6 +269,20 @@ fn recovered_snapshots_committed_without_their_checkpoint_id_are_committed_twice
     caught_by_a_fixed_case(
         mutant("mutant: unstamped recovered commit", "no-duplicates"),
         catalogue::suite("table-sink (global committer)"),
+        "no-duplicates",
+    );
+}
+
+/// A global committer cut off from the job master and replaced commits a checkpoint its
+/// replacement committed from the restored state: a committer that asks the table only
+/// about recovered and retried requests commits it twice. Without the notification held up
+/// on its way to the cut-off committer, nothing reaches it after the replacement started.
+#[test]
+fn a_global_committer_that_trusts_its_own_commits_commits_twice_next_to_its_replacement() {
+    only_exposed_by(
+        || mutant("mutant: global committer trusts its own commits", "no-duplicates"),
+        "the global committer cut off and replaced (zombie)",
+        global_committer_notified_late(),
         "no-duplicates",
     );
 }

@@ -22,15 +22,15 @@ fn split_state_restored_by_index_loses_the_removed_readers_splits() {
     assert!(up.failed_cases().is_empty(), "scaling up lost splits:\n{up}");
 }
 
-/// A region failover aborts the pending checkpoint after the writers that kept running
-/// prepared their committables for it; they hand them on with the next checkpoint, whose
-/// global commit leaves them out.
+/// A subtask declines a checkpoint after the other writers prepared their committables for
+/// it and sent them to the global committer; its cancelled alignment hands them on with the
+/// next checkpoint, whose global commit leaves them out.
 #[test]
 fn a_global_committer_combining_only_the_completed_checkpoint_loses_what_an_aborted_one_prepared() {
     let m = || mutant("mutant (runtime): global committer combines only the completed checkpoint", "no-loss");
-    let outcome = m().only("task failure mid-stream (region)").seeds(FIXED_SEEDS).run();
+    let outcome = m().only("lost checkpoint notifications").seeds(FIXED_SEEDS).run();
     let (_, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
-    assert!(report.marks.iter().any(|m| m == "checkpoint-aborted"), "{report}");
+    assert!(report.marks.iter().any(|m| m == "checkpoint-declined"), "{report}");
     caught_by_a_fixed_case(m(), catalogue::suite("table-sink (global committer)"), "no-loss");
 }
 

@@ -181,6 +181,24 @@ pub fn zombie(worker: Worker, ms: u64) -> Block {
     partition(worker, job_master(), ms)
 }
 
+/// A global committer notified late, after its replacement started: checkpoint
+/// notifications from the job master to task executor 0 (where the global committer shares
+/// subtask 0's slot) are held up 400 ms on their way for 120 ms (the link keeps its order,
+/// so everything sent after them waits too), then that task executor is cut off from the
+/// job master for 800 ms ([`zombie`]). The job master replaces every task from the latest
+/// checkpoint elsewhere, and the new committer commits what it restored; a notification held
+/// up reaches the cut-off committer afterwards, while its lease still runs, and it commits
+/// the same checkpoint again. Prints as the `during(..)` it is.
+pub fn global_committer_notified_late() -> Block {
+    let late = Fault::Delay {
+        ms: 400,
+        kind: Some("Notify".into()),
+        from: Some(Target::JobMaster),
+        to: Some(Target::Worker(Worker::Nth(0))),
+    };
+    during(late, wait(120).then(zombie(Worker::Nth(0), 800)))
+}
+
 /// Freeze `target` for `ms` (a long garbage-collection pause): none of its tasks runs and
 /// calls to it time out; then it goes on where it stopped, unaware of the gap. A frozen task
 /// executor's subtask is replaced elsewhere meanwhile; once it wakes up the old attempt runs

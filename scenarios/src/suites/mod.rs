@@ -46,8 +46,8 @@ use connsim::api::{DeliveryGuarantee, WatermarkAlignment, WatermarkStrategy};
 use connsim::cluster::Exchange;
 use connsim::probes::{CollectorSetup, GeneratorSetup};
 use connsim::run::{
-    declared_guarantee, declared_watermarks, sink_systems, sink_systems_with, source_systems, source_systems_with,
-    Pipeline, RunReport, Runner, SinkSetup, SourceSetup,
+    declared_guarantee, declared_watermarks, has_global_committer, sink_systems, sink_systems_with, source_systems,
+    source_systems_with, Pipeline, RunReport, Runner, SinkSetup, SourceSetup,
 };
 use context::{SinkOf, SourceOf};
 use run::run_case;
@@ -273,6 +273,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
         stores,
         retaining: Vec::new(),
         new_jobs: true,
+        global_committer: has_global_committer(&SinkOf { ctx: ctx.clone() }),
     };
     let (c, k) = (ctx.clone(), ctx.clone());
     let cases = build_cases(
@@ -306,6 +307,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
         stores,
         retaining,
         new_jobs: true,
+        global_committer: has_global_committer(&SinkOf { ctx: sink.clone() }),
     };
     let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
     let cases = build_cases(

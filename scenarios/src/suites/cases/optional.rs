@@ -1,6 +1,6 @@
 //! The cases a suite adds only where the connector can take them: a new job replacing a
-//! stopped one (a sink whose output outlives its job), and splits appearing while the job
-//! runs (a source whose system grows).
+//! stopped one (a sink whose output outlives its job), splits appearing while the job runs
+//! (a source whose system grows), and a global committer's task replaced while it runs on.
 
 use super::{case, CaseSpec, Systems};
 use crate::block::{self, Target};
@@ -76,4 +76,22 @@ pub(super) fn growing_source(aimed: &Systems, cases: &mut Vec<CaseSpec>) {
     overlap.data.unbounded = true;
     overlap.data.discovery_interval_ms = 10;
     cases.insert(cases.len() - 1, overlap);
+}
+
+/// The global committer's task executor is cut off from the job master and replaced while the
+/// cut-off attempt runs on and is notified late: a zombie committer next to the one that
+/// replaced it ([`block::global_committer_notified_late`]). Its commit must be refused or
+/// harmless.
+pub(super) fn global_committer_zombie(cases: &mut Vec<CaseSpec>) {
+    let zombie = Scenario::new("the global committer cut off and replaced (zombie)")
+        .then(wait(100))
+        .then(block::global_committer_notified_late())
+        .then(wait(200))
+        .requires("message-delayed")
+        .requires("lease-expired")
+        .requires("failover:region")
+        // The late notification reaches the cut-off committer while its lease runs on most
+        // seeds; on the others a checkpoint completed too early or too late in the window.
+        .requires_on("zombie-wrote-after-replacement", 80);
+    cases.insert(cases.len() - 1, case("the global committer cut off and replaced (zombie)", 4, Region, zombie));
 }
