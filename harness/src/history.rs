@@ -271,8 +271,15 @@ pub enum EventKind {
         #[serde(with = "typed::outcome_as_text")]
         outcome: CommitOutcome,
     },
-    /// The job master's global committer asked the external system to commit.
-    GlobalCommitAttempt { checkpoint: CheckpointId, requests: usize },
+    /// Attempt `attempt` of the global committer's task (subtask `subtask`, after every
+    /// reader and writer) asked the external system to commit.
+    GlobalCommitAttempt {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        checkpoint: CheckpointId,
+        requests: usize,
+    },
     /// The outcome of committing one checkpoint's global committable.
     GlobalCommitOutcome {
         checkpoint: CheckpointId,

@@ -74,9 +74,9 @@ impl Scenario {
             }
             if matches!(fault, crate::block::Fault::Delay { .. }) && !s.blocks.iter().any(delays) {
                 s.requires.retain(|m| m != "message-delayed" && m != "request-outlived-its-sender");
-                // A notification held up is what reaches an attempt after its replacement started.
+                // A notification held up is what makes a replaced global committer commit.
                 if matches!(fault, crate::block::Fault::Delay { kind: Some(k), .. } if k == "Notify") {
-                    s.requires.retain(|m| m != "zombie-wrote-after-replacement");
+                    s.requires.retain(|m| m != "zombie-global-commit");
                 }
             }
             return s;

@@ -246,7 +246,7 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::Configure { setting: Setting::InternalErrors(_), .. } => Some("s3-internal-error"),
         Block::Configure { setting: Setting::ExpireIncompleteUploadsAfterMs(Some(_)), .. } => Some("upload-expired"),
         Block::During { fault: Fault::Delay { kind: Some(k), .. }, .. } if k == "Notify" => {
-            Some("zombie-wrote-after-replacement")
+            Some("zombie-global-commit")
         }
         Block::During { fault: Fault::Delay { .. }, .. } => Some("request-outlived-its-sender"),
         Block::NewJob { from: NewJobFrom::WithoutState } => Some("new-job:without-state"),

@@ -258,7 +258,8 @@ pub trait Sink<In = Record>: Clone + Send + Sync + Serialize + DeserializeOwned 
     fn has_global_committer(&self) -> bool {
         false
     }
-    /// The global committer, hosted by the job master; called only when
+    /// The global committer, run as a task of its own (one attempt at a time, each created
+    /// afresh on its task executor); called only when
     /// [`Sink::has_global_committer`] is true.
     fn create_global_committer(&self, _ctx: super::GlobalCommitterContext) -> Option<Self::GlobalCommitter> {
         None

@@ -17,7 +17,7 @@ pub use crate::history::Phase;
 /// Who an armed crash is for.
 #[derive(Clone, Debug)]
 enum Aim {
-    /// Any subtask (and, for a global committer's commit, the job master).
+    /// Any subtask (a global committer's task too).
     Any,
     /// These subtasks.
     Subtasks(BTreeSet<usize>),
@@ -25,8 +25,8 @@ enum Aim {
     JobMaster,
 }
 
-/// A subtask (or the job master's global committer) reached an armed phase; the supervisor
-/// crashes its node.
+/// A task (a subtask, a global committer) or the job master reached an armed phase; the
+/// supervisor crashes its node.
 #[derive(Clone, Debug)]
 pub(crate) struct Hit {
     pub node: String,
@@ -158,6 +158,12 @@ impl Hooks {
     /// Called by a subtask on task executor `node` at `phase`: true when it must crash here
     /// (the caller then waits for the supervisor to kill its node).
     pub fn at(&self, node: &str, subtask: usize, phase: Phase, checkpoint: CheckpointId) -> bool {
+        self.at_hosted(node, subtask, subtask, phase, checkpoint)
+    }
+
+    /// [`Hooks::at`] for a task that shares subtask `host`'s slot (a global committer): a
+    /// crash aimed at either applies.
+    pub fn at_hosted(&self, node: &str, subtask: usize, host: usize, phase: Phase, checkpoint: CheckpointId) -> bool {
         if !self.any.load(Ordering::Relaxed) {
             return false;
         }
@@ -166,7 +172,7 @@ impl Hooks {
             *p == phase
                 && match aim {
                     Aim::Any => true,
-                    Aim::Subtasks(w) => w.contains(&subtask),
+                    Aim::Subtasks(w) => w.contains(&subtask) || w.contains(&host),
                     Aim::JobMaster => false,
                 }
         });
@@ -192,6 +198,7 @@ impl Hooks {
         true
     }
 
+    /// Called by a subtask when asked for a checkpoint: true when it must decline it.
     pub fn declines(&self, subtask: usize) -> bool {
         self.any.load(Ordering::Relaxed) && self.armed.lock().unwrap().declines.remove(&subtask)
     }

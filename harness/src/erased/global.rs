@@ -55,7 +55,7 @@ where
     }
 }
 
-/// The run's global committer, as the job master sees it.
+/// The run's global committer, as its task sees it.
 pub(crate) struct ErasedGlobalCommitter(Box<dyn DynGlobal>);
 
 impl ErasedGlobalCommitter {

@@ -17,7 +17,7 @@ pub enum Phase {
     /// The ack was sent; the notification of completion has not arrived yet.
     AfterAck,
     /// The committer's external commit took effect; the committer has not recorded it yet.
-    /// On a task executor, or on the job master for a global committer.
+    /// On a task executor (a global committer's task too).
     InsideCommit,
     /// A restored attempt committed a recovered committable (before reading anything); it
     /// has not recorded that yet.

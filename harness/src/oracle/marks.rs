@@ -20,9 +20,9 @@ pub const MARKS: &[(&str, &str)] = &[
     ("notify-lost", "a checkpoint-complete notification was dropped"),
     ("commit-retried", "a commit came back retry-later"),
     ("commit-already-committed", "a commit found its committable already committed"),
-    ("recovered-committables-committed", "a restored subtask committed recovered committables before reading"),
+    ("recovered-committables-committed", "a restored subtask committed recovered committables before reading (a restored global committer, what it recovered)"),
     ("crash-between-prepare-and-commit", "a subtask's executor crashed after prepare_commit, before its commit"),
-    ("global-commit", "the job master's global committer committed a checkpoint"),
+    ("global-commit", "the global committer committed a checkpoint"),
     ("job-finished", "a bounded job finished with its final checkpoint"),
     ("valve-held-events", "the coordinator held enumerator events back until the barrier was sent"),
     ("crash:jobmaster", "the job master was crashed"),
@@ -61,6 +61,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("produce-deduplicated", "the log acknowledged a retried batch it had appended without appending it again"),
     ("sequence-rejected", "the log refused a retried produce older than the producer's last five batches"),
     ("offset-out-of-range", "a reader fetched from an offset retention had deleted and was told it is out of range"),
+    ("zombie-global-commit", "an attempt of the global committer's task committed after a newer attempt of it had been deployed (a zombie committer next to its replacement)"),
     ("zombie-wrote-after-replacement", "a request the connector code of a subtask attempt sent after a newer attempt of the subtask had started (a zombie, cut off from the job master) reached an external system, which served or refused it"),
     ("checkpoints-overlapped", "a checkpoint was triggered while an earlier one was still pending"),
     ("checkpoint-subsumed", "a pending checkpoint was aborted because a later one completed (an acknowledgement of it was lost)"),
@@ -102,11 +103,13 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut handed = HandedOver::new(events);
     let mut discovery_dropped = false;
     let mut restored: BTreeSet<(usize, u64)> = BTreeSet::new();
+    // Per subtask, the newest attempt deployed and the checkpoint it restored.
+    let mut newest: BTreeMap<usize, (u64, u64)> = BTreeMap::new();
     let mut read_since_restore: BTreeSet<(usize, u64)> = BTreeSet::new();
     // Per subtask: checkpoints prepared (barrier passed) but not yet seen committed.
     let mut prepared: BTreeMap<usize, BTreeSet<u64>> = BTreeMap::new();
     // Task executor → the subtask deployed there last.
-    let mut hosted: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut hosted: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
     // Checkpoints triggered by the current job-master incarnation, neither completed nor aborted.
     let mut open_checkpoints: BTreeSet<u64> = BTreeSet::new();
     for e in events {
@@ -162,8 +165,8 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                 } else {
                     marks.insert("crash");
                 }
-                let subtask = hosted.get(node.as_str());
-                if subtask.is_some_and(|s| prepared.get(s).is_some_and(|p| !p.is_empty())) {
+                let subtasks = hosted.get(node.as_str()).into_iter().flatten();
+                if subtasks.into_iter().any(|s| prepared.get(s).is_some_and(|p| !p.is_empty())) {
                     marks.insert("crash-between-prepare-and-commit");
                 }
             }
@@ -185,7 +188,12 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                 marks.insert("savepoint-stop");
             }
             EventKind::Deployed { subtask, attempt, checkpoint } => {
-                hosted.insert(&e.node, *subtask);
+                // A task executor hosts several tasks (a global committer shares subtask 0's slot).
+                for tasks in hosted.values_mut() {
+                    tasks.remove(subtask);
+                }
+                hosted.entry(&e.node).or_default().insert(*subtask);
+                newest.insert(*subtask, (*attempt, *checkpoint));
                 prepared.remove(subtask);
                 if *checkpoint > 0 {
                     marks.insert("restore-from-checkpoint");
@@ -293,6 +301,15 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::ZombieRequest { .. } => {
                 marks.insert("zombie-wrote-after-replacement");
             }
+            EventKind::GlobalCommitAttempt { subtask, attempt, checkpoint, .. } => match newest.get(subtask) {
+                Some((n, _)) if n > attempt => {
+                    marks.insert("zombie-global-commit");
+                }
+                Some((n, restored_at)) if n == attempt && checkpoint <= restored_at => {
+                    marks.insert("recovered-committables-committed");
+                }
+                _ => {}
+            },
             EventKind::LeaseExpired { .. } => {
                 marks.insert("lease-expired");
             }

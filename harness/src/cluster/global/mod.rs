@@ -99,14 +99,14 @@ impl<Snk: Sink> GlobalOperator<Snk> {
     }
 
     /// Commits the pending ones of completed checkpoints, in checkpoint order; keeps those
-    /// to retry. A scenario may crash the task executor inside the commit (`subtask`: this
-    /// task's index).
+    /// to retry. A scenario may crash the task executor inside the commit (`subtask` and
+    /// `attempt`: this task's; a crash aimed at subtask 0, whose slot it shares, counts).
     pub async fn commit(
         &mut self,
         history: &History,
         node: &str,
         hooks: &Hooks,
-        subtask: usize,
+        (subtask, attempt): (usize, u64),
     ) -> Result<(), ConnectorError> {
         let upto = self.last_completed;
         let n = self.pending.iter().take_while(|(c, _, _)| *c <= upto).count();
@@ -117,12 +117,12 @@ impl<Snk: Sink> GlobalOperator<Snk> {
         let requests: Vec<CommitRequest<Global<Snk>>> =
             due.iter().map(|(c, g, r)| CommitRequest { committable: g.clone(), checkpoint: *c, retries: *r }).collect();
         let checkpoint = due.last().map_or(0, |(c, _, _)| *c);
-        history.record(node, EventKind::GlobalCommitAttempt { checkpoint, requests: n });
+        history.record(node, EventKind::GlobalCommitAttempt { subtask, attempt, checkpoint, requests: n });
         let outcomes = self.committer.commit(requests).await;
         let committed = due.iter().zip(&outcomes).filter(|(_, o)| matches!(o, CommitOutcome::Committed));
         if let Some(c) = committed.map(|((c, _, _), _)| *c).max() {
             let phase = if c <= self.recovered_upto { Phase::InsideRecoveredCommit } else { Phase::InsideCommit };
-            if hooks.at(node, subtask, phase, c) {
+            if hooks.at_hosted(node, subtask, 0, phase, c) {
                 std::future::pending::<()>().await; // a scenario crashes the task executor here
             }
         }

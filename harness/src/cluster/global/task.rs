@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 /// The attempt's parts: the operator, its input gate, and its links.
 struct GlobalTask<Snk: Sink> {
     id: usize,
+    attempt: u64,
     node: String,
     history: History,
     hooks: Hooks,
@@ -56,13 +57,15 @@ async fn run_attempt<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     };
     let mut task = GlobalTask::<Snk> {
         id: subtask,
+        attempt,
         node: node.clone(),
         history: history.clone(),
         hooks,
         endpoint,
         uplink,
         operator: GlobalOperator::new(committer, shape.runtime_bug),
-        gate: InputGate::new(subtask, attempt, shape.writers, shape.aligned_barriers),
+        // Always aligned: the unaligned switch is about writers behind an exchange.
+        gate: InputGate::new(subtask, attempt, shape.writers, true),
         writers: shape.writers,
     };
     let outcome = tokio::select! {
@@ -95,7 +98,16 @@ impl<Snk: Sink> GlobalTask<Snk> {
         control: &mut mpsc::UnboundedReceiver<Control>,
     ) -> Result<(), ConnectorError> {
         if let Some((c, state)) = restore {
-            self.operator.restore(c, &state.committables).await?;
+            // As Flink's restart strategy does, a restore that fails for a reason that may
+            // pass (an unreachable system) is tried again after a delay, here.
+            while let Err(e) = self.operator.restore(c, &state.committables).await {
+                if e.hint == RetryHint::FailJob {
+                    return Err(e);
+                }
+                let message = format!("global committer restore: {e}; retrying in 50 ms");
+                self.history.record(&self.node, EventKind::ConnectorError { subtask: Some(self.id), message });
+                madsim::time::sleep(Duration::from_millis(50)).await;
+            }
             // Recovered committables belong to a completed checkpoint: committed again at once.
             self.commit().await?;
         }
@@ -117,7 +129,7 @@ impl<Snk: Sink> GlobalTask<Snk> {
     }
 
     async fn commit(&mut self) -> Result<(), ConnectorError> {
-        self.operator.commit(&self.history, &self.node, &self.hooks, self.id).await
+        self.operator.commit(&self.history, &self.node, &self.hooks, (self.id, self.attempt)).await
     }
 
     async fn on_control(&mut self, ctl: Control) -> Result<(), ConnectorError> {

@@ -1,6 +1,6 @@
 //! The job-master node's init task: the job's components built (the enumerator, the slots
-//! of every subtask, the global committer), then a fresh start or a restore from the latest
-//! completed checkpoint, then the coordinator's loop.
+//! of every subtask and of a global committer's task), then a fresh start or a restore from
+//! the latest completed checkpoint, then the coordinator's loop.
 
 use super::alignment::AlignmentCoordinator;
 use super::components::{CheckpointCoordinator, Scheduler, SourceCoordinator};
@@ -33,8 +33,8 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
     hooks: Hooks,
 ) {
     let (endpoint, inbox) = gateway.bind(JOB_MASTER);
-    // The enumerator and the global committer run here: clients they build without the
-    // context (rdkafka's) send from the job master.
+    // The enumerator runs here: clients it builds without the context (rdkafka's) send from
+    // the job master.
     let ambient = endpoint.clone();
     crate::net::ambient::scope(ambient, async move {
         let (reports, reports_rx) = mpsc::unbounded_channel();
