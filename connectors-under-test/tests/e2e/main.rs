@@ -5,6 +5,7 @@
 
 mod alone;
 mod decoders;
+mod global_task;
 mod mutants;
 mod pipelines;
 
