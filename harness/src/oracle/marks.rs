@@ -108,7 +108,7 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut read_since_restore: BTreeSet<(usize, u64)> = BTreeSet::new();
     // Per subtask: checkpoints prepared (barrier passed) but not yet seen committed.
     let mut prepared: BTreeMap<usize, BTreeSet<u64>> = BTreeMap::new();
-    // Task executor → the subtask deployed there last.
+    // Task executor → the tasks deployed there last (a global committer shares subtask 0's slot).
     let mut hosted: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
     // Checkpoints triggered by the current job-master incarnation, neither completed nor aborted.
     let mut open_checkpoints: BTreeSet<u64> = BTreeSet::new();
@@ -561,5 +561,39 @@ mod tests {
             refused: true,
         };
         assert!(reached(&[at("log", request)], false).contains(mark));
+    }
+
+    fn global_commit(node: &str, attempt: u64, checkpoint: u64) -> Event {
+        at(node, EventKind::GlobalCommitAttempt { subtask: 4, attempt, checkpoint, requests: 1 })
+    }
+
+    #[test]
+    fn a_global_commit_by_a_replaced_committer_is_a_zombie_commit_and_a_restored_ones_first_is_recovered() {
+        let (zombie, recovered) = ("zombie-global-commit", "recovered-committables-committed");
+        let first = at("taskexecutor-0", EventKind::Deployed { subtask: 4, attempt: 1, checkpoint: 0 });
+        let second = at("taskexecutor-4", EventKind::Deployed { subtask: 4, attempt: 2, checkpoint: 3 });
+        // Its own attempt, never replaced: neither.
+        let alone = reached(&[first.clone(), global_commit("taskexecutor-0", 1, 3)], false);
+        assert!(!alone.contains(zombie) && !alone.contains(recovered), "{alone:?}");
+        // The old attempt commits after the new one was deployed: a zombie commit.
+        let late = reached(&[first.clone(), second.clone(), global_commit("taskexecutor-0", 1, 3)], false);
+        assert!(late.contains(zombie), "{late:?}");
+        // The restored attempt commits what it restored (up to checkpoint 3): recovered; a
+        // later checkpoint's commit is not.
+        let restored = reached(&[first.clone(), second.clone(), global_commit("taskexecutor-4", 2, 3)], false);
+        assert!(restored.contains(recovered) && !restored.contains(zombie), "{restored:?}");
+        let later = reached(&[first, second, global_commit("taskexecutor-4", 2, 4)], false);
+        assert!(!later.contains(recovered), "{later:?}");
+    }
+
+    #[test]
+    fn a_task_executor_hosting_the_global_committer_beside_subtask_0_still_counts_subtask_0s_prepared_checkpoint() {
+        let mut events = history("taskexecutor-0");
+        // The committer is deployed into subtask 0's slot after subtask 0 took its barrier.
+        events.insert(4, at("taskexecutor-0", EventKind::Deployed { subtask: 4, attempt: 1, checkpoint: 0 }));
+        assert!(reached(&events, true).contains("crash-between-prepare-and-commit"));
+        // Subtask 0 moved to another task executor: a crash of the old one is not its crash.
+        events.insert(5, at("taskexecutor-2", EventKind::Deployed { subtask: 0, attempt: 2, checkpoint: 0 }));
+        assert!(!reached(&events, true).contains("crash-between-prepare-and-commit"));
     }
 }
