@@ -185,7 +185,9 @@ pub trait SplitEnumerator: Send + 'static {
     /// The checkpointed state.
     type State: EnumeratorState;
 
-    /// Called once after creation or restore, before any reader registers.
+    /// Called after creation or restore, before any reader is added. A retriable error
+    /// ([`ConnectorError::retry`]) has it called again 20 ms later, beside the job master's
+    /// loop, until it starts or fails for good; readers' requests wait for it meanwhile.
     fn start(
         &mut self,
         _ctx: &mut EnumeratorContext<Self::Split>,

@@ -80,6 +80,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("paused", "a node was frozen for a while (a long GC pause) and then went on"),
     ("discovery-faulted", "a request from the job master to an external system was dropped, and a split never handed to a reader before was handed over afterwards (assigned, sent in a source event, held or read by a reader)"),
     ("discovery-overlapped", "a periodic call of the enumerator (split discovery) started a round before the enumerator had handled the previous round's result: two discovery rounds overlapped (a suite case asks the source to discover every TestData::discovery_interval_ms, 10 ms, which its context passes on to it; a source that does not discover periodically skips the case in its context's supports)"),
+    ("enumerator-start-retried", "the enumerator's start failed with a retriable error and was retried beside the job master's loop until it started"),
     ("output-vanished", "records vanished from the output (a crash of its system, a delete)"),
     ("converged", "the output converged; from here on it must not change (a bounded job finished, an unbounded one showed everything)"),
 ];
@@ -340,6 +341,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             }
             EventKind::PeriodicCallOverlapped { .. } => {
                 marks.insert("discovery-overlapped");
+            }
+            EventKind::EnumeratorStarted { .. } => {
+                marks.insert("enumerator-start-retried");
             }
             EventKind::GlobalCommitOutcome { outcome, checkpoint } => {
                 marks.insert("global-commit");

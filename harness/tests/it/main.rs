@@ -12,6 +12,7 @@ mod conformance;
 mod determinism_check;
 mod engine_only;
 mod enumerator_contract;
+mod enumerator_start;
 mod erased_runner;
 mod event_time;
 mod exchange;

@@ -25,19 +25,21 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
 
     /// Triggers a checkpoint (a stopping savepoint when one was asked for), unless as many
     /// as allowed are pending, the last one's barriers are not out yet, a stopping savepoint
-    /// is pending, the job is finishing, or a subtask is not deployed.
+    /// is pending, the job is finishing, a subtask is not deployed, or the enumerator has not
+    /// started.
     pub(super) fn trigger(&mut self) {
         let now = crate::net::now();
         let all_deployed = self.scheduler.expected.lock().unwrap().iter().all(Option::is_some);
         let busy = self.checkpoints.pending.len() >= self.cfg.checkpoints.max_concurrent.max(1)
             || self.checkpoints.pending.values().any(|p| !p.triggered || p.stop);
-        if busy || self.checkpoints.finishing.is_some() || !all_deployed || self.done {
+        let starting = self.coordinator.starting.is_some();
+        if busy || self.checkpoints.finishing.is_some() || !all_deployed || starting || self.done {
             return;
         }
         let c = self.checkpoints.store.next_checkpoint_id();
         let stop = self.checkpoints.stop_requested;
         let (enumerator, state) = match crate::cluster::wall::round_trip(
-            &self.coordinator.enumerator.snapshot_state(c),
+            &self.coordinator.enumerator.as_mut().expect("triggered only once it started").snapshot_state(c),
             "the enumerator's state",
         ) {
             Ok(crossed) => crossed,
@@ -132,7 +134,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if !p.triggered {
             self.open_valves(c); // the valve closed for it is still closed
         }
-        self.coordinator.enumerator.notify_checkpoint_aborted(c);
+        if let Some(enumerator) = self.coordinator.enumerator.as_mut() {
+            enumerator.notify_checkpoint_aborted(c);
+        }
         self.apply_actions();
         for slot in &self.scheduler.slots {
             slot.downlink.send(ToTask::Abort { attempt: slot.attempt, checkpoint: c });
@@ -176,7 +180,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             std::future::pending::<()>().await; // a scenario crashes the job master here
         }
         self.coordinator.tracker.complete(c);
-        self.coordinator.enumerator.notify_checkpoint_complete(c);
+        if let Some(enumerator) = self.coordinator.enumerator.as_mut() {
+            enumerator.notify_checkpoint_complete(c);
+        }
         self.apply_actions();
         for slot in &self.scheduler.slots {
             slot.downlink.send(if final_checkpoint {
@@ -206,7 +212,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         for call in calls.collect::<Vec<_>>() {
             let _ = call.await;
         }
-        self.coordinator.enumerator.close().await;
+        if let Some(enumerator) = self.coordinator.enumerator.as_mut() {
+            enumerator.close().await;
+        }
     }
 
     /// Every subtask (and the global committer) committed the final checkpoint: the job is

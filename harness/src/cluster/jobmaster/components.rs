@@ -3,6 +3,7 @@
 //! pending and finishing checkpoints, and the deployed attempts.
 
 use super::alignment::AlignmentCoordinator;
+use super::enumerator::Starting;
 use super::{Called, Pending, Slot};
 use crate::api::{EnumeratorContext, Source};
 use crate::cluster::heartbeat::Expected;
@@ -17,8 +18,12 @@ use tokio::sync::mpsc;
 /// since the last checkpoint, and watermark alignment.
 pub(super) struct SourceCoordinator<Src: Source> {
     pub source: Src,
-    pub enumerator: Src::Enumerator,
+    /// `None` while its start is retried beside the loop (then `starting` holds it).
+    pub enumerator: Option<Src::Enumerator>,
+    /// Its context (a placeholder while the start is retried).
     pub ctx: EnumeratorContext<Src::Split>,
+    /// A start being retried, and the readers' requests waiting for it.
+    pub starting: Option<Starting<Src>>,
     pub tracker: AssignmentTracker<Src::Split>,
     /// Subtasks `0..readers` host a reader (the source's parallelism); the rest only a writer.
     pub readers: usize,
@@ -29,6 +34,13 @@ pub(super) struct SourceCoordinator<Src: Source> {
     pub generation: u64,
     /// Watermark alignment, when the source is read with it.
     pub alignment: Option<AlignmentCoordinator>,
+}
+
+impl<Src: Source> SourceCoordinator<Src> {
+    /// The enumerator and its context, unless its start is being retried.
+    pub fn enumerator_mut(&mut self) -> Option<(&mut Src::Enumerator, &mut EnumeratorContext<Src::Split>)> {
+        self.enumerator.as_mut().map(|e| (e, &mut self.ctx))
+    }
 }
 
 /// The checkpoint coordinator: the store of completed checkpoints, and the pending ones.

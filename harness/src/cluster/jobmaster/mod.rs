@@ -12,15 +12,17 @@
 //! subtask, events for that subtask are held back, so an assignment the enumerator made after
 //! its snapshot can never land in the reader's snapshot for c (Flink's operator-coordinator holder).
 //!
-//! Each component owns its state (`components.rs`): the source coordinator (enumerator,
-//! callables in `calls.rs`, assignments, alignment), the checkpoint coordinator
-//! (`checkpoints.rs`) and the scheduler (slots, heartbeat suspicion, `recovery.rs`). The node
-//! starts in `start.rs`; the loop and the enumerator's actions are here.
+//! Each component owns its state (`components.rs`): the source coordinator (enumerator, its
+//! start retried beside the loop in `enumerator.rs`, callables in `calls.rs`, assignments,
+//! alignment), the checkpoint coordinator (`checkpoints.rs`) and the scheduler (slots,
+//! heartbeat suspicion, `recovery.rs`). The node starts in `start.rs`; the loop and the
+//! enumerator's actions are here.
 
 mod alignment;
 mod calls;
 mod checkpoints;
 mod components;
+mod enumerator;
 mod start;
 
 pub(crate) use start::run;
@@ -35,7 +37,6 @@ use super::heartbeat::Lost;
 use super::hooks::{Hooks, JmCommand};
 use super::protocol::{MasterMsg, SubtaskState, ToMaster, ToTask, JOB_MASTER};
 use crate::api::{EnumAction, Sink, Source, Split, SplitEnumerator};
-use crate::error::RetryHint;
 use crate::history::{AbortReason, CheckpointId, EventKind, History};
 use crate::net::{Endpoint, Inbox};
 use std::collections::BTreeMap;
@@ -108,17 +109,6 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         self.history.record(JOB_MASTER, kind);
     }
 
-    async fn start_enumerator(&mut self) {
-        loop {
-            match self.coordinator.enumerator.start(&mut self.coordinator.ctx).await {
-                Ok(()) => break,
-                Err(e) if e.hint == RetryHint::Retry => madsim::time::sleep(Duration::from_millis(20)).await,
-                Err(e) => return self.fail_job(format!("enumerator failed to start: {e}")),
-            }
-        }
-        self.apply_actions();
-    }
-
     async fn run(
         &mut self,
         mut inbox: Inbox,
@@ -128,7 +118,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         mut commands: mpsc::UnboundedReceiver<JmCommand>,
         mut call_results: mpsc::UnboundedReceiver<Called>,
     ) {
-        enum Wake {
+        enum Wake<Started> {
             Command(JmCommand),
             Internal(Internal),
             Report(DownlinkReport),
@@ -137,6 +127,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
             Tick,
             Called(Called),
             Align,
+            Started(Started),
         }
         let mut ticks = madsim::time::interval(Duration::from_millis(self.cfg.checkpoints.interval_ms));
         let aligning = self.coordinator.alignment.is_some();
@@ -149,6 +140,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 Some(r) = reports.recv() => Wake::Report(r),
                 Some(l) = lost.recv() => Wake::Lost(l),
                 Some(c) = commands.recv() => Wake::Command(c),
+                started = enumerator::retried(&mut self.coordinator.starting) => Wake::Started(started),
                 // Before the inbox: a busy inbox must not starve the announcements.
                 _ = align_ticks.tick(), if aligning => Wake::Align,
                 Some(m) = inbox.recv() => Wake::Msg(Box::new(m)),
@@ -175,9 +167,13 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 Wake::Msg(m) => self.on_message(*m).await,
                 Wake::Tick => self.on_tick().await,
                 Wake::Align => self.announce_alignment(),
+                Wake::Started(started) => self.on_started(started),
                 Wake::Called(Called { generation, result, handled }) => {
-                    if generation == self.coordinator.generation {
-                        self.coordinator.enumerator.handle_async(result, &mut self.coordinator.ctx);
+                    // A callable of the current generation was started after its enumerator did.
+                    if let (true, Some((enumerator, ctx))) =
+                        (generation == self.coordinator.generation, self.coordinator.enumerator_mut())
+                    {
+                        enumerator.handle_async(result, ctx);
                         self.apply_actions();
                     }
                     if let Some(handled) = handled {
@@ -235,19 +231,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         slot.last_seq = slot.last_seq.max(seq);
         match body {
-            MasterMsg::Register => {
-                self.coordinator.ctx.registered.insert(subtask);
-                self.record(EventKind::ReaderRegistered { subtask, attempt });
-                self.coordinator.enumerator.add_reader(subtask, &mut self.coordinator.ctx);
-                self.apply_actions();
-            }
-            MasterMsg::SplitRequest => {
-                self.coordinator.enumerator.handle_split_request(subtask, &mut self.coordinator.ctx);
-                self.apply_actions();
-            }
-            MasterMsg::SourceEvent(event) => {
-                self.coordinator.enumerator.handle_source_event(subtask, event, &mut self.coordinator.ctx);
-                self.apply_actions();
+            body @ (MasterMsg::Register | MasterMsg::SplitRequest | MasterMsg::SourceEvent(_)) => {
+                self.on_reader_request(subtask, attempt, body)
             }
             MasterMsg::ReportedWatermark { watermark } => {
                 if let Some(a) = &mut self.coordinator.alignment {

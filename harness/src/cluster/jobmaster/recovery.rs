@@ -6,7 +6,7 @@ use super::{JobMaster, JobStatus};
 use crate::api::{EnumeratorContext, Sink, Source, Split, SplitEnumerator};
 use crate::cluster::config::FailoverStrategy;
 use crate::cluster::downlink::Downlink;
-use crate::cluster::protocol::{task_executor, Addressed, SubtaskState, ToTask};
+use crate::cluster::protocol::{task_executor, Addressed, SubtaskState, ToTask, JOB_MASTER};
 use crate::cluster::rescale;
 use crate::history::{AbortReason, CheckpointId, EventKind, FailoverScope};
 
@@ -130,15 +130,25 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         // Every failed reader is gone before any split goes back: the enumerator must not
         // hand a returned split to a reader of the same region (Flink fails all of a
         // region's tasks before it resets them).
-        for &subtask in failed.iter().filter(|s| **s < self.coordinator.readers) {
-            self.coordinator.ctx.registered.remove(&subtask);
-            self.coordinator.enumerator.reader_failed(subtask, &mut self.coordinator.ctx);
+        // An enumerator still starting never saw these readers: what they asked is dropped.
+        let coordinator = &mut self.coordinator;
+        for &subtask in failed.iter().filter(|s| **s < coordinator.readers) {
+            coordinator.ctx.registered.remove(&subtask);
+            match (coordinator.starting.as_mut(), coordinator.enumerator.as_mut()) {
+                (Some(starting), _) => starting.forget(subtask),
+                (None, Some(enumerator)) => enumerator.reader_failed(subtask, &mut coordinator.ctx),
+                (None, None) => unreachable!("an enumerator is in place or starting"),
+            }
         }
         for subtask in failed {
+            // Nothing is assigned before the enumerator started, so nothing goes back then.
             let returned = self.coordinator.tracker.take_uncheckpointed(subtask);
-            if !returned.is_empty() {
-                self.record(EventKind::SplitsReturned { subtask, splits: returned.iter().map(Split::id).collect() });
-                self.coordinator.enumerator.add_splits_back(returned, subtask, &mut self.coordinator.ctx);
+            if let (false, Some((enumerator, ctx))) = (returned.is_empty(), self.coordinator.enumerator_mut()) {
+                self.history.record(
+                    JOB_MASTER,
+                    EventKind::SplitsReturned { subtask, splits: returned.iter().map(Split::id).collect() },
+                );
+                enumerator.add_splits_back(returned, subtask, ctx);
             }
             self.redeploy(subtask);
         }
@@ -173,14 +183,18 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         // The enumerator being replaced is closed first (it may hold connections), and what
         // it started stops.
         self.stop_calls();
-        self.coordinator.enumerator.close().await;
-        self.coordinator.enumerator = match latest {
+        // One whose start is being retried is dropped with the retry, unclosed: it never started.
+        self.coordinator.starting = None;
+        if let Some(enumerator) = self.coordinator.enumerator.as_mut() {
+            enumerator.close().await;
+        }
+        self.coordinator.enumerator = Some(match latest {
             Some(cp) => match crate::bytes::decode(&cp.enumerator) {
                 Ok(state) => self.coordinator.source.restore_enumerator(&self.coordinator.ctx, state),
                 Err(e) => return self.fail_job(format!("enumerator state did not deserialize: {e}")),
             },
             None => self.coordinator.source.create_enumerator(&self.coordinator.ctx),
-        };
+        });
         for subtask in all {
             self.redeploy(subtask);
             if self.done {

@@ -81,8 +81,9 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         let mut jm: JobMaster<Src, Snk> = JobMaster {
             coordinator: SourceCoordinator {
                 source,
-                enumerator,
+                enumerator: Some(enumerator),
                 ctx,
+                starting: None,
                 tracker: AssignmentTracker::new(),
                 readers: p,
                 calls: Vec::new(),
