@@ -174,12 +174,11 @@ pub enum EventKind {
     /// The coordinator's valve held `events` for a subtask between the enumerator's snapshot
     /// for `checkpoint` and the barrier, and sent them now (after the barrier).
     ValveReleased { subtask: usize, checkpoint: CheckpointId, events: usize },
-    /// The enumerator's start failed with a retriable error (`attempt`: 1 for the first); it
-    /// is retried beside the coordinator's loop.
-    EnumeratorStartFailed { attempt: u32, error: String },
-    /// The enumerator started after `attempts` attempts (recorded only when a start was
-    /// retried).
-    EnumeratorStarted { attempts: u32 },
+    /// The enumerator's start failed with a retriable error (`tries`: 1 for its first try);
+    /// it is tried again beside the coordinator's loop.
+    EnumeratorStartFailed { tries: u32, error: String },
+    /// The enumerator started at its `tries`-th try (recorded only when a start was retried).
+    EnumeratorStarted { tries: u32 },
     /// A periodic call of the enumerator (split discovery, every `interval_ms`) started a new
     /// round while `unhandled` results of earlier rounds had not yet reached the enumerator:
     /// its rounds overlap (the round before took longer than the interval).

@@ -186,8 +186,10 @@ pub trait SplitEnumerator: Send + 'static {
     type State: EnumeratorState;
 
     /// Called after creation or restore, before any reader is added. A retriable error
-    /// ([`ConnectorError::retry`]) has it called again 20 ms later, beside the job master's
-    /// loop, until it starts or fails for good; readers' requests wait for it meanwhile.
+    /// ([`ConnectorError::retry`]) has it called again 20 ms after each failed try, beside
+    /// the job master's loop, until it starts or fails for good; readers' requests wait for
+    /// it meanwhile. What a failed try left on the context (assignments, calls) stands: a
+    /// start that may fail should register its calls once nothing can fail any more.
     fn start(
         &mut self,
         _ctx: &mut EnumeratorContext<Self::Split>,
@@ -218,7 +220,9 @@ pub trait SplitEnumerator: Send + 'static {
     /// assignments (a connector-defined event, a lease) is its to take back. Default: nothing.
     fn reader_failed(&mut self, _subtask: usize, _ctx: &mut EnumeratorContext<Self::Split>) {}
     /// The enumerator is done: the job finished or stopped, or a global failover replaces
-    /// it. Called once; a crash of the job master calls nothing. Default: nothing to release.
+    /// it. Called once; a crash of the job master calls nothing, nor does a global failover
+    /// that replaces an enumerator whose start was still being retried (it never started).
+    /// Default: nothing to release.
     fn close(&mut self) -> impl Future<Output = ()> + Send {
         async {}
     }

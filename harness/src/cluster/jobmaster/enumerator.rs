@@ -1,12 +1,18 @@
 //! The enumerator's start, off the coordinator's loop when it has to be retried.
 //!
-//! The first attempt of a start is awaited where the enumerator is created or restored. When
-//! it fails with a retriable error, the enumerator and its context move into a retry that
-//! runs beside the loop (wait, start again, until it starts or fails for good), and the loop
-//! goes on: heartbeats, failures, deployments and checkpoint commands are handled meanwhile.
-//! What readers ask while the enumerator is away (registrations, split requests, source
-//! events) waits in order and reaches it once it started, as events wait behind the start in
-//! Flink's source-coordinator executor; a checkpoint is not triggered before it started.
+//! The first try of a start is awaited where the enumerator is created or restored. When it
+//! fails with a retriable error, the enumerator and its context move into a retry that runs
+//! beside the loop (wait 20 ms, try again, until it starts or fails for good), and the loop
+//! goes on: heartbeats, failures, deployments and failovers are handled meanwhile. What
+//! readers ask while the enumerator is away (registrations, split requests, source events)
+//! waits in order and reaches it once it started, as events wait behind the enumerator in
+//! Flink's source-coordinator executor. No checkpoint is triggered before it started (the
+//! first tick after does). A global failover drops the retry, and the enumerator with it,
+//! unclosed: it never started.
+//!
+//! A replaced attempt's requests are dropped twice over, on purpose: when its subtask fails
+//! over (`Starting::forget`) and, should one slip through, when they are handed over (the
+//! attempt check in `on_started`).
 
 use super::JobMaster;
 use crate::api::{EnumeratorContext, Sink, Source, SplitEnumerator};
@@ -42,8 +48,8 @@ pub(super) struct Starting<Src: Source> {
 }
 
 impl<Src: Source> Starting<Src> {
-    /// Retries `enumerator`'s start every [`RETRY_EVERY`] until it starts or fails for good;
-    /// `failed` attempts failed so far.
+    /// Tries `enumerator`'s start again [`RETRY_EVERY`] after each failed try until it starts
+    /// or fails for good; `failed` tries failed so far.
     fn new(
         mut enumerator: Src::Enumerator,
         mut ctx: EnumeratorContext<Src::Split>,
@@ -51,17 +57,17 @@ impl<Src: Source> Starting<Src> {
         failed: u32,
     ) -> Self {
         let retry = async move {
-            let mut attempt = failed;
+            let mut tries = failed;
             loop {
                 madsim::time::sleep(RETRY_EVERY).await;
-                attempt += 1;
+                tries += 1;
                 match enumerator.start(&mut ctx).await {
                     Err(e) if e.hint == RetryHint::Retry => {
-                        history.record(JOB_MASTER, EventKind::EnumeratorStartFailed { attempt, error: e.message });
+                        history.record(JOB_MASTER, EventKind::EnumeratorStartFailed { tries, error: e.message });
                     }
                     result => {
                         if result.is_ok() {
-                            history.record(JOB_MASTER, EventKind::EnumeratorStarted { attempts: attempt });
+                            history.record(JOB_MASTER, EventKind::EnumeratorStarted { tries });
                         }
                         return Started { enumerator, ctx, result };
                     }
@@ -87,14 +93,14 @@ pub(super) async fn retried<Src: Source>(starting: &mut Option<Starting<Src>>) -
 }
 
 impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
-    /// Starts the enumerator just created or restored: the first attempt here, the retries
-    /// beside the loop.
+    /// Starts the enumerator just created or restored: the first try here, the others beside
+    /// the loop.
     pub(super) async fn start_enumerator(&mut self) {
         let (enumerator, ctx) = self.coordinator.enumerator_mut().expect("a new enumerator is in place");
         match enumerator.start(ctx).await {
             Ok(()) => self.apply_actions(),
             Err(e) if e.hint == RetryHint::Retry => {
-                self.record(EventKind::EnumeratorStartFailed { attempt: 1, error: e.message });
+                self.record(EventKind::EnumeratorStartFailed { tries: 1, error: e.message });
                 let enumerator = self.coordinator.enumerator.take().expect("a new enumerator is in place");
                 let placeholder = EnumeratorContext::new(self.coordinator.readers, self.endpoint.clone());
                 let ctx = std::mem::replace(&mut self.coordinator.ctx, placeholder);

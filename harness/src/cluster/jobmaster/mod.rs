@@ -169,10 +169,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 Wake::Align => self.announce_alignment(),
                 Wake::Started(started) => self.on_started(started),
                 Wake::Called(Called { generation, result, handled }) => {
-                    // A callable of the current generation was started after its enumerator did.
-                    if let (true, Some((enumerator, ctx))) =
-                        (generation == self.coordinator.generation, self.coordinator.enumerator_mut())
-                    {
+                    if generation == self.coordinator.generation {
+                        let (enumerator, ctx) =
+                            self.coordinator.enumerator_mut().expect("its callables start once it started");
                         enumerator.handle_async(result, ctx);
                         self.apply_actions();
                     }

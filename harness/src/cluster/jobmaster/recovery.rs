@@ -6,7 +6,7 @@ use super::{JobMaster, JobStatus};
 use crate::api::{EnumeratorContext, Sink, Source, Split, SplitEnumerator};
 use crate::cluster::config::FailoverStrategy;
 use crate::cluster::downlink::Downlink;
-use crate::cluster::protocol::{task_executor, Addressed, SubtaskState, ToTask, JOB_MASTER};
+use crate::cluster::protocol::{task_executor, Addressed, SubtaskState, ToTask};
 use crate::cluster::rescale;
 use crate::history::{AbortReason, CheckpointId, EventKind, FailoverScope};
 
@@ -143,11 +143,9 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         for subtask in failed {
             // Nothing is assigned before the enumerator started, so nothing goes back then.
             let returned = self.coordinator.tracker.take_uncheckpointed(subtask);
-            if let (false, Some((enumerator, ctx))) = (returned.is_empty(), self.coordinator.enumerator_mut()) {
-                self.history.record(
-                    JOB_MASTER,
-                    EventKind::SplitsReturned { subtask, splits: returned.iter().map(Split::id).collect() },
-                );
+            if !returned.is_empty() {
+                self.record(EventKind::SplitsReturned { subtask, splits: returned.iter().map(Split::id).collect() });
+                let (enumerator, ctx) = self.coordinator.enumerator_mut().expect("splits were assigned: it started");
                 enumerator.add_splits_back(returned, subtask, ctx);
             }
             self.redeploy(subtask);
