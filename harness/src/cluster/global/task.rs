@@ -183,9 +183,8 @@ impl<Snk: Sink> GlobalTask<Snk> {
                 GateEvent::Committables(bytes) => self.operator.receive(&bytes)?,
                 GateEvent::Aligned(c) => {
                     let committables = self.operator.combine(c)?;
-                    let none = bincode::serialize(&Vec::<()>::new()).expect("serializes");
                     let state =
-                        SubtaskState { splits: none.clone(), writer: none, committables, finished: self.gate.ended() };
+                        SubtaskState { committables, finished: self.gate.ended(), ..crate::cluster::rescale::empty() };
                     // Sent once, as every acknowledgement: a lost one lets the checkpoint expire.
                     drop(self.uplink.send_once(MasterMsg::Ack { checkpoint: c, state }));
                 }

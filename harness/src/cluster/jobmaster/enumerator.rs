@@ -1,14 +1,14 @@
 //! The enumerator's start, off the coordinator's loop when it has to be retried.
 //!
 //! The first try of a start is awaited where the enumerator is created or restored. When it
-//! fails with a retriable error, the enumerator and its context move into a retry that runs
+//! fails with a retriable error, the enumerator and its context move into a task of their own
 //! beside the loop (wait 20 ms, try again, until it starts or fails for good), and the loop
 //! goes on: heartbeats, failures, deployments and failovers are handled meanwhile. What
 //! readers ask while the enumerator is away (registrations, split requests, source events)
 //! waits in order and reaches it once it started, as events wait behind the enumerator in
 //! Flink's source-coordinator executor. No checkpoint is triggered before it started (the
-//! first tick after does). A global failover drops the retry, and the enumerator with it,
-//! unclosed: it never started.
+//! first tick after does). A global failover aborts the retry, and drops the enumerator with
+//! it, unclosed: it never started.
 //!
 //! A replaced attempt's requests are dropped twice over, on purpose: when its subtask fails
 //! over (`Starting::forget`) and, should one slip through, when they are handed over (the
@@ -19,9 +19,9 @@ use crate::api::{EnumeratorContext, Sink, Source, SplitEnumerator};
 use crate::cluster::protocol::JOB_MASTER;
 use crate::error::{ConnectorError, RetryHint};
 use crate::history::{EventKind, History};
-use std::future::Future;
-use std::pin::Pin;
+use crate::net::Endpoint;
 use std::time::Duration;
+use tokio::sync::oneshot;
 
 /// How long a retried start waits before its next attempt.
 const RETRY_EVERY: Duration = Duration::from_millis(20);
@@ -41,10 +41,18 @@ enum Deferred {
     SourceEvent(Vec<u8>),
 }
 
-/// A start being retried beside the loop, and what waits for it.
+/// A start being retried beside the loop (a task of the job-master node, aborted when this
+/// is dropped), and what waits for it.
 pub(super) struct Starting<Src: Source> {
-    retry: Pin<Box<dyn Future<Output = Started<Src>> + Send>>,
+    task: madsim::task::JoinHandle<()>,
+    started: oneshot::Receiver<Started<Src>>,
     deferred: Vec<(usize, u64, Deferred)>,
+}
+
+impl<Src: Source> Drop for Starting<Src> {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
 
 impl<Src: Source> Starting<Src> {
@@ -53,10 +61,13 @@ impl<Src: Source> Starting<Src> {
     fn new(
         mut enumerator: Src::Enumerator,
         mut ctx: EnumeratorContext<Src::Split>,
+        endpoint: Endpoint,
         history: History,
         failed: u32,
     ) -> Self {
-        let retry = async move {
+        let (tx, started) = oneshot::channel();
+        // Clients the enumerator builds without the context send from the job master.
+        let retry = crate::net::ambient::scope(endpoint, async move {
             let mut tries = failed;
             loop {
                 madsim::time::sleep(RETRY_EVERY).await;
@@ -69,12 +80,13 @@ impl<Src: Source> Starting<Src> {
                         if result.is_ok() {
                             history.record(JOB_MASTER, EventKind::EnumeratorStarted { tries });
                         }
-                        return Started { enumerator, ctx, result };
+                        let _ = tx.send(Started { enumerator, ctx, result });
+                        return;
                     }
                 }
             }
-        };
-        Starting { retry: Box::pin(retry), deferred: Vec::new() }
+        });
+        Starting { task: madsim::task::spawn(retry), started, deferred: Vec::new() }
     }
 
     /// Drops what `subtask`'s failed attempts asked: the enumerator never saw them, and the
@@ -87,7 +99,10 @@ impl<Src: Source> Starting<Src> {
 /// The retry's outcome, when one runs; never ready otherwise (a branch of the loop's select).
 pub(super) async fn retried<Src: Source>(starting: &mut Option<Starting<Src>>) -> Started<Src> {
     match starting {
-        Some(s) => s.retry.as_mut().await,
+        Some(Starting { started, .. }) => match started.await {
+            Ok(started) => started,
+            Err(_) => std::future::pending().await, // the task ended without a word: aborted
+        },
         None => std::future::pending().await,
     }
 }
@@ -104,7 +119,8 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
                 let enumerator = self.coordinator.enumerator.take().expect("a new enumerator is in place");
                 let placeholder = EnumeratorContext::new(self.coordinator.readers, self.endpoint.clone());
                 let ctx = std::mem::replace(&mut self.coordinator.ctx, placeholder);
-                self.coordinator.starting = Some(Starting::new(enumerator, ctx, self.history.clone(), 1));
+                self.coordinator.starting =
+                    Some(Starting::new(enumerator, ctx, self.endpoint.clone(), self.history.clone(), 1));
             }
             Err(e) => self.fail_job(format!("enumerator failed to start: {e}")),
         }
@@ -113,14 +129,14 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// The retried start ended: the enumerator is back, and what waited for it reaches it in
     /// order (requests of attempts replaced since are dropped).
     pub(super) fn on_started(&mut self, started: Started<Src>) {
-        let Some(starting) = self.coordinator.starting.take() else { return };
+        let Some(mut starting) = self.coordinator.starting.take() else { return };
         if let Err(e) = started.result {
             return self.fail_job(format!("enumerator failed to start: {e}"));
         }
         self.coordinator.enumerator = Some(started.enumerator);
         self.coordinator.ctx = started.ctx;
         self.apply_actions();
-        for (subtask, attempt, request) in starting.deferred {
+        for (subtask, attempt, request) in std::mem::take(&mut starting.deferred) {
             if self.scheduler.slots[subtask].attempt == attempt && !self.done {
                 self.hand_to_enumerator(subtask, request);
             }
