@@ -221,7 +221,8 @@ pub trait SplitEnumerator: Send + 'static {
     fn reader_failed(&mut self, _subtask: usize, _ctx: &mut EnumeratorContext<Self::Split>) {}
     /// The enumerator is done: the job finished or stopped, or a global failover replaces
     /// it. Called once; a crash of the job master calls nothing, nor does a global failover
-    /// that replaces an enumerator whose start was still being retried (it never started).
+    /// that replaces an enumerator whose start was still being retried (it never started: it
+    /// is dropped).
     /// Default: nothing to release.
     fn close(&mut self) -> impl Future<Output = ()> + Send {
         async {}

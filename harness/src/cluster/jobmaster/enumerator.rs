@@ -7,8 +7,9 @@
 //! readers ask while the enumerator is away (registrations, split requests, source events)
 //! waits in order and reaches it once it started, as events wait behind the enumerator in
 //! Flink's source-coordinator executor. No checkpoint is triggered before it started (the
-//! first tick after does). A global failover aborts the retry, and drops the enumerator with
-//! it, unclosed: it never started.
+//! first tick after does). A global failover aborts the retry; the enumerator is dropped
+//! unclosed (it never started; the simulator drops it as it drops the aborted task), or closed
+//! if its last try had just started it.
 //!
 //! A replaced attempt's requests are dropped twice over, on purpose: when its subtask fails
 //! over (`Starting::forget`) and, should one slip through, when they are handed over (the
@@ -89,6 +90,15 @@ impl<Src: Source> Starting<Src> {
         Starting { task: madsim::task::spawn(retry), started, deferred: Vec::new() }
     }
 
+    /// The enumerator, when its last try has just started it and the loop has not yet taken
+    /// it back: a global failover closes it before dropping the rest.
+    pub(super) fn started_unseen(&mut self) -> Option<Src::Enumerator> {
+        match self.started.try_recv() {
+            Ok(Started { enumerator, result: Ok(()), .. }) => Some(enumerator),
+            _ => None,
+        }
+    }
+
     /// Drops what `subtask`'s failed attempts asked: the enumerator never saw them, and the
     /// subtask's next attempt registers anew.
     pub(super) fn forget(&mut self, subtask: usize) {
@@ -101,7 +111,8 @@ pub(super) async fn retried<Src: Source>(starting: &mut Option<Starting<Src>>) -
     match starting {
         Some(Starting { started, .. }) => match started.await {
             Ok(started) => started,
-            Err(_) => std::future::pending().await, // the task ended without a word: aborted
+            // Aborting drops this receiver too, and a panic or a crash ends the loop as well.
+            Err(_) => unreachable!("the enumerator's start task ended without a result"),
         },
         None => std::future::pending().await,
     }

@@ -1,5 +1,6 @@
 //! The job master: source coordinator (hosts the enumerator), checkpoint coordinator,
-//! failure detection and failover. One event loop owns all of its state.
+//! failure detection and failover. One event loop owns all of its state, but for an enumerator
+//! whose start is being retried (a task of its own, `enumerator.rs`).
 //!
 //! ```text
 //!  tick ─▶ snapshot enumerator (valve closes) ─▶ store ─▶ Trigger c to every subtask (valve opens)

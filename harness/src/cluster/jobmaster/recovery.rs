@@ -181,9 +181,10 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         // The enumerator being replaced is closed first (it may hold connections), and what
         // it started stops.
         self.stop_calls();
-        // One whose start is being retried is dropped with the retry, unclosed: it never started.
-        self.coordinator.starting = None;
-        if let Some(enumerator) = self.coordinator.enumerator.as_mut() {
+        // One whose start is being retried is dropped with the retry, unclosed (it never
+        // started), unless its last try has just started it.
+        let mut retried = self.coordinator.starting.take().and_then(|mut s| s.started_unseen());
+        if let Some(enumerator) = retried.as_mut().or(self.coordinator.enumerator.as_mut()) {
             enumerator.close().await;
         }
         self.coordinator.enumerator = Some(match latest {
