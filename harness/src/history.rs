@@ -174,8 +174,7 @@ pub enum EventKind {
     /// The coordinator's valve held `events` for a subtask between the enumerator's snapshot
     /// for `checkpoint` and the barrier, and sent them now (after the barrier).
     ValveReleased { subtask: usize, checkpoint: CheckpointId, events: usize },
-    /// The enumerator's start failed with a retriable error (`tries`: 1 for its first try);
-    /// it is tried again beside the coordinator's loop.
+    /// The enumerator's `tries`-th start failed with a retriable error; it is tried again.
     EnumeratorStartFailed { tries: u32, error: String },
     /// The enumerator started at its `tries`-th try (recorded only when a start was retried).
     EnumeratorStarted { tries: u32 },
