@@ -163,6 +163,7 @@ fn job() -> BoxedStrategy<JobSettings> {
             // Only behind an exchange can the sink have a parallelism of its own.
             sink_parallelism: writers.filter(|_| exchange.is_some()),
             concurrent_checkpoints,
+            committer_parallelism: None,
         })
         .boxed()
 }
@@ -195,7 +196,7 @@ pub fn scenarios(g: &Generator) -> BoxedStrategy<Scenario> {
 /// sets them itself: what the runner fixes, a generated scenario does not change.
 fn fit(mut scenario: Scenario, config: &RunConfig) -> Scenario {
     let job = &config.job;
-    if job.exchange != Exchange::Forward || job.sink_parallelism.is_some() {
+    if job.exchange != Exchange::Forward || job.sink.writers.is_some() {
         scenario.job.exchange = None;
         scenario.job.sink_parallelism = None;
     }

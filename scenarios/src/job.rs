@@ -1,6 +1,6 @@
 //! Job settings a scenario fixes for itself: what is decided when the job starts and no
 //! block can change while it runs (an exchange between readers and writers, the sink's own
-//! parallelism, how many checkpoints may be pending at once). They apply over the runner's
+//! parallelism and its committers', how many checkpoints may be pending at once). They apply over the runner's
 //! configuration, seed by seed, so a generated scenario can draw them per seed and a saved
 //! case replays with them.
 
@@ -20,6 +20,9 @@ pub struct JobSettings {
     /// Checkpoints pending at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrent_checkpoints: Option<usize>,
+    /// Committers as tasks of their own, this many ([`connsim::cluster::SinkParallelism::committers`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub committer_parallelism: Option<usize>,
 }
 
 impl JobSettings {
@@ -34,10 +37,13 @@ impl JobSettings {
             config.job.exchange = exchange;
         }
         if let Some(n) = self.sink_parallelism {
-            config.job.sink_parallelism = Some(n);
+            config.job.sink.writers = Some(n);
         }
         if let Some(n) = self.concurrent_checkpoints {
             config.job.checkpoints.max_concurrent = n;
+        }
+        if let Some(n) = self.committer_parallelism {
+            config.job.sink.committers = Some(n);
         }
     }
 
@@ -52,6 +58,11 @@ impl JobSettings {
                  use Exchange::Rebalance or Exchange::KeyBy",
                 self.sink_parallelism.unwrap_or_default()
             ));
+        }
+        if self.committer_parallelism == Some(0) {
+            return Err("committer_parallelism(0): use 1 or more committers, or leave it unset to chain each \
+                        writer's committer to it"
+                .into());
         }
         if self.concurrent_checkpoints == Some(0) {
             return Err("concurrent_checkpoints(0): at least one checkpoint must be allowed; use 1 or more".into());
@@ -70,6 +81,9 @@ impl JobSettings {
         }
         if let Some(n) = self.concurrent_checkpoints {
             s.push_str(&format!("\n    .concurrent_checkpoints({n})"));
+        }
+        if let Some(n) = self.committer_parallelism {
+            s.push_str(&format!("\n    .committer_parallelism({n})"));
         }
         s
     }

@@ -203,7 +203,7 @@ fn a_scenario_fixes_the_jobs_shape_over_the_runners_and_its_report_shows_it() {
     outcome.assert_ok();
     for r in &outcome.outcome.reports {
         assert_eq!(r.config.job.exchange, Exchange::KeyBy);
-        assert_eq!(r.config.job.sink_parallelism, Some(3));
+        assert_eq!(r.config.job.sink.writers, Some(3));
         assert_eq!(r.config.job.checkpoints.max_concurrent, 2);
     }
     // The runner's own configuration is left as it was: chained, so nothing backpressures.

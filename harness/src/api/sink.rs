@@ -100,7 +100,9 @@ impl CommitterContext {
     pub fn job_id(&self) -> &str {
         &self.job_id
     }
-    /// This committer's subtask index.
+    /// This committer's subtask index: its writer's, or, with committers apart from the
+    /// writers ([`SinkParallelism::committers`](crate::cluster::SinkParallelism)), its index
+    /// `j` among them (it commits what writers `w` with `w mod k == j` prepared).
     pub fn subtask(&self) -> usize {
         self.subtask
     }

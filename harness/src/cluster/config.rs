@@ -107,11 +107,10 @@ pub struct JobConfig {
     /// Off only in connsim's own tests: it then snapshots at the first barrier.
     #[serde(default = "yes")]
     pub aligned_barriers: bool,
-    /// Writers behind an exchange, when other than `parallelism` (the readers). Subtask `i`
-    /// hosts reader `i` and writer `i` where they exist, as a Flink slot hosts one subtask
-    /// of each operator. Needs an exchange: a chained job has a writer per reader.
-    #[serde(default)]
-    pub sink_parallelism: Option<usize>,
+    /// The sink's parallelisms: its writers' and its committers' (in a case file, flat:
+    /// `sink_parallelism`, `committer_parallelism`).
+    #[serde(flatten)]
+    pub sink: SinkParallelism,
     /// The watermark strategy the job reads its source with (what Flink's
     /// `env.fromSource(source, strategy, name)` is given); `None`: the source's own
     /// ([`Source::watermark_strategy`](crate::api::Source::watermark_strategy)), if any.
@@ -120,6 +119,25 @@ pub struct JobConfig {
     /// A runtime bug switched on (connsim's own tests only); `None` in real use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime_bug: Option<RuntimeBug>,
+}
+
+/// The sink's parallelisms (in a case file, flat: `sink_parallelism`,
+/// `committer_parallelism`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SinkParallelism {
+    /// Writers behind an exchange, when other than `parallelism` (the readers). Subtask `i`
+    /// hosts reader `i` and writer `i` where they exist, as a Flink slot hosts one subtask
+    /// of each operator. Needs an exchange: a chained job has a writer per reader.
+    #[serde(rename = "sink_parallelism", default)]
+    pub writers: Option<usize>,
+    /// Committers as tasks of their own, when set (Flink's committer operator with a
+    /// parallelism other than the writers'): `k` tasks after every reader and writer,
+    /// committer `j` sharing subtask `j`'s slot. Every writer has a channel to every
+    /// committer: writer `w` sends its committables to committer `w mod k`, and its barriers
+    /// to all of them. `None`: each writer's committer is chained to it. Not with a sink that
+    /// has a global committer (it commits instead).
+    #[serde(rename = "committer_parallelism", default, skip_serializing_if = "Option::is_none")]
+    pub committers: Option<usize>,
 }
 
 /// Checkpointing settings of a job (in a case file, flat: `checkpoint_interval_ms`,
@@ -180,12 +198,24 @@ impl JobConfig {
 
     /// Writers of a job whose source has `readers` subtasks.
     pub fn writers(&self, readers: usize) -> usize {
-        self.sink_parallelism.unwrap_or(readers)
+        self.sink.writers.unwrap_or(readers)
+    }
+
+    /// Committer tasks apart from the writers (0: each writer's committer is chained to it).
+    pub fn committers(&self) -> usize {
+        self.sink.committers.unwrap_or(0)
     }
 
     /// Why this configuration cannot run, if it cannot.
     pub fn problem(&self) -> Option<String> {
-        match self.sink_parallelism {
+        if self.sink.committers == Some(0) {
+            return Some(
+                "committer_parallelism is 0: set at least one committer, or leave it unset to chain \
+                 each writer's committer to it"
+                    .into(),
+            );
+        }
+        match self.sink.writers {
             Some(0) => Some("sink_parallelism is 0: a job needs at least one writer".into()),
             Some(_) if !self.exchange.all_to_all() => Some(
                 "sink_parallelism needs an exchange between readers and writers (set `exchange` to \
@@ -214,7 +244,7 @@ impl Default for JobConfig {
             coordinator_valve: true,
             exchange: Exchange::Forward,
             aligned_barriers: true,
-            sink_parallelism: None,
+            sink: SinkParallelism::default(),
             watermarks: None,
             runtime_bug: None,
         }

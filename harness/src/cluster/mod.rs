@@ -3,14 +3,15 @@
 
 mod config;
 mod downlink;
+mod downstream;
 mod exchange;
-mod global;
 mod heartbeat;
 mod hooks;
 pub(crate) mod jobmaster;
 mod protocol;
 mod reader_alignment;
 mod rescale;
+mod shape;
 mod store;
 mod subtask;
 pub(crate) mod taskexecutor;
@@ -18,7 +19,8 @@ mod tracker;
 mod uplink;
 mod wall;
 
-pub use config::{CheckpointConfig, Exchange, FailoverStrategy, HeartbeatConfig, JobConfig, RuntimeBug};
+pub use config::{CheckpointConfig, Exchange, FailoverStrategy, HeartbeatConfig, JobConfig};
+pub use config::{RuntimeBug, SinkParallelism};
 pub use exchange::HELD_MS;
 pub use hooks::Phase;
 pub(crate) use hooks::{Hit, Hooks, JmCommand};

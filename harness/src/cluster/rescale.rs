@@ -28,6 +28,19 @@ pub(crate) fn global_state(state: SubtaskState, bug: Option<RuntimeBug>) -> Subt
     }
 }
 
+/// The committer tasks' states after a rescale: their pending committables as they were
+/// when there are still `k` of them (their parallelism did not change), else pooled and
+/// dealt out round-robin over `k` (`old`: the states of the old tasks downstream of the
+/// writers; none if the old job chained its committers).
+pub(crate) fn committers<Snk: Sink>(old: &[SubtaskState], k: usize) -> Result<Vec<SubtaskState>, String> {
+    if old.len() == k {
+        return Ok(old.iter().map(|s| SubtaskState { finished: false, ..s.clone() }).collect());
+    }
+    let parts: Vec<&[u8]> = old.iter().map(|s| s.committables.as_slice()).collect();
+    let dealt = deal::<(CheckpointId, Snk::Committable)>(&parts, k, "committables")?;
+    Ok(dealt.into_iter().map(|committables| SubtaskState { committables, ..empty() }).collect())
+}
+
 fn deal<T: Serialize + DeserializeOwned>(parts: &[&[u8]], p: usize, what: &str) -> Result<Vec<Vec<u8>>, String> {
     let mut buckets: Vec<Vec<T>> = (0..p).map(|_| Vec::new()).collect();
     let mut i = 0;

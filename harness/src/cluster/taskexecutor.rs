@@ -10,7 +10,8 @@
 use super::config::Exchange;
 use super::hooks::Hooks;
 use super::protocol::{task_executor, Addressed, ToTask};
-use super::subtask::{self, Control, JobShape, SubtaskSetup};
+use super::shape::JobShape;
+use super::subtask::{self, Control, SubtaskSetup};
 use crate::api::{Sink, Source};
 use crate::history::{EventKind, History};
 use crate::net::{now, Gateway};
@@ -27,9 +28,9 @@ struct Running {
     renewed: Duration,
     /// When it was deployed (slots go to the newest when they run short).
     deployed: Duration,
-    /// The global committer's task: it shares a slot with another subtask (Flink's slot
-    /// sharing), so it takes none of its own.
-    global: bool,
+    /// A task downstream of the writers (the global committer's or a committer's): it
+    /// shares a slot with another subtask (Flink's slot sharing), so it takes none of its own.
+    shares_slot: bool,
 }
 
 impl Running {
@@ -68,6 +69,8 @@ pub(crate) struct ExecutorConfig {
     pub watermarks: Option<crate::api::WatermarkStrategy>,
     /// A runtime bug switched on ([`JobConfig::runtime_bug`](super::JobConfig)).
     pub runtime_bug: Option<super::config::RuntimeBug>,
+    /// Committer tasks apart from the writers ([`JobConfig::committers`](super::JobConfig::committers)).
+    pub committers: usize,
 }
 
 /// The init task of task executor `index`: serves until the node is crashed.
@@ -120,7 +123,10 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                         if let Some(old) = running.remove(&subtask) {
                             close(old).await;
                         }
-                        if !(sink.has_global_committer() && subtask == parallelism.max(writers)) {
+                        let downstream =
+                            JobShape::downstream_of(parallelism, writers, cfg.committers, sink.has_global_committer());
+                        let shares_slot = downstream.contains(&subtask);
+                        if !shares_slot {
                             free_slot(&mut running, cfg.slots).await;
                         }
                         let (control, rx) = mpsc::unbounded_channel();
@@ -140,21 +146,21 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                                 job,
                                 parallelism,
                                 writers,
+                                committers: cfg.committers,
                                 exchange: cfg.exchange,
                                 aligned_barriers: cfg.aligned_barriers,
                                 watermarks: cfg.watermarks,
                                 runtime_bug: cfg.runtime_bug,
                             },
                         };
-                        let global = sink.has_global_committer() && subtask == setup.shape.global_committer();
-                        let task = if global {
-                            madsim::task::spawn(super::global::run::<Src, Snk>(setup))
+                        let task = if shares_slot {
+                            madsim::task::spawn(super::downstream::run::<Src, Snk>(setup))
                         } else {
                             madsim::task::spawn(subtask::run::<Src, Snk>(setup))
                         };
                         let at = now();
                         let running_attempt =
-                            Running { attempt, control, cancel, task, renewed: at, deployed: at, global };
+                            Running { attempt, control, cancel, task, renewed: at, deployed: at, shares_slot };
                         running.insert(subtask, running_attempt);
                         true
                     }
@@ -270,10 +276,10 @@ async fn expire(running: &mut BTreeMap<usize, Running>, lease: Duration, history
 /// job master deploys only into slots it considers free, so they were given up).
 async fn free_slot(running: &mut BTreeMap<usize, Running>, slots: usize) {
     running.retain(|_, r| r.alive());
-    while running.values().filter(|r| !r.global).count() >= slots.max(1) {
+    while running.values().filter(|r| !r.shares_slot).count() >= slots.max(1) {
         let oldest = running
             .iter()
-            .filter(|(_, r)| !r.global)
+            .filter(|(_, r)| !r.shares_slot)
             .min_by_key(|(s, r)| (r.deployed, **s))
             .map(|(s, _)| *s)
             .expect("not empty");

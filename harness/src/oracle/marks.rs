@@ -62,6 +62,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("sequence-rejected", "the log refused a retried produce older than the producer's last five batches"),
     ("offset-out-of-range", "a reader fetched from an offset retention had deleted and was told it is out of range"),
     ("zombie-global-commit", "an attempt of the global committer's task committed after a newer attempt of it had been deployed (a zombie committer next to its replacement)"),
+    ("zombie-commit", "an attempt of a committer's task (apart from the writers) committed after a newer attempt of it had been deployed (a zombie committer next to its replacement)"),
     ("zombie-wrote-after-replacement", "a request the connector code of a subtask attempt sent after a newer attempt of the subtask had started (a zombie, cut off from the job master) reached an external system, which served or refused it"),
     ("checkpoints-overlapped", "a checkpoint was triggered while an earlier one was still pending"),
     ("checkpoint-subsumed", "a pending checkpoint was aborted because a later one completed (an acknowledgement of it was lost)"),
@@ -109,6 +110,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut read_since_restore: BTreeSet<(usize, u64)> = BTreeSet::new();
     // Per subtask: checkpoints prepared (barrier passed) but not yet seen committed.
     let mut prepared: BTreeMap<usize, BTreeSet<u64>> = BTreeMap::new();
+    // Subtasks that took a barrier: readers and writers. The others committing are tasks
+    // downstream of the writers (committers apart from them).
+    let mut took_barriers: BTreeSet<usize> = BTreeSet::new();
     // Task executor → the tasks deployed there last (a global committer shares subtask 0's slot).
     let mut hosted: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
     // Checkpoints triggered by the current job-master incarnation, neither completed nor aborted.
@@ -286,11 +290,13 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                     marks.insert("discovery-faulted");
                 }
                 read_since_restore.insert((*subtask, *attempt));
+                took_barriers.insert(*subtask);
                 if !exchanged {
                     prepared.entry(*subtask).or_default().insert(*checkpoint);
                 }
             }
             EventKind::BarrierAligned { subtask, checkpoint, .. } if exchanged => {
+                took_barriers.insert(*subtask);
                 prepared.entry(*subtask).or_default().insert(*checkpoint);
             }
             EventKind::Emitted { subtask, attempt, ids } => {
@@ -323,6 +329,18 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::Paused { .. } => {
                 marks.insert("paused");
             }
+            // A committer apart from the writers: its newest attempt committing what it restored.
+            EventKind::CommitAttempt { subtask, attempt, checkpoint, .. } if !took_barriers.contains(subtask) => {
+                match newest.get(subtask) {
+                    Some((n, _)) if n > attempt => {
+                        marks.insert("zombie-commit");
+                    }
+                    Some((n, at)) if n == attempt && *at > 0 && checkpoint <= at => {
+                        marks.insert("recovered-committables-committed");
+                    }
+                    _ => {}
+                }
+            }
             EventKind::CommitAttempt { subtask, attempt, .. }
                 if restored.contains(&(*subtask, *attempt)) && !read_since_restore.contains(&(*subtask, *attempt)) =>
             {
@@ -331,7 +349,15 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::CommitOutcome { subtask, checkpoint, outcome, .. } => {
                 outcome_marks(outcome, &mut marks);
                 if *outcome != CommitOutcome::RetryLater {
-                    if let Some(p) = prepared.get_mut(subtask) {
+                    // A committer apart from the writers commits for some of them: every
+                    // writer's prepared checkpoint up to it counts as committed (a mark it
+                    // clears is claimed less often, never more).
+                    let served = if took_barriers.contains(subtask) {
+                        prepared.get_mut(subtask).into_iter().collect::<Vec<_>>()
+                    } else {
+                        prepared.values_mut().collect()
+                    };
+                    for p in served {
                         p.retain(|c| c > checkpoint);
                     }
                 }

@@ -269,6 +269,7 @@ async fn drive(
         aligned_barriers: config.job.aligned_barriers,
         watermarks: config.job.watermarks.or(source.watermark_strategy()),
         runtime_bug: config.job.runtime_bug,
+        committers: config.job.committers(),
     };
     let build_te: TeBuilder = {
         let (gw, h, shipped, hk, handle) =

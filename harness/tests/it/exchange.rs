@@ -36,7 +36,7 @@ fn sink_parallelism_differs_from_source_parallelism() {
     {
         let out = run_with(exchange, true, FailoverStrategy::Region, 30, |c| {
             c.job.parallelism = readers;
-            c.job.sink_parallelism = Some(writers);
+            c.job.sink.writers = Some(writers);
         });
         out.assert_ok();
         out.assert_reached(&["channel-blocked", "restore-from-checkpoint", "failover:region"]);
@@ -45,7 +45,7 @@ fn sink_parallelism_differs_from_source_parallelism() {
 
 #[test]
 fn sink_parallelism_without_an_exchange_fails_the_job_saying_what_to_set() {
-    let out = run_with(Exchange::Forward, true, FailoverStrategy::Region, 1, |c| c.job.sink_parallelism = Some(2));
+    let out = run_with(Exchange::Forward, true, FailoverStrategy::Region, 1, |c| c.job.sink.writers = Some(2));
     let v = out.reports[0].verdict("liveness").expect("liveness is checked");
     assert!(!v.passed && v.summary.contains("needs an exchange") && v.summary.contains("Rebalance"), "{v:?}");
 }
@@ -89,7 +89,7 @@ fn subtasks_with_only_a_writer_acknowledge_every_checkpoint() {
     let out = run_with(Exchange::Rebalance, true, FailoverStrategy::Region, 10, |c| {
         c.faults = connsim::run::FaultConfig::none();
         c.job.parallelism = 1;
-        c.job.sink_parallelism = Some(3);
+        c.job.sink.writers = Some(3);
     });
     out.assert_ok();
     for r in &out.reports {

@@ -7,6 +7,7 @@ mod bad_input;
 mod call_async;
 mod checkpoint_notifications;
 mod close;
+mod committers;
 mod common;
 mod conformance;
 mod determinism_check;

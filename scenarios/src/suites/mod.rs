@@ -93,6 +93,8 @@ struct Settings {
     runtime_bug: Option<connsim::cluster::RuntimeBug>,
     /// Writers in every case, whatever the case's (reader) parallelism.
     sink_parallelism: Option<usize>,
+    /// Committers as tasks of their own in every case, this many.
+    committer_parallelism: Option<usize>,
     /// Exactly `seeds` seeds from `first_seed`, whatever `CONNSIM_SEEDS` says (one test
     /// of a case whose seeds are split over several).
     exact_range: bool,
@@ -338,6 +340,7 @@ impl Suite {
             unaligned: false,
             runtime_bug: None,
             sink_parallelism: None,
+            committer_parallelism: None,
             exact_range: false,
             check_determinism: false,
             event_time: Err("the sink suite reads connsim's generator, without event time".into()),
@@ -451,6 +454,15 @@ impl Suite {
             self.name = format!("{} over a {exchange:?} exchange", self.name);
             self.id = format!("{}_over_{}", self.id, harness::slug(&format!("{exchange:?}")));
         }
+        self
+    }
+
+    /// Runs every case with the sink's committers as `n` tasks of their own, apart from the
+    /// writers (writer `w` hands its committables to committer `w mod n`).
+    pub fn committer_parallelism(mut self, n: usize) -> Self {
+        self.settings.committer_parallelism = Some(n);
+        self.name = format!("{} with {n} committers apart", self.name);
+        self.id = format!("{}_{n}_committers", self.id);
         self
     }
 

@@ -22,6 +22,7 @@ pub const SWARM_SHARE_PERCENT: u8 = 10;
 pub(super) fn swarm(systems: &[String], settings: &Settings) -> Generator {
     let fixed = settings.exchange.is_some()
         || settings.sink_parallelism.is_some()
+        || settings.committer_parallelism.is_some()
         || settings.concurrent_checkpoints.is_some()
         || settings.unaligned
         || settings.runtime_bug.is_some();
@@ -52,7 +53,8 @@ pub(super) fn run_case(
         }
         c.job.aligned_barriers = !settings.unaligned;
         c.job.runtime_bug = settings.runtime_bug;
-        c.job.sink_parallelism = settings.sink_parallelism;
+        c.job.sink.writers = settings.sink_parallelism;
+        c.job.sink.committers = settings.committer_parallelism;
         if let Ok(Some(strategy)) = settings.event_time {
             c.job.watermarks = Some(strategy);
         }
@@ -106,6 +108,9 @@ pub(super) fn run_case(
             }
             if settings.sink_parallelism.is_some() {
                 fitted.job.sink_parallelism = None;
+            }
+            if settings.committer_parallelism.is_some() {
+                fitted.job.committer_parallelism = None;
             }
             if settings.concurrent_checkpoints.is_some() {
                 fitted.job.concurrent_checkpoints = None;

@@ -29,7 +29,8 @@ struct Channel {
 /// The sending end: partitions records, numbers messages, keeps them until acknowledged.
 pub(crate) struct Outbox {
     me: usize,
-    /// The subtask channel 0 goes to (the others follow it): 0, or the global committer's.
+    /// The subtask channel 0 goes to (the others follow it): 0, or the first task downstream
+    /// of the writers.
     first: usize,
     attempt: u64,
     endpoint: Endpoint,
@@ -52,15 +53,27 @@ impl Outbox {
         Self { me, attempt, endpoint, kind, first: 0, peers: None, channels, next, flushed_ms: 0 }
     }
 
-    /// The sending end of writer `me`'s attempt to the global committer, subtask `global`:
-    /// one channel, for committables, barriers and the end of input.
-    pub fn to_global(me: usize, attempt: u64, endpoint: Endpoint, global: usize) -> Self {
-        Self { first: global, ..Self::new(me, attempt, endpoint, Exchange::Forward, 1) }
+    /// The sending end of writer `me`'s attempt to the tasks that commit downstream of the
+    /// writers, subtasks `first..first + count` (the global committer's, or the committers'
+    /// when they run apart from the writers): a channel to each, for committables, barriers
+    /// and the end of input.
+    pub fn downstream(me: usize, attempt: u64, endpoint: Endpoint, first: usize, count: usize) -> Self {
+        Self { first, next: 0, ..Self::new(me, attempt, endpoint, Exchange::Forward, count) }
     }
 
-    /// The subtask channel 0 goes to.
-    pub fn first(&self) -> usize {
-        self.first
+    /// The subtasks the channels go to, in channel order.
+    pub fn subtasks(&self) -> std::ops::Range<usize> {
+        self.first..self.first + self.channels.len()
+    }
+
+    /// The channel to subtask `subtask`, if one goes there.
+    pub fn channel_to(&self, subtask: usize) -> Option<usize> {
+        self.subtasks().contains(&subtask).then(|| subtask - self.first)
+    }
+
+    /// Queues `payload` on channel `channel` alone (sent with the next broadcast or pump).
+    pub fn enqueue_on(&mut self, channel: usize, payload: Payload) {
+        enqueue(&mut self.channels[channel], payload);
     }
 
     /// Learns where every writer runs; sends what waited for it.

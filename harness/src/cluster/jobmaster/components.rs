@@ -64,6 +64,38 @@ pub(super) struct Scheduler {
     /// deployment did not reach it); cleared when a deployment reaches it.
     pub suspects: Vec<Option<Duration>>,
     pub expected: Expected,
-    /// The global committer's slot, after every reader's and writer's, when the sink has one.
-    pub global: Option<usize>,
+    /// The tasks downstream of the writers, after every reader's and writer's slot.
+    pub downstream: DownstreamTasks,
+}
+
+/// The tasks downstream of the writers: the global committer's, or the committers' when
+/// they run apart from the writers. Each shares a subtask's slot.
+#[derive(Clone, Debug)]
+pub(super) struct DownstreamTasks {
+    /// Their subtasks (empty: none).
+    pub tasks: std::ops::Range<usize>,
+    /// The one task is the global committer's.
+    pub global: bool,
+}
+
+impl DownstreamTasks {
+    /// `subtask` is one of them.
+    pub fn contains(&self, subtask: usize) -> bool {
+        self.tasks.contains(&subtask)
+    }
+
+    /// The subtask whose slot `subtask`, one of them, shares: subtask 0 for the global
+    /// committer, subtask `j` for committer `j`.
+    pub fn host(&self, subtask: usize) -> usize {
+        if self.global {
+            0
+        } else {
+            subtask - self.tasks.start
+        }
+    }
+
+    /// Committers run apart from the writers.
+    pub fn committers(&self) -> bool {
+        !self.global && !self.tasks.is_empty()
+    }
 }

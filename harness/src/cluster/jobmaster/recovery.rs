@@ -20,9 +20,15 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         // The global committer's state is its own: it is not dealt out with the others'.
         let old = cp.readers.max(cp.writers).min(cp.subtasks.len());
-        if self.scheduler.global == Some(subtask) {
+        let downstream = &self.scheduler.downstream;
+        if downstream.global && downstream.contains(subtask) {
             let state = cp.subtasks.get(old).cloned().unwrap_or_else(rescale::empty);
             return Ok(Some((cp.id, rescale::global_state(state, self.cfg.runtime_bug))));
+        }
+        // The committers' states are theirs, dealt out among them when their count changed.
+        if downstream.committers() && downstream.contains(subtask) {
+            let states = rescale::committers::<Snk>(&cp.subtasks[old..], downstream.tasks.len())?;
+            return Ok(Some((cp.id, states[subtask - downstream.tasks.start].clone())));
         }
         let states = rescale::redistribute::<Src, Snk>(
             &cp.subtasks[..old],
@@ -77,21 +83,23 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// Where the next attempt of `subtask` goes: where it is unless that task executor is
     /// suspected lost; then a free slot on a task executor that is not suspected (the lowest);
     /// failing that, the free one suspected longest ago; failing that, where it is.
-    /// The global committer goes where subtask 0 goes: it shares its slot (Flink's slot
-    /// sharing), so it needs no free slot of its own.
+    /// A task downstream of the writers goes where the subtask whose slot it shares goes
+    /// (Flink's slot sharing: the global committer, subtask 0's; committer `j`, subtask
+    /// `j`'s), so it needs no free slot of its own.
     fn place(&self, subtask: usize) -> usize {
-        if self.scheduler.global == Some(subtask) {
-            return self.scheduler.slots[0].executor;
+        let downstream = &self.scheduler.downstream;
+        if downstream.contains(subtask) {
+            return self.scheduler.slots[downstream.host(subtask)].executor;
         }
         let current = self.scheduler.slots[subtask].executor;
         if self.scheduler.suspects[current].is_none() {
             return current;
         }
         let slots = self.cfg.slots_per_task_executor.max(1);
-        // The global committer shares a slot: it takes none.
-        let global = self.scheduler.global;
+        // The tasks downstream of the writers share slots: they take none.
         let used = |e: usize| {
-            let others = self.scheduler.slots.iter().enumerate().filter(|(s, _)| *s != subtask && Some(*s) != global);
+            let others =
+                self.scheduler.slots.iter().enumerate().filter(|(s, _)| *s != subtask && !downstream.contains(*s));
             others.filter(|(_, slot)| slot.executor == e).count()
         };
         let free: Vec<usize> =
@@ -106,10 +114,10 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         if self.done {
             return;
         }
-        // Behind an all-to-all exchange every subtask reads from every other, and a global
-        // committer from every writer: the job is one region, and a failure anywhere restarts
-        // all of it (Flink's failover regions).
-        let one_region = self.cfg.exchange.all_to_all() || self.scheduler.global.is_some();
+        // Behind an all-to-all exchange every subtask reads from every other, and a task
+        // downstream of the writers from every writer: the job is one region, and a failure
+        // anywhere restarts all of it (Flink's failover regions).
+        let one_region = self.cfg.exchange.all_to_all() || !self.scheduler.downstream.tasks.is_empty();
         let failed = if one_region { (0..self.scheduler.slots.len()).collect() } else { failed };
         // A failure while a stopping savepoint is under way may leave sources stopped that
         // no region restart would resume: the whole job restarts instead.
@@ -157,7 +165,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
     /// Tells every attempt where the others run, when the job has an exchange: its channels
     /// connect only the attempts named here. Sent after every deployment.
     pub(super) fn wire(&mut self) {
-        if !self.cfg.exchange.all_to_all() && self.scheduler.global.is_none() {
+        if !self.cfg.exchange.all_to_all() && self.scheduler.downstream.tasks.is_empty() {
             return;
         }
         let peers: Vec<(usize, u64)> = self.scheduler.slots.iter().map(|s| (s.executor, s.attempt)).collect();

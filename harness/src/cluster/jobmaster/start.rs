@@ -1,9 +1,9 @@
 //! The job-master node's init task: the job's components built (the enumerator, the slots
-//! of every subtask and of a global committer's task), then a fresh start or a restore from
+//! of every subtask and of the tasks downstream of the writers), then a fresh start or a restore from
 //! the latest completed checkpoint, then the coordinator's loop.
 
 use super::alignment::AlignmentCoordinator;
-use super::components::{CheckpointCoordinator, Scheduler, SourceCoordinator};
+use super::components::{CheckpointCoordinator, DownstreamTasks, Scheduler, SourceCoordinator};
 use super::{JobMaster, JobStatus, JobStatusCell, Slot};
 use crate::api::{EnumeratorContext, Sink, Source};
 use crate::cluster::config::JobConfig;
@@ -47,12 +47,24 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
         // Readers; subtasks host a reader, a writer, or both (slot sharing).
         let p = store.parallelism().unwrap_or(cfg.parallelism);
         let n = p.max(cfg.writers(p));
-        // The global committer's task comes after every reader and writer; it shares subtask
-        // 0's slot (Flink's slot sharing).
-        let global = sink.has_global_committer().then_some(n);
-        let slots_n = n + usize::from(global.is_some());
+        // The tasks downstream of the writers (the global committer's, or the committers'
+        // when they run apart) come after every reader and writer; each shares a subtask's
+        // slot (Flink's slot sharing).
+        let global = sink.has_global_committer();
+        let downstream = DownstreamTasks {
+            tasks: crate::cluster::shape::JobShape::downstream_of(p, cfg.writers(p), cfg.committers(), global),
+            global,
+        };
+        let slots_n = n + downstream.tasks.len();
         *status.lock().unwrap() = JobStatus::Running;
-        if let Some(problem) = cfg.problem() {
+        let problem = cfg.problem().or_else(|| {
+            (global && cfg.committers() > 0).then(|| {
+                "committer_parallelism is set, but the sink has a global committer, which commits instead of \
+                 the committers: leave committer_parallelism unset"
+                    .to_string()
+            })
+        });
+        if let Some(problem) = problem {
             history.record(JOB_MASTER, EventKind::JobFailed { reason: problem.clone() });
             *status.lock().unwrap() = JobStatus::Failed(problem);
             return;
@@ -72,7 +84,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
             // Attempts start at `epoch << 32`, above every earlier incarnation's, so a task
             // executor fences whatever an older job master still has in flight.
             .map(|i| {
-                let executor = cfg.home(if Some(i) == global { 0 } else { i });
+                let executor = cfg.home(if downstream.contains(i) { downstream.host(i) } else { i });
                 let downlink = Downlink::start(endpoint.clone(), i, 0, executor, reports.clone());
                 Slot { attempt: epoch << 32, executor, no_more_splits: false, last_seq: 0, downlink, held: None }
             })
@@ -97,7 +109,7 @@ pub(crate) async fn run<Src: Source, Snk: Sink>(
                 finishing: None,
                 stop_requested: false,
             },
-            scheduler: Scheduler { slots, suspects, expected, global },
+            scheduler: Scheduler { slots, suspects, expected, downstream },
             sink: std::marker::PhantomData,
             cfg,
             endpoint,

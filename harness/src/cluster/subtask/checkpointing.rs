@@ -72,13 +72,15 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     crate::cluster::wall::round_trip(&committables, "the writer's committables").map_err(wall)?;
                 self.sink.last_prepared = self.sink.last_prepared.max(c);
                 crash_point(&self.hooks, &self.node, self.id, Phase::AfterPrepareCommit, c).await;
-                match self.sink.global.as_mut() {
+                match self.sink.downstream.as_mut() {
                     // Downstream, ahead of the barrier: from here on they are the global
-                    // committer's, in its part of this checkpoint.
+                    // committer's (or writer w's committer's, w mod k), in its part of this
+                    // checkpoint. The barrier goes to every task downstream.
                     Some(g) => {
                         let prepared: Vec<(CheckpointId, &Snk::Committable)> =
                             committables.iter().map(|x| (c, x)).collect();
-                        g.broadcast(Payload::Committables(encode(&prepared)));
+                        let to = self.id % g.subtasks().len();
+                        g.enqueue_on(to, Payload::Committables(encode(&prepared)));
                         g.broadcast(Payload::Barrier(c));
                     }
                     None => self.sink.pending.extend(committables.into_iter().map(|x| (c, x, 0))),

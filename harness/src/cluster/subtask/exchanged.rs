@@ -94,9 +94,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     /// Learns where every subtask's attempt runs.
     pub(super) fn wire(&mut self, peers: &[(usize, u64)]) {
-        if let Some(g) = self.sink.global.as_mut() {
-            if let Some(global) = peers.get(g.first()) {
-                g.wire(&[*global]);
+        if let Some(g) = self.sink.downstream.as_mut() {
+            if let Some(downstream) = peers.get(g.subtasks()) {
+                g.wire(downstream);
             }
         }
         if let Some(x) = self.exchange.as_mut() {
@@ -115,9 +115,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
 
     /// Resends what the writers have not acknowledged in time.
     pub(super) fn resend(&mut self, now: u64) {
-        if let Some(g) = self.sink.global.as_mut().filter(|g| g.next_resend_ms().is_some_and(|due| due <= now)) {
-            let to = g.first();
-            let resent = g.resend(now).into_iter().map(|(_, first, last)| (to, first, last)).collect();
+        if let Some(g) = self.sink.downstream.as_mut().filter(|g| g.next_resend_ms().is_some_and(|due| due <= now)) {
+            let to = g.subtasks().start;
+            let resent = g.resend(now).into_iter().map(|(c, first, last)| (to + c, first, last)).collect();
             self.record_resent(resent);
         }
         let Some(x) = self.exchange.as_mut() else { return };
@@ -185,13 +185,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 }),
                 GateEvent::AlignmentAborted(checkpoint) => {
                     x.barriers.remove(&checkpoint);
-                    if let Some(g) = self.sink.global.as_mut() {
+                    if let Some(g) = self.sink.downstream.as_mut() {
                         g.broadcast(Payload::CancelBarrier(checkpoint)); // downstream, as Flink's cancel marker
                     }
                     self.record(EventKind::AlignmentAborted { subtask: self.id, attempt: self.attempt, checkpoint });
                 }
                 GateEvent::EndOfInput => self.end_writer_input().await?,
-                GateEvent::Committables(_) => {} // only the global committer's gate has them
+                GateEvent::Committables(_) => {} // only the gates downstream of the writers have them
                 GateEvent::Aligned(c) => {
                     let aligned = x.aligned;
                     let input_ended = x.gate.ended();

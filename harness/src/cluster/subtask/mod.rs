@@ -31,10 +31,10 @@ mod start;
 
 use operators::{SinkOperator, SourceOperator};
 
-use super::config::Exchange;
 use super::hooks::{Hooks, Phase};
 use super::protocol::{MasterMsg, Payload, SubtaskState};
 use super::reader_alignment::ReaderAlignment;
+use super::shape::JobShape;
 use super::uplink::Uplink;
 use crate::api::{Committer, InputStatus, ReaderOutput, Sink, SinkWriter, Source, SourceReader, WatermarkTracker};
 use crate::error::{ConnectorError, RetryHint};
@@ -97,31 +97,6 @@ pub(crate) struct SubtaskSetup<Src, Snk> {
     pub cancel: Cancel,
     /// What every subtask of the job shares.
     pub shape: JobShape,
-}
-
-/// What every subtask of a job shares: the job, its parallelisms and the runtime's settings.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct JobShape {
-    /// The job's index ([`crate::history::job_id`]).
-    pub job: u64,
-    /// Readers (the source's parallelism); subtasks from here on host only a writer.
-    pub parallelism: usize,
-    /// Writers (the sink's parallelism); subtasks from here on host only a reader.
-    pub writers: usize,
-    pub exchange: Exchange,
-    pub aligned_barriers: bool,
-    /// The strategy the job reads its source with, if any.
-    pub watermarks: Option<crate::api::WatermarkStrategy>,
-    /// A runtime bug switched on (connsim's own tests).
-    pub runtime_bug: Option<crate::cluster::config::RuntimeBug>,
-}
-
-impl JobShape {
-    /// The global committer's subtask, when the sink has one: the one after every reader
-    /// and writer.
-    pub fn global_committer(&self) -> usize {
-        self.parallelism.max(self.writers)
-    }
 }
 
 impl<Src, Snk> SubtaskSetup<Src, Snk> {
@@ -277,7 +252,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 x.out.flush(); // the reader has nothing more for now: what was collected goes out
                 x.out.next_resend_ms()
             });
-            let global = self.sink.global.as_ref().and_then(crate::cluster::exchange::Outbox::next_resend_ms);
+            let global = self.sink.downstream.as_ref().and_then(crate::cluster::exchange::Outbox::next_resend_ms);
             let tick = [emission, report, resend, global]
                 .into_iter()
                 .flatten()
@@ -346,8 +321,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     if let Some(x) = self.exchange.as_mut() {
                         x.out.broadcast(Payload::CancelBarrier(c)); // writers stop aligning it
                     }
-                    if let Some(g) = self.sink.global.as_mut().filter(|_| self.exchange.is_none()) {
-                        g.broadcast(Payload::CancelBarrier(c)); // so does the global committer
+                    if let Some(g) = self.sink.downstream.as_mut().filter(|_| self.exchange.is_none()) {
+                        g.broadcast(Payload::CancelBarrier(c)); // so do the tasks downstream of the writers
                     }
                 } else {
                     self.checkpoint(c, stop).await?;
@@ -369,8 +344,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 self.receive(channel, from_attempt, seq, payload).await?
             }
             Control::Credit { channel, from_attempt, received, window } => {
-                if let Some(g) = self.sink.global.as_mut().filter(|g| channel == g.first()) {
-                    g.on_credit(0, from_attempt, received, window);
+                if let Some((g, c)) = self.sink.downstream.as_mut().and_then(|g| g.channel_to(channel).map(|c| (g, c)))
+                {
+                    g.on_credit(c, from_attempt, received, window);
                 } else if let Some(x) = self.exchange.as_mut() {
                     x.out.on_credit(channel, from_attempt, received, window);
                 }

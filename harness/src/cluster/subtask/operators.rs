@@ -45,8 +45,9 @@ pub(super) struct SinkOperator<Snk: Sink> {
     pub last_completed: CheckpointId,
     /// The newest checkpoint this attempt's writer prepared (0: none yet).
     pub last_prepared: CheckpointId,
-    /// With a global committer: the channel to it. Committables go there, through their
-    /// serializer, ahead of the barrier of the checkpoint that prepared them, and are not
-    /// kept or committed here.
-    pub global: Option<Outbox>,
+    /// With a global committer, or committers apart from the writers: the channels to them.
+    /// Committables go there (to one of them), through their serializer, ahead of the
+    /// barrier of the checkpoint that prepared them (to all of them), and are not kept or
+    /// committed here.
+    pub downstream: Option<Outbox>,
 }

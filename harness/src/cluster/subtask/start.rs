@@ -73,7 +73,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         } else {
             None
         };
-        let committer = has_writer.then(|| {
+        // A writer's committer is chained to it unless the committers run as tasks of their own.
+        let committer = (has_writer && setup.shape.committers == 0).then(|| {
             setup.sink.create_committer(CommitterContext {
                 subtask: setup.subtask,
                 attempt: setup.attempt,
@@ -120,10 +121,12 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 pending: committables.into_iter().map(|(c, x)| (c, x, 0)).collect(),
                 last_completed: restored_cp,
                 last_prepared: 0,
-                global: (has_writer && setup.sink.has_global_committer()).then(|| {
-                    let global = setup.shape.global_committer();
-                    Outbox::to_global(setup.subtask, setup.attempt, setup.endpoint.clone(), global)
-                }),
+                downstream: has_writer
+                    .then(|| setup.shape.downstream(setup.sink.has_global_committer()))
+                    .flatten()
+                    .map(|(first, count)| {
+                        Outbox::downstream(setup.subtask, setup.attempt, setup.endpoint.clone(), first, count)
+                    }),
             },
             exchange: setup.shape.exchange.all_to_all().then(|| {
                 exchanged::Exchanged::new(

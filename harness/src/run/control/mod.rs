@@ -220,7 +220,7 @@ impl Control {
     }
 
     /// The job's subtasks now: one per reader, or per writer where a job behind an exchange
-    /// has more writers ([`JobConfig::sink_parallelism`](crate::cluster::JobConfig)). Faults
+    /// has more writers ([`SinkParallelism::writers`](crate::cluster::SinkParallelism)). Faults
     /// aimed at workers choose among these.
     pub fn subtasks(&self) -> usize {
         let p = self.parallelism();

@@ -576,6 +576,9 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     }
     if aimed.global_committer {
         optional::global_committer_zombie(&mut cases);
+    } else if !aimed.sink.is_empty() {
+        let commits_often = guarantee == DeliveryGuarantee::ExactlyOnce && aimed.stores.is_empty();
+        optional::committer_zombie(&mut cases, commits_often);
     }
     cases
 }

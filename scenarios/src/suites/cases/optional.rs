@@ -95,3 +95,25 @@ pub(super) fn global_committer_zombie(cases: &mut Vec<CaseSpec>) {
         .requires_on("zombie-global-commit", 80);
     cases.insert(cases.len() - 1, case("the global committer cut off and replaced (zombie)", 4, Region, zombie));
 }
+
+/// The committers run apart from the writers, three of them for four writers
+/// (`committer_parallelism`); committer 0's task executor is cut off from the job master and
+/// replaced while the cut-off attempt runs on and is notified late
+/// ([`block::global_committer_notified_late`]: committer 0 shares subtask 0's slot, as a
+/// global committer does). A zombie committer next to the one that replaced it: its commit
+/// must be refused or harmless. `commits_often`: the sink's writers prepare committables at
+/// most checkpoints (an exactly-once sink that does not roll to an object store), so the
+/// zombie has something to commit on most seeds and the case requires that it did; an
+/// at-least-once sink prepares none, an object sink only when a file rolls.
+pub(super) fn committer_zombie(cases: &mut Vec<CaseSpec>, commits_often: bool) {
+    let zombie = Scenario::new("committers apart, one cut off and replaced (zombie)")
+        .committer_parallelism(3)
+        .then(wait(100))
+        .then(block::global_committer_notified_late())
+        .then(wait(200))
+        .requires("message-delayed")
+        .requires("lease-expired")
+        .requires("failover:region");
+    let zombie = if commits_often { zombie.requires_on("zombie-commit", 80) } else { zombie };
+    cases.insert(cases.len() - 1, case("committers apart, one cut off and replaced (zombie)", 4, Region, zombie));
+}

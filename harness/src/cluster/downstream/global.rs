@@ -1,27 +1,10 @@
-//! The global committer as an operator of its own (Flink's Sink V2 post-commit topology):
-//! one task of parallelism 1 on a task executor, downstream of every writer.
-//!
-//! ```text
-//!  writer i: prepare_commit(c) ─▶ Committables ─▶ Barrier c ══ channel i ══▶ gate (aligns c)
-//!  aligned c: combine(c, everything received since the last aligned barrier)
-//!      ─▶ pending, serialized as this task's part of checkpoint c ─▶ Ack(c)
-//!  Notify c: commit the pending ones up to c, in checkpoint order
-//!  restore: filter_recovered(the restored pending ones) ─▶ commit them at once
-//! ```
-//!
-//! Committables cross the network through their serializer, as every exchange message
-//! does. The task is deployed, heartbeated, fenced and failed over like any other subtask,
-//! so a cut-off attempt runs on as a zombie next to its replacement: what it commits after
-//! being replaced must be refused or harmless (the committer's idempotence). With a global
-//! committer the writers' own committers are not used.
+//! The global committer as an operator: what the writers prepared for a checkpoint is
+//! combined into one global committable, kept until the checkpoint completes, then
+//! committed.
 
-mod task;
-
-pub(crate) use task::run;
-
-use super::config::RuntimeBug;
-use super::hooks::{Hooks, Phase};
 use crate::api::{CommitOutcome, CommitRequest, GlobalCommitter, Sink};
+use crate::cluster::config::RuntimeBug;
+use crate::cluster::hooks::{Hooks, Phase};
 use crate::error::ConnectorError;
 use crate::history::{CheckpointId, EventKind, History};
 
@@ -68,8 +51,8 @@ impl<Snk: Sink> GlobalOperator<Snk> {
         }
         if !due.is_empty() {
             let combined = self.committer.combine(c, due.into_iter().map(|(_, x)| x).collect());
-            let (_, global) =
-                super::wall::round_trip(&combined, "the global committable").map_err(ConnectorError::fail_job)?;
+            let (_, global) = crate::cluster::wall::round_trip(&combined, "the global committable")
+                .map_err(ConnectorError::fail_job)?;
             self.pending.push((c, global, 0));
         }
         let list: Vec<(CheckpointId, &Global<Snk>)> = self.pending.iter().map(|(c, g, _)| (*c, g)).collect();

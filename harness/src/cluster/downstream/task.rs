@@ -1,9 +1,12 @@
-//! One attempt of the global committer task on a task executor: deployed (its state
-//! restored, recovered committables committed), then a loop over the job master's control
-//! messages and the writers' channels until it is cancelled.
+//! One attempt of a task downstream of the writers (the global committer's or a
+//! committer's) on a task executor: deployed (its state restored, recovered committables
+//! committed), then a loop over the job master's control messages and the writers'
+//! channels until it is cancelled.
 
-use super::GlobalOperator;
-use crate::api::{GlobalCommitterContext, Sink, Source};
+use super::committer::CommitterOperator;
+use super::global::GlobalOperator;
+use super::Downstream;
+use crate::api::{CommitterContext, GlobalCommitterContext, Sink, Source};
 use crate::cluster::exchange::{GateEvent, InputGate};
 use crate::cluster::hooks::Hooks;
 use crate::cluster::protocol::{task_executor, MasterMsg, SubtaskState};
@@ -16,21 +19,23 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// The attempt's parts: the operator, its input gate, and its links.
-struct GlobalTask<Snk: Sink> {
+struct DownstreamTask<Snk: Sink> {
     id: usize,
     attempt: u64,
+    /// The subtask whose slot this task shares.
+    host: usize,
     node: String,
     history: History,
     hooks: Hooks,
     endpoint: Endpoint,
     uplink: Uplink,
-    operator: GlobalOperator<Snk>,
+    operator: Downstream<Snk>,
     /// One channel from every writer; barriers align here.
     gate: InputGate,
     writers: usize,
 }
 
-/// Runs one attempt of the global committer task until it is cancelled; a failure is
+/// Runs one attempt of a task downstream of the writers until it is cancelled; a failure is
 /// reported to the job master.
 pub(crate) async fn run<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     let ambient = setup.endpoint.for_attempt(setup.subtask, setup.attempt);
@@ -45,25 +50,42 @@ async fn run_attempt<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     let uplink = Uplink::start(endpoint.clone(), subtask, attempt);
     let restored = restore.as_ref().map_or(0, |(c, _)| *c);
     history.record(&node, EventKind::Deployed { subtask, attempt, checkpoint: restored });
-    let ctx = GlobalCommitterContext {
-        endpoint: endpoint.for_attempt(subtask, attempt),
-        job_id: crate::history::job_id(shape.job),
+    let (first, _) = shape.downstream(sink.has_global_committer()).expect("deployed downstream of the writers");
+    let operator = if sink.has_global_committer() {
+        let ctx = GlobalCommitterContext {
+            endpoint: endpoint.for_attempt(subtask, attempt),
+            job_id: crate::history::job_id(shape.job),
+        };
+        let Some(committer) = sink.create_global_committer(ctx) else {
+            let e = ConnectorError::fail_job(
+                "the sink says it has a global committer, but create_global_committer returned None",
+            );
+            return report(&history, &node, subtask, uplink, e).await;
+        };
+        Downstream::Global(GlobalOperator::new(committer, shape.runtime_bug))
+    } else {
+        // Committer j of k: its context names its index among the committers.
+        let committer = sink.create_committer(CommitterContext {
+            subtask: subtask - first,
+            attempt,
+            restored_checkpoint: crate::history::local_checkpoint(restored),
+            job_id: crate::history::job_id(shape.job),
+            endpoint: endpoint.for_attempt(subtask, attempt),
+        });
+        Downstream::Committer(CommitterOperator::new(committer))
     };
-    let Some(committer) = sink.create_global_committer(ctx) else {
-        let e = ConnectorError::fail_job(
-            "the sink says it has a global committer, but create_global_committer returned None",
-        );
-        return report(&history, &node, subtask, uplink, e).await;
-    };
-    let mut task = GlobalTask::<Snk> {
+    // The global committer shares subtask 0's slot; committer j, subtask j's.
+    let host = if sink.has_global_committer() { 0 } else { subtask - first };
+    let mut task = DownstreamTask::<Snk> {
         id: subtask,
         attempt,
+        host,
         node: node.clone(),
         history: history.clone(),
         hooks,
         endpoint,
         uplink,
-        operator: GlobalOperator::new(committer, shape.runtime_bug),
+        operator,
         // Always aligned: the unaligned switch is about writers behind an exchange.
         gate: InputGate::new(subtask, attempt, shape.writers, true),
         writers: shape.writers,
@@ -75,10 +97,14 @@ async fn run_attempt<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     };
     match outcome {
         Ok(Ok(())) => {}
-        Ok(Err(e)) => report(&history, &node, subtask, task.uplink, e).await,
+        Ok(Err(e)) => {
+            task.operator.close().await;
+            report(&history, &node, subtask, task.uplink, e).await
+        }
         Err(done) => {
+            task.operator.close().await;
             if let Some(done) = done {
-                let _ = done.send(()); // nothing to close: the committer holds no resources
+                let _ = done.send(());
             }
         }
     }
@@ -91,7 +117,7 @@ async fn report(history: &History, node: &str, subtask: usize, uplink: Uplink, e
     uplink.finish().await;
 }
 
-impl<Snk: Sink> GlobalTask<Snk> {
+impl<Snk: Sink> DownstreamTask<Snk> {
     async fn start_and_run(
         &mut self,
         restore: Option<(CheckpointId, SubtaskState)>,
@@ -104,7 +130,9 @@ impl<Snk: Sink> GlobalTask<Snk> {
                 if e.hint == RetryHint::FailJob {
                     return Err(e);
                 }
-                let message = format!("global committer restore: {e}; retrying in 50 ms");
+                let what =
+                    if matches!(self.operator, Downstream::Global(_)) { "global committer" } else { "committer" };
+                let message = format!("{what} restore: {e}; retrying in 50 ms");
                 self.history.record(&self.node, EventKind::ConnectorError { subtask: Some(self.id), message });
                 madsim::time::sleep(Duration::from_millis(50)).await;
             }
@@ -129,7 +157,7 @@ impl<Snk: Sink> GlobalTask<Snk> {
     }
 
     async fn commit(&mut self) -> Result<(), ConnectorError> {
-        self.operator.commit(&self.history, &self.node, &self.hooks, (self.id, self.attempt)).await
+        self.operator.commit(&self.history, &self.node, &self.hooks, (self.id, self.attempt, self.host)).await
     }
 
     async fn on_control(&mut self, ctl: Control) -> Result<(), ConnectorError> {
@@ -182,7 +210,7 @@ impl<Snk: Sink> GlobalTask<Snk> {
             match event {
                 GateEvent::Committables(bytes) => self.operator.receive(&bytes)?,
                 GateEvent::Aligned(c) => {
-                    let committables = self.operator.combine(c)?;
+                    let committables = self.operator.aligned(c)?;
                     let state =
                         SubtaskState { committables, finished: self.gate.ended(), ..crate::cluster::rescale::empty() };
                     // Sent once, as every acknowledgement: a lost one lets the checkpoint expire.
