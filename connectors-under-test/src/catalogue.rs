@@ -80,6 +80,7 @@ pub fn all() -> Vec<Target> {
         target("txn-log-sink", "sink", None, || suites::sink(txn_log_sink())),
         target("object-sink", "sink", None, || suites::sink(object_sink())),
         target("table-sink (global committer)", "sink", None, || suites::sink(table_sink())),
+        target("file-sink (3 committers apart)", "sink", None, || suites::sink(file_sink()).committer_parallelism(3)),
         target("log-sink (at-least-once, flush)", "sink", None, || suites::sink(log_sink(BarrierMode::Flush))),
         target("log-sink (at-least-once, state)", "sink", None, || suites::sink(log_sink(BarrierMode::BufferInState))),
         target("upsert-sink (idempotent)", "sink", None, || suites::sink(upsert_sink())),
@@ -134,6 +135,9 @@ pub fn all() -> Vec<Target> {
         target("mutant (runtime): global committer forgets on rescale", "sink", Some("no-loss"), || {
             suites::sink(table_sink()).runtime_bug(RuntimeBug::GlobalCommitterForgetsOnRescale)
         }),
+        target("mutant (runtime): committer acks at the first barrier", "sink", Some("no-loss"), || {
+            suites::sink(file_sink()).committer_parallelism(3).runtime_bug(RuntimeBug::CommitterAcksAtTheFirstBarrier)
+        }),
         target("mutant: ignores add_splits_back", "source", Some("no-loss"), || {
             suites::source(log_source_with("ignores-splits-back", IgnoresSplitsBackSetup))
         }),
@@ -176,6 +180,9 @@ pub fn all() -> Vec<Target> {
             BuggyObjectSinkSetup(ObjectBug::RenamesTailUnconfirmed)
         }),
         sink_mutant("mutant: non-idempotent commit", "no-duplicates", "fs", || BuggyFileSinkSetup(NonIdempotentCommit)),
+        sink_mutant("mutant: copies on a first-try clash", "no-duplicates", "fs", || {
+            BuggyFileSinkSetup(CopiesOnFirstTryClash)
+        }),
         sink_mutant("mutant: drops recovered committables", "no-loss", "fs", || {
             BuggyFileSinkSetup(DropsRecoveredCommittables)
         }),

@@ -27,6 +27,19 @@ pub trait FileBug: Clone + Debug + Send + Sync + serde::Serialize + serde::de::D
         let _ = (attempt, subtask);
         FileCommitter::commit_one(client, c)
     }
+    /// Commits one committable that was not recovered, tried `retries` times before by this
+    /// committer; defaults to [`FileBug::commit`].
+    fn commit_try(
+        &self,
+        client: &FsClient,
+        attempt: u64,
+        subtask: usize,
+        c: &FileCommittable,
+        retries: u32,
+    ) -> impl Future<Output = CommitOutcome> + Send {
+        let _ = retries;
+        self.commit(client, attempt, subtask, c)
+    }
     /// Commits one committable the committer of `attempt` recovered (its checkpoint is the
     /// restored one or older); defaults to [`FileBug::commit`].
     fn commit_recovered(
@@ -117,7 +130,7 @@ impl<B: FileBug> Committer for BuggyFileCommitter<B> {
             out.push(if r.checkpoint <= self.restored {
                 self.bug.commit_recovered(client, attempt, subtask, c).await
             } else {
-                self.bug.commit(client, attempt, subtask, c).await
+                self.bug.commit_try(client, attempt, subtask, c, r.retries).await
             });
         }
         out

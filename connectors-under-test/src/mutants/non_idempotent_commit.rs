@@ -30,7 +30,8 @@ impl FileBug for NonIdempotentCommit {
     }
 }
 
-async fn copy_again(client: &FsClient, c: &FileCommittable) -> CommitOutcome {
+/// Copies a committed file's data into a second visible file.
+pub(super) async fn copy_again(client: &FsClient, c: &FileCommittable) -> CommitOutcome {
     let Ok(Ok(FsResponse::Data(bytes))) = call(client, FsRequest::Read { path: c.dst.clone() }).await else {
         return CommitOutcome::RetryLater;
     };

@@ -62,6 +62,8 @@ reference_targets! {
     at_least_once_log_sink_passes_the_sink_suite_flushing_at_barriers => "log-sink (at-least-once, flush)",
     at_least_once_log_sink_passes_the_sink_suite_buffering_in_state => "log-sink (at-least-once, state)",
     upsert_sink_passes_the_sink_suite_as_idempotent => "upsert-sink (idempotent)",
+    // Three committers apart from the writers, whatever the case's writers.
+    file_sink_passes_the_sink_suite_with_three_committers_apart => "file-sink (3 committers apart)",
     log_source_to_txn_log_sink_passes_the_pipeline_suite => "log-source -> txn-log-sink",
     log_source_to_file_sink_passes_the_pipeline_suite => "log-source -> file-sink",
     log_source_to_object_sink_passes_the_pipeline_suite => "log-source -> object-sink",

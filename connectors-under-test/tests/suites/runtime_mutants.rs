@@ -34,6 +34,19 @@ fn a_global_committer_combining_only_the_completed_checkpoint_loses_what_an_abor
     caught_by_a_fixed_case(m(), catalogue::suite("table-sink (global committer)"), "no-loss");
 }
 
+/// Committers apart from the writers: committer 0 takes committables from writers 0 and 3
+/// but barriers from all four, and acknowledges a checkpoint at the first barrier. What a
+/// slower writer prepared lands in the committer's part of the next checkpoint; a failover
+/// restoring the first loses it (the writer's part no longer holds it).
+#[test]
+fn a_committer_acknowledging_at_the_first_barrier_loses_what_slower_writers_prepared() {
+    let m = || mutant("mutant (runtime): committer acks at the first barrier", "no-loss");
+    let outcome = m().only("multiple splits, per-split order").seeds(FIXED_SEEDS).run();
+    let (_, report) = outcome.caught_by("no-loss").unwrap_or_else(|| panic!("not caught:\n{outcome}"));
+    assert!(report.marks.iter().any(|m| m == "restore-from-checkpoint"), "{report}");
+    caught_by_a_fixed_case(m(), catalogue::suite("file-sink (3 committers apart)"), "no-loss");
+}
+
 /// The stopping savepoint's global committable is stored with it, not committed yet when the
 /// job stops; the job restored with another parallelism must commit it.
 #[test]

@@ -50,6 +50,13 @@ pub enum RuntimeBug {
     /// global committables the restored checkpoint stored, not yet committed, are dropped
     /// (its bookkeeping is rebuilt for the new parallelism and forgets them).
     GlobalCommitterForgetsOnRescale,
+    /// A committer apart from the writers ([`SinkParallelism::committers`]) acknowledges its
+    /// part of checkpoint `c` at the first writer's barrier `c` instead of once the barrier
+    /// came from every writer (the class of Flink's FLINK-36368: a committer behind a shuffle
+    /// that cannot tell whether every upstream writer's committables arrived). What a slower
+    /// writer prepared for `c` lands in the committer's part of the next checkpoint, though
+    /// that writer's part of `c` no longer holds it: a restore from `c` loses it.
+    CommitterAcksAtTheFirstBarrier,
     /// A reader's split that has no watermark yet (assigned, no record read) does not hold
     /// the reader's combined watermark back: the other splits' watermarks carry it past the
     /// new split's first records.

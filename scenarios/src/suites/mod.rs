@@ -276,6 +276,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
         retaining: Vec::new(),
         new_jobs: true,
         global_committer: has_global_committer(&SinkOf { ctx: ctx.clone() }),
+        committers_apart: true,
     };
     let (c, k) = (ctx.clone(), ctx.clone());
     let cases = build_cases(
@@ -310,6 +311,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
         retaining,
         new_jobs: true,
         global_committer: has_global_committer(&SinkOf { ctx: sink.clone() }),
+        committers_apart: true,
     };
     let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
     let cases = build_cases(

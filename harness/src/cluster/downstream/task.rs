@@ -7,6 +7,7 @@ use super::committer::CommitterOperator;
 use super::global::GlobalOperator;
 use super::Downstream;
 use crate::api::{CommitterContext, GlobalCommitterContext, Sink, Source};
+use crate::cluster::config::RuntimeBug;
 use crate::cluster::exchange::{GateEvent, InputGate};
 use crate::cluster::hooks::Hooks;
 use crate::cluster::protocol::{task_executor, MasterMsg, SubtaskState};
@@ -51,7 +52,8 @@ async fn run_attempt<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
     let restored = restore.as_ref().map_or(0, |(c, _)| *c);
     history.record(&node, EventKind::Deployed { subtask, attempt, checkpoint: restored });
     let (first, _) = shape.downstream(sink.has_global_committer()).expect("deployed downstream of the writers");
-    let operator = if sink.has_global_committer() {
+    let global = sink.has_global_committer();
+    let operator = if global {
         let ctx = GlobalCommitterContext {
             endpoint: endpoint.for_attempt(subtask, attempt),
             job_id: crate::history::job_id(shape.job),
@@ -74,8 +76,9 @@ async fn run_attempt<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
         });
         Downstream::Committer(CommitterOperator::new(committer))
     };
+    let aligned = global || shape.runtime_bug != Some(RuntimeBug::CommitterAcksAtTheFirstBarrier);
     // The global committer shares subtask 0's slot; committer j, subtask j's.
-    let host = if sink.has_global_committer() { 0 } else { subtask - first };
+    let host = if global { 0 } else { subtask - first };
     let mut task = DownstreamTask::<Snk> {
         id: subtask,
         attempt,
@@ -86,8 +89,8 @@ async fn run_attempt<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
         endpoint,
         uplink,
         operator,
-        // Always aligned: the unaligned switch is about writers behind an exchange.
-        gate: InputGate::new(subtask, attempt, shape.writers, true),
+        // Aligned: the unaligned switch is about writers behind an exchange.
+        gate: InputGate::new(subtask, attempt, shape.writers, aligned),
         writers: shape.writers,
     };
     let outcome = tokio::select! {

@@ -99,6 +99,9 @@ pub struct Systems {
     pub new_jobs: bool,
     /// Whether the sink commits through a global committer, so a case cuts off its task.
     pub global_committer: bool,
+    /// Whether a case runs the sink's committers apart from its writers and cuts one off: a
+    /// sink's concern (the sink and pipeline suites), unless a global committer commits.
+    pub committers_apart: bool,
 }
 
 impl Systems {
@@ -576,7 +579,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     }
     if aimed.global_committer {
         optional::global_committer_zombie(&mut cases);
-    } else if !aimed.sink.is_empty() {
+    } else if aimed.committers_apart {
         let commits_often = guarantee == DeliveryGuarantee::ExactlyOnce && aimed.stores.is_empty();
         optional::committer_zombie(&mut cases, commits_often);
     }
