@@ -138,8 +138,9 @@ pub struct SinkParallelism {
     #[serde(rename = "sink_parallelism", default)]
     pub writers: Option<usize>,
     /// Committers as tasks of their own, when set (Flink's committer operator with a
-    /// parallelism other than the writers'): `k` tasks after every reader and writer,
-    /// committer `j` sharing subtask `j`'s slot. Every writer has a channel to every
+    /// parallelism other than the writers'): `k` tasks after every reader and writer's `n`
+    /// subtasks, committer `j` sharing subtask `j mod n`'s slot; `k` stays the same across
+    /// rescales of the readers and writers. Every writer has a channel to every
     /// committer: writer `w` sends its committables to committer `w mod k`, and its barriers
     /// to all of them. `None`: each writer's committer is chained to it. Not with a sink that
     /// has a global committer (it commits instead).

@@ -28,17 +28,19 @@ pub(crate) fn global_state(state: SubtaskState, bug: Option<RuntimeBug>) -> Subt
     }
 }
 
-/// The committer tasks' states after a rescale: their pending committables as they were
-/// when there are still `k` of them (their parallelism did not change), else pooled and
-/// dealt out round-robin over `k` (`old`: the states of the old tasks downstream of the
-/// writers; none if the old job chained its committers).
-pub(crate) fn committers<Snk: Sink>(old: &[SubtaskState], k: usize) -> Result<Vec<SubtaskState>, String> {
-    if old.len() == k {
-        return Ok(old.iter().map(|s| SubtaskState { finished: false, ..s.clone() }).collect());
+/// The committer tasks' states after a rescale of the readers or writers: their own, as
+/// they were (`old`: the states of the old tasks downstream of the writers). Their number is
+/// the job's setting and a rescale does not change it, so each keeps its pending
+/// committables, as Flink keeps the state of an operator whose parallelism did not change.
+pub(crate) fn committers(old: &[SubtaskState], k: usize) -> Result<Vec<SubtaskState>, String> {
+    if old.len() != k {
+        return Err(format!(
+            "the restored checkpoint holds the state of {} committer tasks, and the job runs {k}: \
+             committer_parallelism cannot change across a restore; keep the job's setting",
+            old.len()
+        ));
     }
-    let parts: Vec<&[u8]> = old.iter().map(|s| s.committables.as_slice()).collect();
-    let dealt = deal::<(CheckpointId, Snk::Committable)>(&parts, k, "committables")?;
-    Ok(dealt.into_iter().map(|committables| SubtaskState { committables, ..empty() }).collect())
+    Ok(old.iter().map(|s| SubtaskState { finished: false, ..s.clone() }).collect())
 }
 
 fn deal<T: Serialize + DeserializeOwned>(parts: &[&[u8]], p: usize, what: &str) -> Result<Vec<Vec<u8>>, String> {

@@ -110,9 +110,19 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut read_since_restore: BTreeSet<(usize, u64)> = BTreeSet::new();
     // Per subtask: checkpoints prepared (barrier passed) but not yet seen committed.
     let mut prepared: BTreeMap<usize, BTreeSet<u64>> = BTreeMap::new();
-    // Subtasks that took a barrier: readers and writers. The others committing are tasks
-    // downstream of the writers (committers apart from them).
-    let mut took_barriers: BTreeSet<usize> = BTreeSet::new();
+    // Subtask attempts that ever took a barrier: readers and writers. An attempt that commits
+    // and never takes one is a committer apart from the writers (or a writer's attempt that
+    // committed what it recovered and was gone before its first barrier). Per attempt: a
+    // rescale gives a subtask id another role.
+    let took_barriers: BTreeSet<(usize, u64)> = events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Barrier { subtask, attempt, .. } | EventKind::BarrierAligned { subtask, attempt, .. } => {
+                Some((subtask, attempt))
+            }
+            _ => None,
+        })
+        .collect();
     // Task executor → the tasks deployed there last (a global committer shares subtask 0's slot).
     let mut hosted: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
     // Checkpoints triggered by the current job-master incarnation, neither completed nor aborted.
@@ -290,13 +300,11 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                     marks.insert("discovery-faulted");
                 }
                 read_since_restore.insert((*subtask, *attempt));
-                took_barriers.insert(*subtask);
                 if !exchanged {
                     prepared.entry(*subtask).or_default().insert(*checkpoint);
                 }
             }
             EventKind::BarrierAligned { subtask, checkpoint, .. } if exchanged => {
-                took_barriers.insert(*subtask);
                 prepared.entry(*subtask).or_default().insert(*checkpoint);
             }
             EventKind::Emitted { subtask, attempt, ids } => {
@@ -330,7 +338,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
                 marks.insert("paused");
             }
             // A committer apart from the writers: its newest attempt committing what it restored.
-            EventKind::CommitAttempt { subtask, attempt, checkpoint, .. } if !took_barriers.contains(subtask) => {
+            EventKind::CommitAttempt { subtask, attempt, checkpoint, .. }
+                if !took_barriers.contains(&(*subtask, *attempt)) =>
+            {
                 match newest.get(subtask) {
                     Some((n, _)) if n > attempt => {
                         marks.insert("zombie-commit");
@@ -346,13 +356,13 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             {
                 marks.insert("recovered-committables-committed");
             }
-            EventKind::CommitOutcome { subtask, checkpoint, outcome, .. } => {
+            EventKind::CommitOutcome { subtask, attempt, checkpoint, outcome } => {
                 outcome_marks(outcome, &mut marks);
                 if *outcome != CommitOutcome::RetryLater {
                     // A committer apart from the writers commits for some of them: every
                     // writer's prepared checkpoint up to it counts as committed (a mark it
                     // clears is claimed less often, never more).
-                    let served = if took_barriers.contains(subtask) {
+                    let served = if took_barriers.contains(&(*subtask, *attempt)) {
                         prepared.get_mut(subtask).into_iter().collect::<Vec<_>>()
                     } else {
                         prepared.values_mut().collect()

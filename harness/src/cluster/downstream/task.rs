@@ -77,8 +77,8 @@ async fn run_attempt<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
         Downstream::Committer(CommitterOperator::new(committer))
     };
     let aligned = global || shape.runtime_bug != Some(RuntimeBug::CommitterAcksAtTheFirstBarrier);
-    // The global committer shares subtask 0's slot; committer j, subtask j's.
-    let host = if global { 0 } else { subtask - first };
+    // The global committer shares subtask 0's slot; committer j, subtask (j mod n)'s.
+    let host = if global { 0 } else { (subtask - first) % first.max(1) };
     let mut task = DownstreamTask::<Snk> {
         id: subtask,
         attempt,

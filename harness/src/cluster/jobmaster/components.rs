@@ -85,12 +85,13 @@ impl DownstreamTasks {
     }
 
     /// The subtask whose slot `subtask`, one of them, shares: subtask 0 for the global
-    /// committer, subtask `j` for committer `j`.
+    /// committer, subtask `j mod n` for committer `j` (`n`: the readers' and writers'
+    /// subtasks, the first downstream task's index).
     pub fn host(&self, subtask: usize) -> usize {
         if self.global {
             0
         } else {
-            subtask - self.tasks.start
+            (subtask - self.tasks.start) % self.tasks.start.max(1)
         }
     }
 

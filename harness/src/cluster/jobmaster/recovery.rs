@@ -27,7 +27,7 @@ impl<Src: Source, Snk: Sink> JobMaster<Src, Snk> {
         }
         // The committers' states are theirs, dealt out among them when their count changed.
         if downstream.committers() && downstream.contains(subtask) {
-            let states = rescale::committers::<Snk>(&cp.subtasks[old..], downstream.tasks.len())?;
+            let states = rescale::committers(&cp.subtasks[old..], downstream.tasks.len())?;
             return Ok(Some((cp.id, states[subtask - downstream.tasks.start].clone())));
         }
         let states = rescale::redistribute::<Src, Snk>(

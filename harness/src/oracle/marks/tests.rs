@@ -161,3 +161,56 @@ fn a_task_executor_hosting_the_global_committer_beside_subtask_0_still_counts_su
     events.insert(5, at("taskexecutor-2", EventKind::Deployed { subtask: 0, attempt: 2, checkpoint: 0 }));
     assert!(!reached(&events, true).contains("crash-between-prepare-and-commit"));
 }
+
+fn commit(node: &str, subtask: usize, attempt: u64, checkpoint: u64) -> [Event; 2] {
+    let outcome = CommitOutcome::Committed;
+    [
+        at(node, EventKind::CommitAttempt { subtask, attempt, checkpoint, requests: 1 }),
+        at(node, EventKind::CommitOutcome { subtask, attempt, checkpoint, outcome }),
+    ]
+}
+
+/// Committers apart from the writers take no barrier: a replaced one committing is a zombie
+/// commit, a restored one's first commit is recovered and a later one is not, whatever role
+/// the subtask id had before a rescale (subtask 2 was a writer, attempt 1).
+#[test]
+fn a_committer_apart_is_known_by_its_attempt_taking_no_barrier() {
+    let (zombie, recovered) = ("zombie-commit", "recovered-committables-committed");
+    let barrier = |subtask, attempt| EventKind::Barrier {
+        subtask,
+        attempt,
+        checkpoint: 1,
+        splits: Vec::new(),
+        positions: Vec::new(),
+    };
+    let writer = [
+        at("taskexecutor-2", EventKind::Deployed { subtask: 2, attempt: 1, checkpoint: 0 }),
+        at("taskexecutor-2", barrier(2, 1)),
+    ];
+    let first = at("taskexecutor-0", EventKind::Deployed { subtask: 2, attempt: 5, checkpoint: 3 });
+    let second = at("taskexecutor-1", EventKind::Deployed { subtask: 2, attempt: 6, checkpoint: 3 });
+    let run = |tail: &[Event]| reached(&[&writer[..], std::slice::from_ref(&first), tail].concat(), false);
+    let own = run(&commit("taskexecutor-0", 2, 5, 3));
+    assert!(own.contains(recovered) && !own.contains(zombie), "{own:?}");
+    let later = run(&commit("taskexecutor-0", 2, 5, 4));
+    assert!(!later.contains(recovered), "{later:?}");
+    let late = run(&[&[second][..], &commit("taskexecutor-0", 2, 5, 4)].concat());
+    assert!(late.contains(zombie), "{late:?}");
+    // A writer's attempt that took barriers is not a committer apart.
+    let chained = run(&[&[at("taskexecutor-2", barrier(2, 5))][..], &commit("taskexecutor-0", 2, 5, 4)].concat());
+    assert!(!chained.contains(zombie), "{chained:?}");
+}
+
+/// A committer apart commits for writers: once it committed checkpoint 1, a crash of the
+/// writer's task executor is not between its prepare and its commit.
+#[test]
+fn a_commit_by_a_committer_apart_covers_the_writers_prepared_checkpoints() {
+    let mark = "crash-between-prepare-and-commit";
+    let mut events = history("taskexecutor-0");
+    let crash = events.pop().expect("the crash");
+    events.push(at("taskexecutor-1", EventKind::Deployed { subtask: 4, attempt: 1, checkpoint: 0 }));
+    assert!(reached(&[&events[..], std::slice::from_ref(&crash)].concat(), false).contains(mark));
+    events.extend(commit("taskexecutor-1", 4, 1, 1));
+    events.push(crash);
+    assert!(!reached(&events, false).contains(mark), "the committer apart committed checkpoint 1");
+}
