@@ -35,13 +35,17 @@
 #[cfg(madsim)]
 pub mod admin;
 #[cfg(madsim)]
-pub mod client_context;
+pub mod client;
+#[cfg(madsim)]
+mod client_context;
 #[cfg(madsim)]
 pub mod config;
 #[cfg(madsim)]
 pub mod consumer;
 #[cfg(madsim)]
 pub mod error;
+#[cfg(madsim)]
+pub mod groups;
 #[cfg(madsim)]
 pub mod message;
 #[cfg(madsim)]
@@ -71,14 +75,8 @@ pub use topic_partition_list::{Offset, TopicPartitionList};
 #[cfg(madsim)]
 pub use util::IntoOpaque;
 
-/// `rdkafka::client`: contexts.
-#[cfg(madsim)]
-pub mod client {
-    pub use crate::client_context::{ClientContext, DefaultClientContext};
-}
-
 /// `rdkafka::types`: librdkafka's enums.
 #[cfg(madsim)]
 pub mod types {
-    pub use crate::error::{RDKafkaConfRes, RDKafkaErrorCode};
+    pub use crate::error::{RDKafkaConfRes, RDKafkaErrorCode, RDKafkaRespErr};
 }

@@ -1,9 +1,16 @@
-//! `rdkafka::message`: messages, headers, timestamps, and the byte conversions of keys and
-//! payloads.
+//! `rdkafka::message`: messages, headers, timestamps, delivery results, and the byte
+//! conversions of keys and payloads.
 
+use crate::error::KafkaError;
+use crate::util::millis_to_epoch;
 use std::marker::PhantomData;
+use std::time::SystemTime;
 
-/// A message's timestamp (`rdkafka::message::Timestamp`).
+mod headers;
+
+pub use headers::{BorrowedHeaders, Header, Headers, HeadersIter, OwnedHeaders};
+
+/// A message's timestamp (`rdkafka::message::Timestamp`), in milliseconds since the epoch.
 #[derive(Debug, PartialOrd, Ord, PartialEq, Eq, Clone, Copy)]
 pub enum Timestamp {
     /// None given.
@@ -15,98 +22,31 @@ pub enum Timestamp {
 }
 
 impl Timestamp {
-    /// Milliseconds since the epoch, if available.
+    /// Milliseconds since the epoch, `None` if not available (or -1, librdkafka's none).
     pub fn to_millis(self) -> Option<i64> {
         match self {
             Timestamp::NotAvailable | Timestamp::CreateTime(-1) | Timestamp::LogAppendTime(-1) => None,
             Timestamp::CreateTime(t) | Timestamp::LogAppendTime(t) => Some(t),
         }
     }
+
+    /// A creation time of now (in the simulation, madsim's clock).
+    pub fn now() -> Timestamp {
+        Timestamp::from(SystemTime::now())
+    }
 }
 
 impl From<i64> for Timestamp {
-    fn from(t: i64) -> Timestamp {
-        Timestamp::CreateTime(t)
+    /// A creation time.
+    fn from(millis: i64) -> Timestamp {
+        Timestamp::CreateTime(millis)
     }
 }
 
-/// One header (`rdkafka::message::Header`).
-#[derive(Debug, Clone, Eq, PartialEq, Ord, PartialOrd)]
-pub struct Header<'a, V> {
-    /// Its key.
-    pub key: &'a str,
-    /// Its value, if any.
-    pub value: Option<V>,
-}
-
-/// Read access to headers (`rdkafka::message::Headers`).
-pub trait Headers {
-    /// How many there are.
-    fn count(&self) -> usize;
-    /// The header at `idx`, if there is one.
-    fn try_get(&self, idx: usize) -> Option<Header<'_, &[u8]>>;
-    /// The header at `idx`; panics if there is none.
-    fn get(&self, idx: usize) -> Header<'_, &[u8]> {
-        self.try_get(idx).unwrap_or_else(|| panic!("header index out of bounds: {idx}"))
-    }
-    /// Every header in order.
-    fn iter(&self) -> HeadersIter<'_, Self>
-    where
-        Self: Sized,
-    {
-        HeadersIter { headers: self, index: 0 }
-    }
-}
-
-/// An iterator over headers.
-pub struct HeadersIter<'a, H> {
-    headers: &'a H,
-    index: usize,
-}
-
-impl<'a, H: Headers> Iterator for HeadersIter<'a, H> {
-    type Item = Header<'a, &'a [u8]>;
-    fn next(&mut self) -> Option<Self::Item> {
-        let h = self.headers.try_get(self.index)?;
-        self.index += 1;
-        Some(h)
-    }
-}
-
-/// Headers a producer attaches, or a consumer owns (`rdkafka::message::OwnedHeaders`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OwnedHeaders {
-    headers: Vec<(String, Option<Vec<u8>>)>,
-}
-
-impl OwnedHeaders {
-    /// No headers.
-    pub fn new() -> OwnedHeaders {
-        OwnedHeaders::default()
-    }
-    /// No headers, with room for `capacity`.
-    pub fn new_with_capacity(capacity: usize) -> OwnedHeaders {
-        OwnedHeaders { headers: Vec::with_capacity(capacity) }
-    }
-    /// Adds a header.
-    pub fn insert<V: ToBytes + ?Sized>(mut self, header: Header<'_, &V>) -> OwnedHeaders {
-        self.headers.push((header.key.to_string(), header.value.map(|v| v.to_bytes().to_vec())));
-        self
-    }
-    pub(crate) fn from_log(headers: Vec<connsim::systems::LogHeader>) -> OwnedHeaders {
-        OwnedHeaders { headers: headers.into_iter().map(|h| (h.key, h.value)).collect() }
-    }
-    pub(crate) fn to_log(&self) -> Vec<connsim::systems::LogHeader> {
-        self.headers.iter().map(|(k, v)| connsim::systems::LogHeader { key: k.clone(), value: v.clone() }).collect()
-    }
-}
-
-impl Headers for OwnedHeaders {
-    fn count(&self) -> usize {
-        self.headers.len()
-    }
-    fn try_get(&self, idx: usize) -> Option<Header<'_, &[u8]>> {
-        self.headers.get(idx).map(|(k, v)| Header { key: k.as_str(), value: v.as_deref() })
+impl From<SystemTime> for Timestamp {
+    /// A creation time, in milliseconds since the epoch (0 before it).
+    fn from(time: SystemTime) -> Timestamp {
+        Timestamp::CreateTime(millis_to_epoch(time))
     }
 }
 
@@ -114,32 +54,49 @@ impl Headers for OwnedHeaders {
 pub trait Message {
     /// The headers type.
     type Headers: Headers;
+
     /// The key, if any.
     fn key(&self) -> Option<&[u8]>;
+
     /// The payload, if any.
     fn payload(&self) -> Option<&[u8]>;
+
+    /// The payload, writable.
+    ///
+    /// # Safety
+    ///
+    /// librdkafka does not promise that writing a message's payload is safe; in the
+    /// simulation it is.
+    unsafe fn payload_mut(&mut self) -> Option<&mut [u8]>;
+
     /// The topic.
     fn topic(&self) -> &str;
+
     /// The partition.
     fn partition(&self) -> i32;
+
     /// The offset.
     fn offset(&self) -> i64;
+
     /// The timestamp.
     fn timestamp(&self) -> Timestamp;
-    /// The headers, if any.
-    fn headers(&self) -> Option<&Self::Headers>;
-    /// The payload converted, e.g. to `str`.
+
+    /// The payload viewed as `P`, e.g. `str`, without a copy.
     fn payload_view<P: ?Sized + FromBytes>(&self) -> Option<Result<&P, P::Error>> {
         self.payload().map(P::from_bytes)
     }
-    /// The key converted, e.g. to `str`.
+
+    /// The key viewed as `K`, e.g. `str`, without a copy.
     fn key_view<K: ?Sized + FromBytes>(&self) -> Option<Result<&K, K::Error>> {
         self.key().map(K::from_bytes)
     }
+
+    /// The headers, `None` if the message has none.
+    fn headers(&self) -> Option<&Self::Headers>;
 }
 
 /// A message that owns its data (`rdkafka::message::OwnedMessage`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct OwnedMessage {
     payload: Option<Vec<u8>>,
     key: Option<Vec<u8>>,
@@ -163,10 +120,54 @@ impl OwnedMessage {
     ) -> OwnedMessage {
         OwnedMessage { payload, key, topic, timestamp, partition, offset, headers }
     }
+
     /// Takes the headers out.
     pub fn detach_headers(&mut self) -> Option<OwnedHeaders> {
         self.headers.take()
     }
+
+    /// The message with these headers (`None`: without).
+    pub fn replace_headers(mut self, headers: Option<OwnedHeaders>) -> Self {
+        self.headers = headers;
+        self
+    }
+
+    /// The message with this payload (`None`: without).
+    pub fn set_payload(mut self, payload: Option<Vec<u8>>) -> Self {
+        self.payload = payload;
+        self
+    }
+
+    /// The message with this key (`None`: without).
+    pub fn set_key(mut self, key: Option<Vec<u8>>) -> Self {
+        self.key = key;
+        self
+    }
+
+    /// The message in this topic.
+    pub fn set_topic(mut self, topic: String) -> Self {
+        self.topic = topic;
+        self
+    }
+
+    /// The message with this timestamp.
+    pub fn set_timestamp(mut self, timestamp: Timestamp) -> Self {
+        self.timestamp = timestamp;
+        self
+    }
+
+    /// The message in this partition.
+    pub fn set_partition(mut self, partition: i32) -> Self {
+        self.partition = partition;
+        self
+    }
+
+    /// The message at this offset.
+    pub fn set_offset(mut self, offset: i64) -> Self {
+        self.offset = offset;
+        self
+    }
+
     /// Where a produced message landed, for its delivery report.
     pub(crate) fn landed(&mut self, partition: i32, offset: i64, timestamp: Timestamp) {
         (self.partition, self.offset, self.timestamp) = (partition, offset, timestamp);
@@ -180,6 +181,9 @@ impl Message for OwnedMessage {
     }
     fn payload(&self) -> Option<&[u8]> {
         self.payload.as_deref()
+    }
+    unsafe fn payload_mut(&mut self) -> Option<&mut [u8]> {
+        self.payload.as_deref_mut()
     }
     fn topic(&self) -> &str {
         &self.topic
@@ -198,31 +202,49 @@ impl Message for OwnedMessage {
     }
 }
 
-/// A message a consumer returned (`rdkafka::message::BorrowedMessage`); it lives no longer
-/// than the consumer, as rdkafka's does.
+/// A message a consumer returned, or a producer's delivery report shows
+/// (`rdkafka::message::BorrowedMessage`); it lives no longer than its client, as rdkafka's.
+/// rdkafka's wraps librdkafka's message (and has `ptr`/`topic_ptr` for it); a simulated one
+/// holds the message.
 #[derive(Debug)]
 pub struct BorrowedMessage<'a> {
     message: OwnedMessage,
-    consumer: PhantomData<&'a ()>,
+    client: PhantomData<&'a ()>,
 }
 
 impl BorrowedMessage<'_> {
+    /// The message, borrowed from its client.
     pub(crate) fn new(message: OwnedMessage) -> Self {
-        BorrowedMessage { message, consumer: PhantomData }
+        BorrowedMessage { message, client: PhantomData }
     }
-    /// An owned copy.
+
+    /// The key's length in bytes, 0 without a key.
+    pub fn key_len(&self) -> usize {
+        self.message.key().map_or(0, <[u8]>::len)
+    }
+
+    /// The payload's length in bytes, 0 without a payload.
+    pub fn payload_len(&self) -> usize {
+        self.message.payload().map_or(0, <[u8]>::len)
+    }
+
+    /// An owned copy, that outlives the client.
     pub fn detach(&self) -> OwnedMessage {
         self.message.clone()
     }
 }
 
 impl Message for BorrowedMessage<'_> {
-    type Headers = OwnedHeaders;
+    type Headers = BorrowedHeaders;
     fn key(&self) -> Option<&[u8]> {
         self.message.key()
     }
     fn payload(&self) -> Option<&[u8]> {
         self.message.payload()
+    }
+    unsafe fn payload_mut(&mut self) -> Option<&mut [u8]> {
+        // SAFETY: the simulated message owns its payload.
+        unsafe { self.message.payload_mut() }
     }
     fn topic(&self) -> &str {
         self.message.topic()
@@ -236,14 +258,18 @@ impl Message for BorrowedMessage<'_> {
     fn timestamp(&self) -> Timestamp {
         self.message.timestamp()
     }
-    fn headers(&self) -> Option<&OwnedHeaders> {
-        self.message.headers()
+    fn headers(&self) -> Option<&BorrowedHeaders> {
+        self.message.headers().map(OwnedHeaders::as_borrowed)
     }
 }
 
+/// A produced message's delivery report (`rdkafka::message::DeliveryResult`, which
+/// `rdkafka::producer` re-exports): the message where it landed, or why not with the message.
+pub type DeliveryResult<'a> = Result<BorrowedMessage<'a>, (KafkaError, BorrowedMessage<'a>)>;
+
 /// Bytes a key or payload is made of (`rdkafka::message::ToBytes`).
 pub trait ToBytes {
-    /// The bytes.
+    /// The bytes, without a copy.
     fn to_bytes(&self) -> &[u8];
 }
 
@@ -252,31 +278,38 @@ impl ToBytes for [u8] {
         self
     }
 }
+
 impl ToBytes for str {
     fn to_bytes(&self) -> &[u8] {
         self.as_bytes()
     }
 }
+
 impl ToBytes for Vec<u8> {
     fn to_bytes(&self) -> &[u8] {
         self
     }
 }
+
 impl ToBytes for String {
     fn to_bytes(&self) -> &[u8] {
         self.as_bytes()
     }
 }
-impl<T: ToBytes + ?Sized> ToBytes for &T {
+
+/// For a sized `T` only, as rdkafka's (`&str` is no `ToBytes`; `str` is).
+impl<T: ToBytes> ToBytes for &T {
     fn to_bytes(&self) -> &[u8] {
         (*self).to_bytes()
     }
 }
+
 impl ToBytes for () {
     fn to_bytes(&self) -> &[u8] {
         &[]
     }
 }
+
 impl<const N: usize> ToBytes for [u8; N] {
     fn to_bytes(&self) -> &[u8] {
         self
@@ -287,7 +320,7 @@ impl<const N: usize> ToBytes for [u8; N] {
 pub trait FromBytes {
     /// Why the bytes are not one.
     type Error;
-    /// The view.
+    /// The view, without a copy.
     fn from_bytes(bytes: &[u8]) -> Result<&Self, Self::Error>;
 }
 

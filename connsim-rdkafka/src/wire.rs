@@ -39,6 +39,11 @@ impl Wire {
         self.endpoint.call(&self.broker, req.kind(), req, self.request_timeout).await
     }
 
+    /// One request with a timeout of its own (a `JoinGroup` waits for a whole rebalance).
+    pub(crate) async fn call_for(&self, req: &KafkaRequest, timeout: Duration) -> Result<KafkaResponse, RpcError> {
+        self.endpoint.call(&self.broker, req.kind(), req, timeout).await
+    }
+
     /// One-way (`acks=0`).
     pub(crate) fn send(&self, req: &KafkaRequest) {
         self.endpoint.send(&self.broker, req.kind(), req)

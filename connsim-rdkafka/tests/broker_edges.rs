@@ -156,11 +156,11 @@ fn kip98_a_timed_out_transaction_is_aborted_and_its_producer_fenced_under_both_p
     for protocol in [TxnProtocol::Classic, TxnProtocol::Kip890] {
         sim(protocol, move |_log, history, _client| async move {
             let p: FutureProducer =
-                config(&[("transactional.id", "slow"), ("transaction.timeout.ms", "100")]).create().unwrap();
+                config(&[("transactional.id", "slow"), ("transaction.timeout.ms", "1000")]).create().unwrap();
             p.init_transactions(T).await.unwrap();
             p.begin_transaction().unwrap();
             send(&p, 0, "a").await.unwrap();
-            madsim::time::sleep(Duration::from_millis(150)).await;
+            madsim::time::sleep(Duration::from_millis(1_050)).await;
             let timed_out = history
                 .events()
                 .iter()

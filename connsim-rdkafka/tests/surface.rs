@@ -169,6 +169,375 @@ pub fn parts<'a>(m: &'a BorrowedMessage<'a>) -> (Option<&'a [u8]>, Option<&'a [u
     (m.key(), m.payload(), m.offset(), m.detach())
 }
 
+/// Every librdkafka error code, by rdkafka-sys's names (its hidden sentinels too).
+pub fn every_error_code() -> Vec<RDKafkaErrorCode> {
+    use RDKafkaErrorCode::*;
+    vec![
+        Begin,
+        BadMessage,
+        BadCompression,
+        BrokerDestroy,
+        Fail,
+        BrokerTransportFailure,
+        CriticalSystemResource,
+        Resolve,
+        MessageTimedOut,
+        PartitionEOF,
+        UnknownPartition,
+        FileSystem,
+        UnknownTopic,
+        AllBrokersDown,
+        InvalidArgument,
+        OperationTimedOut,
+        QueueFull,
+        ISRInsufficient,
+        NodeUpdate,
+        SSL,
+        WaitingForCoordinator,
+        UnknownGroup,
+        InProgress,
+        PreviousInProgress,
+        ExistingSubscription,
+        AssignPartitions,
+        RevokePartitions,
+        Conflict,
+        State,
+        UnknownProtocol,
+        NotImplemented,
+        Authentication,
+        NoOffset,
+        Outdated,
+        TimedOutQueue,
+        UnsupportedFeature,
+        WaitCache,
+        Interrupted,
+        KeySerialization,
+        ValueSerialization,
+        KeyDeserialization,
+        ValueDeserialization,
+        Partial,
+        ReadOnly,
+        NoEnt,
+        Underflow,
+        InvalidType,
+        Retry,
+        PurgeQueue,
+        PurgeInflight,
+        Fatal,
+        Inconsistent,
+        GaplessGuarantee,
+        PollExceeded,
+        UnknownBroker,
+        NotConfigured,
+        Fenced,
+        Application,
+        AssignmentLost,
+        Noop,
+        AutoOffsetReset,
+        LogTruncation,
+        InvalidDifferentRecord,
+        DestroyBroker,
+        End,
+        Unknown,
+        NoError,
+        OffsetOutOfRange,
+        InvalidMessage,
+        UnknownTopicOrPartition,
+        InvalidMessageSize,
+        LeaderNotAvailable,
+        NotLeaderForPartition,
+        RequestTimedOut,
+        BrokerNotAvailable,
+        ReplicaNotAvailable,
+        MessageSizeTooLarge,
+        StaleControllerEpoch,
+        OffsetMetadataTooLarge,
+        NetworkException,
+        CoordinatorLoadInProgress,
+        CoordinatorNotAvailable,
+        NotCoordinator,
+        InvalidTopic,
+        MessageBatchTooLarge,
+        NotEnoughReplicas,
+        NotEnoughReplicasAfterAppend,
+        InvalidRequiredAcks,
+        IllegalGeneration,
+        InconsistentGroupProtocol,
+        InvalidGroupId,
+        UnknownMemberId,
+        InvalidSessionTimeout,
+        RebalanceInProgress,
+        InvalidCommitOffsetSize,
+        TopicAuthorizationFailed,
+        GroupAuthorizationFailed,
+        ClusterAuthorizationFailed,
+        InvalidTimestamp,
+        UnsupportedSASLMechanism,
+        IllegalSASLState,
+        UnsupportedVersion,
+        TopicAlreadyExists,
+        InvalidPartitions,
+        InvalidReplicationFactor,
+        InvalidReplicaAssignment,
+        InvalidConfig,
+        NotController,
+        InvalidRequest,
+        UnsupportedForMessageFormat,
+        PolicyViolation,
+        OutOfOrderSequenceNumber,
+        DuplicateSequenceNumber,
+        InvalidProducerEpoch,
+        InvalidTransactionalState,
+        InvalidProducerIdMapping,
+        InvalidTransactionTimeout,
+        ConcurrentTransactions,
+        TransactionCoordinatorFenced,
+        TransactionalIdAuthorizationFailed,
+        SecurityDisabled,
+        OperationNotAttempted,
+        KafkaStorageError,
+        LogDirNotFound,
+        SaslAuthenticationFailed,
+        UnknownProducerId,
+        ReassignmentInProgress,
+        DelegationTokenAuthDisabled,
+        DelegationTokenNotFound,
+        DelegationTokenOwnerMismatch,
+        DelegationTokenRequestNotAllowed,
+        DelegationTokenAuthorizationFailed,
+        DelegationTokenExpired,
+        InvalidPrincipalType,
+        NonEmptyGroup,
+        GroupIdNotFound,
+        FetchSessionIdNotFound,
+        InvalidFetchSessionEpoch,
+        ListenerNotFound,
+        TopicDeletionDisabled,
+        FencedLeaderEpoch,
+        UnknownLeaderEpoch,
+        UnsupportedCompressionType,
+        StaleBrokerEpoch,
+        OffsetNotAvailable,
+        MemberIdRequired,
+        PreferredLeaderNotAvailable,
+        GroupMaxSizeReached,
+        FencedInstanceId,
+        EligibleLeadersNotAvailable,
+        ElectionNotNeeded,
+        NoReassignmentInProgress,
+        GroupSubscribedToTopic,
+        InvalidRecord,
+        UnstableOffsetCommit,
+        ThrottlingQuotaExceeded,
+        ProducerFenced,
+        ResourceNotFound,
+        DuplicateResource,
+        UnacceptableCredential,
+        InconsistentVoterSet,
+        InvalidUpdateVersion,
+        FeatureUpdateFailed,
+        PrincipalDeserializationFailure,
+        UnknownTopicId,
+        FencedMemberEpoch,
+        UnreleasedInstanceId,
+        UnsupportedAssignor,
+        StaleMemberEpoch,
+        UnknownSubscriptionId,
+        TelemetryTooLarge,
+        RebootstrapRequired,
+        EndAll,
+    ]
+}
+
+/// librdkafka's response errors (`rdkafka::types`), as a rebalance callback matches them.
+pub fn response_error(err: rdkafka::types::RDKafkaRespErr) -> (RDKafkaErrorCode, bool, bool, Option<i32>) {
+    use rdkafka::types::RDKafkaRespErr::*;
+    let rebalance = matches!(err, RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS | RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS);
+    let _: [rdkafka::types::RDKafkaRespErr; 3] =
+        [RD_KAFKA_RESP_ERR_NO_ERROR, RD_KAFKA_RESP_ERR__PARTITION_EOF, RD_KAFKA_RESP_ERR_INVALID_TXN_STATE];
+    let back = rdkafka::types::RDKafkaRespErr::try_from(err as i32).ok().map(|e| e as i32);
+    (RDKafkaErrorCode::from(err), rebalance, rdkafka::error::IsError::is_error(&err), back)
+}
+
+/// Every `KafkaError` variant with what it holds.
+pub fn every_kafka_error(
+    c: RDKafkaErrorCode,
+    e: rdkafka::error::RDKafkaError,
+    nul: std::ffi::NulError,
+) -> Vec<KafkaError> {
+    let s = String::new;
+    let ok = rdkafka::types::RDKafkaConfRes::RD_KAFKA_CONF_OK;
+    vec![
+        KafkaError::AdminOpCreation(s()),
+        KafkaError::AdminOp(c),
+        KafkaError::Canceled,
+        KafkaError::ClientConfig(ok, s(), s(), s()),
+        KafkaError::ClientCreation(s()),
+        KafkaError::ConsumerCommit(c),
+        KafkaError::ConsumerQueueClose(c),
+        KafkaError::Flush(c),
+        KafkaError::Global(c),
+        KafkaError::GroupListFetch(c),
+        KafkaError::MessageConsumption(c),
+        KafkaError::MessageConsumptionFatal(c),
+        KafkaError::MessageProduction(c),
+        KafkaError::MetadataFetch(c),
+        KafkaError::NoMessageReceived,
+        KafkaError::from(nul),
+        KafkaError::OffsetFetch(c),
+        KafkaError::PartitionEOF(0),
+        KafkaError::PauseResume(s()),
+        KafkaError::Rebalance(c),
+        KafkaError::Seek(s()),
+        KafkaError::SetPartitionOffset(c),
+        KafkaError::StoreOffset(c),
+        KafkaError::Subscription(s()),
+        KafkaError::Transaction(e),
+        KafkaError::MockCluster(c),
+    ]
+}
+
+/// What errors tell: texts, codes, sources, whether they are errors.
+pub fn error_texts(e: &KafkaError, rd: &rdkafka::error::RDKafkaError) -> (String, Option<RDKafkaErrorCode>, bool) {
+    use rdkafka::error::IsError;
+    let _: (String, String, String, bool) = (rd.name(), rd.string(), rd.to_string(), rd.is_error());
+    let _: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
+    let _: &dyn std::error::Error = &RDKafkaErrorCode::Fail;
+    (e.to_string(), e.rdkafka_error_code(), rdkafka::types::RDKafkaConfRes::RD_KAFKA_CONF_INVALID.is_error())
+}
+
+/// A consumed message's headers are borrowed; they detach to owned ones.
+pub fn borrowed_headers(m: &BorrowedMessage<'_>) -> Option<OwnedHeaders> {
+    let h: &rdkafka::message::BorrowedHeaders = m.headers()?;
+    let _: Option<Result<Header<'_, &str>, std::str::Utf8Error>> = h.try_get_as::<str>(0);
+    let _: Result<Header<'_, &[u8]>, ()> = h.get_as::<[u8]>(0);
+    let _: (usize, usize, Header<'_, &[u8]>) = (m.key_len(), m.payload_len(), h.get(0));
+    let owned = h.detach();
+    let _: &rdkafka::message::BorrowedHeaders = owned.as_borrowed();
+    Some(owned)
+}
+
+/// An owned message rebuilt part by part.
+pub fn rebuilt(m: OwnedMessage, headers: OwnedHeaders, t: std::time::SystemTime) -> OwnedMessage {
+    let m = m.replace_headers(Some(headers)).set_payload(None).set_key(Some(vec![1])).set_topic("t".into());
+    m.set_timestamp(rdkafka::Timestamp::from(t)).set_partition(0).set_offset(0).set_timestamp(rdkafka::Timestamp::now())
+}
+
+/// A message's payload, writable.
+pub fn writable(m: &mut OwnedMessage) -> Option<&mut [u8]> {
+    // SAFETY: an owned message's payload is its own.
+    unsafe { m.payload_mut() }
+}
+
+/// A delivery report, named from `message`.
+pub fn delivered(result: &rdkafka::message::DeliveryResult<'_>) -> Option<i64> {
+    result.as_ref().ok().map(|m| m.offset())
+}
+
+/// A message type of one's own: the trait's required methods are rdkafka's.
+pub struct Mine(Vec<u8>, OwnedHeaders);
+
+impl Message for Mine {
+    type Headers = OwnedHeaders;
+    fn key(&self) -> Option<&[u8]> {
+        None
+    }
+    fn payload(&self) -> Option<&[u8]> {
+        Some(&self.0)
+    }
+    unsafe fn payload_mut(&mut self) -> Option<&mut [u8]> {
+        Some(&mut self.0)
+    }
+    fn topic(&self) -> &str {
+        "t"
+    }
+    fn partition(&self) -> i32 {
+        0
+    }
+    fn offset(&self) -> i64 {
+        0
+    }
+    fn timestamp(&self) -> rdkafka::Timestamp {
+        rdkafka::Timestamp::NotAvailable
+    }
+    fn headers(&self) -> Option<&OwnedHeaders> {
+        Some(&self.1)
+    }
+}
+
+impl Headers for Mine {
+    fn count(&self) -> usize {
+        0
+    }
+    fn try_get(&self, _: usize) -> Option<Header<'_, &[u8]>> {
+        None
+    }
+}
+
+impl rdkafka::IntoOpaque for Mine {
+    fn into_ptr(self) -> *mut std::ffi::c_void {
+        Box::into_raw(Box::new(self)).cast()
+    }
+    unsafe fn from_ptr(ptr: *mut std::ffi::c_void) -> Self {
+        // SAFETY: `ptr` came from `into_ptr`, the caller promises.
+        unsafe { *Box::from_raw(ptr.cast()) }
+    }
+}
+
+impl rdkafka::message::ToBytes for Mine {
+    fn to_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// A partition list's capacity, topic map, unassigned topic and elements that write.
+pub fn list_calls(map: &std::collections::HashMap<(String, i32), Offset>) -> KafkaResult<TopicPartitionList> {
+    let mut tpl = TopicPartitionList::from_topic_map(map)?;
+    let _: usize = tpl.capacity();
+    let mut e = tpl.add_topic_unassigned("t");
+    e.set_offset(Offset::End)?;
+    e.set_metadata("m");
+    let _: (&str, KafkaResult<()>) = (e.metadata(), e.error());
+    for mut e in tpl.elements() {
+        e.set_offset(Offset::Beginning)?;
+    }
+    let _: bool = tpl == tpl.clone();
+    let _: String = format!("{tpl:?}");
+    tpl.set_all_offsets(Offset::Stored)?;
+    Ok(tpl)
+}
+
+/// librdkafka's version, the clock in milliseconds, and timeouts.
+pub fn util_calls(t: std::time::SystemTime) -> ((i32, String), i64, i64, rdkafka::util::Timeout) {
+    use rdkafka::util::Timeout;
+    let mut timeout = Timeout::from(Some(std::time::Duration::from_secs(1)));
+    timeout -= Timeout::After(std::time::Duration::ZERO);
+    let _: bool = timeout < Timeout::Never;
+    let millis = (rdkafka::util::millis_to_epoch(t), rdkafka::util::current_time_millis());
+    (rdkafka::util::get_rdkafka_version(), millis.0, millis.1, timeout)
+}
+
+/// A runtime of one's own, and the default one, tokio's.
+pub struct MyRuntime;
+
+impl rdkafka::util::AsyncRuntime for MyRuntime {
+    type Delay = std::future::Ready<()>;
+    fn spawn<T>(task: T)
+    where
+        T: std::future::Future<Output = ()> + Send + 'static,
+    {
+        drop(task);
+    }
+    fn delay_for(_: std::time::Duration) -> Self::Delay {
+        std::future::ready(())
+    }
+}
+
+/// The default runtime's sleep.
+pub fn default_delay() -> <rdkafka::util::DefaultRuntime as rdkafka::util::AsyncRuntime>::Delay {
+    <rdkafka::util::TokioRuntime as rdkafka::util::AsyncRuntime>::delay_for(std::time::Duration::ZERO)
+}
+
 #[test]
 fn the_names_a_connector_writes_exist_in_this_half() {
     assert_eq!(codes().len(), 8);

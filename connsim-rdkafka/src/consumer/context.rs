@@ -1,14 +1,14 @@
-//! Consumer contexts (`rdkafka::consumer::ConsumerContext`): the callbacks a consumer makes.
+//! Consumer contexts (`rdkafka::consumer::ConsumerContext`): the callbacks a consumer makes,
+//! from the application's poll, as rdkafka makes them.
 
-use super::BaseConsumer;
+use super::base_consumer::BaseConsumer;
 use crate::client_context::ClientContext;
-use crate::error::{KafkaError, KafkaResult};
+use crate::error::{KafkaError, KafkaResult, RDKafkaRespErr};
 use crate::topic_partition_list::TopicPartitionList;
 use crate::util::Timeout;
 use std::time::Duration;
 
-/// A group rebalance (`rdkafka::consumer::Rebalance`). Group membership is not simulated, so
-/// no consumer here goes through one: partitions are assigned with `assign`.
+/// A group rebalance (`rdkafka::consumer::Rebalance`).
 #[derive(Clone, Debug)]
 pub enum Rebalance<'a> {
     /// Partitions assigned.
@@ -22,23 +22,48 @@ pub enum Rebalance<'a> {
 /// The rebalance protocol of a consumer's group (`rdkafka::consumer::RebalanceProtocol`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RebalanceProtocol {
-    /// The consumer has not joined a group (always, here).
+    /// The consumer has not joined a group.
     None,
-    /// Eager rebalancing.
+    /// Eager rebalancing: every member gives up its whole assignment.
     Eager,
-    /// Cooperative rebalancing.
+    /// Cooperative rebalancing (KIP-429): members give up only what moves.
     Cooperative,
 }
 
-/// The callbacks of a consumer (`rdkafka::consumer::ConsumerContext`). `commit_callback` is
-/// called with the outcome of every `commit` and `commit_consumer_state`; the rebalance
-/// callbacks never are, as no group rebalances here.
+/// The callbacks of a consumer (`rdkafka::consumer::ConsumerContext`), called from the
+/// application's `poll`/`recv` (and from dropping a subscribed consumer, for its last
+/// revocation), as rdkafka calls them.
 pub trait ConsumerContext: ClientContext + Sized {
-    /// Before a rebalance (never called here).
+    /// Runs a rebalance the group decided: `pre_rebalance`, then the assignment change
+    /// (`assign`/`unassign` under eager, `incremental_assign`/`incremental_unassign` under
+    /// cooperative), then `post_rebalance`. A context that overrides it makes the change
+    /// itself (rdkafka's default implementation, to the letter).
+    fn rebalance(&self, base_consumer: &BaseConsumer<Self>, err: RDKafkaRespErr, tpl: &mut TopicPartitionList) {
+        let rebalance = match err {
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => Rebalance::Assign(tpl),
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS => Rebalance::Revoke(tpl),
+            other => Rebalance::Error(KafkaError::Rebalance(other.into())),
+        };
+        self.pre_rebalance(base_consumer, &rebalance);
+        let core = &base_consumer.core;
+        let cooperative = core.rebalance_protocol() == RebalanceProtocol::Cooperative;
+        match (err, cooperative) {
+            (RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS, true) => {
+                let _ = core.reassign(tpl, true);
+            }
+            (RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS, false) => core.set_assignment(tpl),
+            (_, true) => {
+                let _ = core.reassign(tpl, false);
+            }
+            (_, false) => core.set_assignment(&TopicPartitionList::new()),
+        }
+        self.post_rebalance(base_consumer, &rebalance);
+    }
+    /// Before a rebalance's assignment change.
     fn pre_rebalance(&self, base_consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         let _ = (base_consumer, rebalance);
     }
-    /// After a rebalance (never called here).
+    /// After a rebalance's assignment change.
     fn post_rebalance(&self, base_consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         let _ = (base_consumer, rebalance);
     }

@@ -1,6 +1,7 @@
 //! What both consumers share: the assignment, each partition's position and fetch buffer,
-//! offset resets, and the group's committed offsets.
+//! offset resets, end-of-partition events, and the group membership running beside them.
 
+use super::group::Membership;
 use crate::config::Settings;
 use crate::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use crate::message::{OwnedHeaders, OwnedMessage, Timestamp};
@@ -32,16 +33,37 @@ pub(super) struct Place {
     /// The offset this consumer last committed for the partition: a commit of its state
     /// leaves out a partition whose stored offset is not past it.
     pub(super) committed: Option<u64>,
+    /// `enable.partition.eof`: the end was reached at this offset and the event waits
+    /// behind the buffer.
+    eof_pending: Option<u64>,
+    /// The offset the last end-of-partition event was for: the next comes only once the
+    /// end moved past it.
+    eof_at: Option<u64>,
 }
 
 /// An automatic commit's outcome and the offsets it committed.
 pub(crate) type CommitEvent = (KafkaResult<()>, Vec<(String, u32, u64)>);
+
+/// What the next step of a poll found.
+pub(crate) enum Next {
+    /// A message.
+    Message(OwnedMessage),
+    /// An error for the application (`PartitionEOF` among them).
+    Error(KafkaError),
+    /// The group has an event for the application (a rebalance, an error): serve it.
+    Event,
+    /// Nothing before the deadline.
+    Timeout,
+}
 
 #[derive(Default)]
 pub(super) struct State {
     assignment: Vec<(String, u32)>,
     pub(super) places: BTreeMap<(String, u32), Place>,
     paused: BTreeSet<(String, u32)>,
+    /// Partitions whose messages go to a partition queue of their own
+    /// (`split_partition_queue`), not to the consumer's poll.
+    pub(super) split: BTreeSet<(String, u32)>,
     next: usize,
     pub(super) last_auto_commit_ms: u64,
     /// Outcomes of automatic commits not yet handed to the context (at the next poll).
@@ -52,6 +74,10 @@ pub(crate) struct ConsumerCore {
     pub(crate) wire: Wire,
     pub(crate) settings: Settings,
     pub(super) state: Mutex<State>,
+    /// The group membership: subscription, generation, rebalance events.
+    pub(crate) group: Membership,
+    /// The error that finished the consumer (`Client::fatal_error`).
+    pub(crate) fatal: crate::client::FatalError,
 }
 
 impl Place {
@@ -69,33 +95,108 @@ pub(super) fn key(topic: &str, partition: i32) -> (String, u32) {
     (topic.to_string(), partition.max(0) as u32)
 }
 
+/// A librdkafka error's name as `rd_kafka_error_name` prints it, with its description, for
+/// the calls rdkafka reports by text.
+fn subscription_error(name: &str) -> KafkaError {
+    KafkaError::Subscription(name.to_string())
+}
+
+/// `Local: Unknown group`: librdkafka keeps assignments in the consumer group, which only a
+/// consumer with `group.id` has.
+pub(crate) const UNKNOWN_GROUP: &str = "Local: Unknown group";
+
 impl ConsumerCore {
     pub(crate) fn new(settings: Settings) -> KafkaResult<ConsumerCore> {
-        Ok(ConsumerCore { wire: Wire::new(&settings)?, settings, state: Mutex::default() })
+        let settings = settings.for_consumer()?;
+        let (wire, group) = (Wire::new(&settings)?, Membership::new(&settings));
+        Ok(ConsumerCore { wire, group, settings, state: Mutex::default(), fatal: Default::default() })
     }
 
-    pub(crate) fn assign(&self, tpl: &TopicPartitionList) {
+    /// librdkafka's assignment calls need the consumer group (`group.id`).
+    pub(crate) fn has_group(&self) -> bool {
+        self.settings.group_id.is_some()
+    }
+
+    /// `assign`: the assignment becomes `tpl`, each partition at its offset.
+    pub(crate) fn assign(&self, tpl: &TopicPartitionList) -> KafkaResult<()> {
+        if !self.has_group() {
+            return Err(KafkaError::Subscription(UNKNOWN_GROUP.into()));
+        }
+        if self.group.cooperative_in_group() {
+            return Err(KafkaError::Subscription("Local: Erroneous state".into()));
+        }
+        self.set_assignment(tpl);
+        Ok(())
+    }
+
+    /// The assignment becomes `tpl` (also what a group's eager rebalance does).
+    pub(crate) fn set_assignment(&self, tpl: &TopicPartitionList) {
         let mut s = self.state.lock().unwrap();
+        // librdkafka clears the old assignment before it adds the new: every partition of it
+        // is removed, its stored offset with it.
+        let old = std::mem::take(&mut s.places);
         s.assignment.clear();
-        s.places.clear();
         for e in tpl.elements() {
             let k = key(e.topic(), e.partition());
+            if s.places.contains_key(&k) {
+                continue;
+            }
             s.assignment.push(k.clone());
             s.places.insert(k, Place::at(e.offset()));
         }
+        let State { paused, places, .. } = &mut *s;
+        paused.retain(|k| places.contains_key(k));
+        s.next = 0;
+        drop(s);
+        self.removed(old.into_iter());
     }
 
-    /// `incremental_assign` (`add`) or `incremental_unassign`: a partition already assigned
-    /// (adding) or not assigned (removing) is refused, as librdkafka refuses it
-    /// (`_CONFLICT`), and then nothing changes.
-    pub(crate) fn reassign(&self, tpl: &TopicPartitionList, add: bool) -> Result<(), String> {
+    /// Partitions left the assignment: with `enable.auto.commit`, their stored offsets are
+    /// committed (librdkafka's commit of "unassigned partitions"), unless the assignment was
+    /// lost, when another member may own them already.
+    fn removed(&self, places: impl Iterator<Item = ((String, u32), Place)>) {
+        if !self.settings.auto_commit || self.group.inner.lock().unwrap().lost {
+            return;
+        }
+        let offsets = places
+            .filter_map(|((t, p), place)| match (place.stored, place.committed) {
+                (Some(o), Some(c)) if o <= c => None,
+                (Some(o), _) => Some((t, p, o)),
+                (None, _) => None,
+            })
+            .collect();
+        self.group.commit_later(offsets, true);
+    }
+
+    /// `incremental_assign` (`add`) or `incremental_unassign`, with librdkafka's checks
+    /// (`rd_kafka_assignment_add` / `_subtract`): a partition twice in the list, an
+    /// unassignment from an empty assignment, or of a partition not assigned is
+    /// `_INVALID_ARG`; an assignment of one already assigned `_CONFLICT`; an incremental
+    /// call in an eager group `_STATE`. Nothing changes then.
+    pub(crate) fn reassign(&self, tpl: &TopicPartitionList, add: bool) -> KafkaResult<()> {
+        if !self.has_group() {
+            return Err(subscription_error("_UNKNOWN_GROUP"));
+        }
+        if self.group.eager_in_group() {
+            return Err(subscription_error("_STATE"));
+        }
         let mut s = self.state.lock().unwrap();
+        let mut seen = BTreeSet::new();
+        if !add && s.places.is_empty() && tpl.count() > 0 {
+            return Err(subscription_error("_INVALID_ARG"));
+        }
         for e in tpl.elements() {
-            if s.places.contains_key(&key(e.topic(), e.partition())) == add {
-                let what = if add { "is already part of" } else { "is not part of" };
-                return Err(format!("_CONFLICT: {} [{}] {what} the current assignment", e.topic(), e.partition()));
+            let k = key(e.topic(), e.partition());
+            if add && !seen.insert(k.clone()) {
+                return Err(subscription_error("_INVALID_ARG"));
+            }
+            match (add, s.places.contains_key(&k)) {
+                (true, true) => return Err(subscription_error("_CONFLICT")),
+                (false, false) => return Err(subscription_error("_INVALID_ARG")),
+                _ => {}
             }
         }
+        let mut removed = Vec::new();
         for e in tpl.elements() {
             let k = key(e.topic(), e.partition());
             if add {
@@ -103,32 +204,45 @@ impl ConsumerCore {
                 s.places.insert(k, Place::at(e.offset()));
             } else {
                 s.assignment.retain(|a| *a != k);
-                s.places.remove(&k);
+                if let Some(place) = s.places.remove(&k) {
+                    removed.push((k.clone(), place));
+                }
                 s.paused.remove(&k);
             }
         }
         s.next = 0;
+        drop(s);
+        self.removed(removed.into_iter());
         Ok(())
     }
 
-    pub(crate) fn assignment(&self) -> TopicPartitionList {
+    pub(crate) fn assignment(&self) -> KafkaResult<TopicPartitionList> {
+        if !self.has_group() {
+            return Err(KafkaError::MetadataFetch(RDKafkaErrorCode::UnknownGroup));
+        }
         let s = self.state.lock().unwrap();
         let mut tpl = TopicPartitionList::new();
         for (t, p) in &s.assignment {
             tpl.add_partition(t, *p as i32);
         }
-        tpl
+        Ok(tpl)
     }
 
+    /// `seek`: an offset rdkafka cannot represent is refused before librdkafka sees it; a
+    /// partition not assigned is `Local: Unknown partition` (librdkafka has no fetcher of it
+    /// to move).
     pub(crate) fn seek(&self, topic: &str, partition: i32, offset: Offset) -> KafkaResult<()> {
+        if offset.to_raw().is_none() {
+            return Err(KafkaError::Seek("Local: Unrepresentable offset".into()));
+        }
         let mut s = self.state.lock().unwrap();
         let Some(place) = s.places.get_mut(&key(topic, partition)) else {
-            return Err(KafkaError::Seek(format!("{topic} [{partition}] is not assigned: assign it before seeking")));
+            return Err(KafkaError::Seek("Local: Unknown partition".into()));
         };
         // A seek moves where fetching goes on, not what was stored for the next commit.
-        let stored = place.stored;
+        let (stored, committed) = (place.stored, place.committed);
         *place = Place::at(offset);
-        place.stored = stored;
+        (place.stored, place.committed) = (stored, committed);
         Ok(())
     }
 
@@ -152,19 +266,40 @@ impl ConsumerCore {
         }
     }
 
-    pub(crate) fn position(&self) -> TopicPartitionList {
+    /// `position`: librdkafka's positions of the assignment (`UnknownGroup` without one).
+    pub(crate) fn position(&self) -> KafkaResult<TopicPartitionList> {
+        if !self.has_group() {
+            return Err(KafkaError::MetadataFetch(RDKafkaErrorCode::UnknownGroup));
+        }
         let s = self.state.lock().unwrap();
         let mut tpl = TopicPartitionList::new();
         for k in &s.assignment {
             let offset = s.places.get(k).and_then(|p| p.position).map_or(Offset::Invalid, |o| Offset::Offset(o as i64));
             let _ = tpl.add_partition_offset(&k.0, k.1 as i32, offset);
         }
-        tpl
+        Ok(tpl)
     }
 
-    /// The next message, or `None` if none came before `deadline`.
-    pub(crate) async fn next(&self, deadline: Option<madsim::time::Instant>) -> Option<KafkaResult<OwnedMessage>> {
+    /// `seek_partitions`: each partition's seek, the first refusal ending it.
+    pub(crate) fn seek_partitions(&self, tpl: TopicPartitionList) -> KafkaResult<TopicPartitionList> {
+        for e in tpl.elements() {
+            self.seek(e.topic(), e.partition(), e.offset())?;
+        }
+        Ok(tpl)
+    }
+
+    /// Routes a partition's messages to a queue of its own (`split_partition_queue`).
+    pub(crate) fn split(&self, topic: &str, partition: i32) {
+        self.state.lock().unwrap().split.insert(key(topic, partition));
+    }
+
+    /// The next message of the consumer (of `only`, for a partition queue), an error, a
+    /// group event waiting for the application, or nothing before `deadline`.
+    pub(crate) async fn next(&self, deadline: Option<madsim::time::Instant>, only: Option<&(String, u32)>) -> Next {
         loop {
+            if only.is_none() && self.group.has_events() {
+                return Next::Event;
+            }
             self.auto_commit().await;
             let pick = {
                 let mut s = self.state.lock().unwrap();
@@ -172,7 +307,11 @@ impl ConsumerCore {
                 let mut ready = None;
                 for i in 0..n {
                     let k = s.assignment[(s.next + i) % n].clone();
-                    if s.paused.contains(&k) {
+                    let mine = match only {
+                        Some(o) => *o == k,
+                        None => !s.split.contains(&k),
+                    };
+                    if !mine || s.paused.contains(&k) {
                         continue;
                     }
                     let place = s.places.get_mut(&k).expect("assigned");
@@ -185,7 +324,11 @@ impl ConsumerCore {
                         }
                         place.position = Some(if place.buffer.is_empty() { past.max(place.fetch_at) } else { past });
                         s.next = (s.next + i + 1) % n;
-                        return Some(Ok(m));
+                        return Next::Message(m);
+                    }
+                    if place.eof_pending.take().is_some() {
+                        s.next = (s.next + i + 1) % n;
+                        return Next::Error(KafkaError::PartitionEOF(k.1 as i32));
                     }
                     ready.get_or_insert(k);
                 }
@@ -194,7 +337,7 @@ impl ConsumerCore {
             let fetched_any = match pick {
                 Some(k) => match self.fetch(&k).await {
                     Ok(any) => any,
-                    Err(e) => return Some(Err(e)),
+                    Err(e) => return Next::Error(e),
                 },
                 None => false,
             };
@@ -205,14 +348,15 @@ impl ConsumerCore {
             }
             if !fetched_any {
                 if deadline.is_some_and(|d| madsim::time::Instant::now() >= d) {
-                    return None;
+                    return Next::Timeout;
                 }
                 madsim::time::sleep(FETCH_WAIT).await;
             }
         }
     }
 
-    /// Fetches once from partition `k` into its buffer; whether anything came.
+    /// Fetches once from partition `k` into its buffer; whether anything came (an
+    /// end-of-partition event counts).
     async fn fetch(&self, k: &(String, u32)) -> KafkaResult<bool> {
         let (position, start, fetch_at) = {
             let s = self.state.lock().unwrap();
@@ -243,7 +387,7 @@ impl ConsumerCore {
                 place.position.get_or_insert(fetch_at);
                 place.start = None;
                 place.fetch_at = f.next_offset;
-                let any = !f.entries.is_empty();
+                let mut any = !f.entries.is_empty();
                 for (offset, e) in f.entries {
                     let headers = (!e.headers.is_empty()).then(|| OwnedHeaders::from_log(e.headers));
                     place.buffer.push_back(OwnedMessage::new(
@@ -258,6 +402,14 @@ impl ConsumerCore {
                 }
                 if place.buffer.is_empty() {
                     place.position = Some(f.next_offset);
+                }
+                // librdkafka: the end of the partition (the last stable offset for a
+                // read-committed consumer, else the high watermark) reached, once per end.
+                let end = if self.settings.read_committed { f.last_stable_offset } else { f.high_watermark };
+                if self.settings.partition_eof && f.next_offset >= end && place.eof_at != Some(f.next_offset) {
+                    place.eof_at = Some(f.next_offset);
+                    place.eof_pending = Some(f.next_offset);
+                    any = true;
                 }
                 Ok(any)
             }
@@ -305,7 +457,7 @@ impl ConsumerCore {
             Offset::Beginning => self.offset(list(OffsetSpec::Earliest)).await?,
             Offset::End => self.offset(list(OffsetSpec::Latest)).await?,
             Offset::OffsetTail(n) => {
-                self.offset(list(OffsetSpec::Latest)).await?.map(|end| end.saturating_sub(n as u64))
+                self.offset(list(OffsetSpec::Latest)).await?.map(|end| end.saturating_sub(n.max(0) as u64))
             }
             Offset::Stored | Offset::Invalid => unreachable!("resolved above"),
         };
@@ -328,9 +480,13 @@ impl ConsumerCore {
         }
     }
 
+    /// The group's committed offset of one partition: `Some(None)` if it has none, `None`
+    /// if no stable answer came (KIP-447: a read-committed consumer waits while a
+    /// transaction commits offsets of it).
     async fn committed_one(&self, k: &(String, u32)) -> Option<Option<u64>> {
         let group = self.settings.group_id.clone()?;
-        let req = KafkaRequest::OffsetFetch { group, partitions: vec![k.clone()] };
+        let require_stable = self.settings.read_committed;
+        let req = KafkaRequest::OffsetFetch { group, partitions: vec![k.clone()], require_stable };
         match self.wire.call(&req).await {
             Ok(KafkaResponse::Committed(c)) => c.into_iter().next(),
             _ => None,

@@ -1,23 +1,30 @@
 //! `rdkafka::consumer`: [`StreamConsumer`], [`BaseConsumer`] and the [`Consumer`] trait.
 //!
-//! Partitions are assigned by the application ([`Consumer::assign`]), as a FLIP-27 source
-//! assigns its splits; group membership and rebalancing (`subscribe`) are not simulated and
-//! say so. The calls that block a thread in rdkafka (`committed`, `commit`,
-//! `fetch_watermarks`, `fetch_metadata`, `BaseConsumer::poll`) are `async` here, as the
-//! producer's are.
+//! A consumer reads the partitions the application assigns ([`Consumer::assign`], as a
+//! FLIP-27 source assigns its splits) or those its group's rebalances assign it
+//! ([`Consumer::subscribe`]: the group coordinator of the simulated log, the rebalance
+//! callbacks of its [`ConsumerContext`] called from `poll`, as in rdkafka). The calls that
+//! block a thread in rdkafka (`committed`, `commit`, `fetch_watermarks`, `fetch_metadata`,
+//! `BaseConsumer::poll`) are `async` here, as the producer's are; the consumer a rebalance
+//! callback gets is [`base_consumer::BaseConsumer`], with rdkafka's synchronous calls.
 
 pub mod base_consumer;
 mod context;
-mod core;
+pub(crate) mod core;
+mod events;
+pub(crate) mod group;
 mod offsets;
-mod stream_consumer;
+mod polled;
+pub mod stream_consumer;
+mod subscription;
 mod times;
 
-pub use base_consumer::BaseConsumer;
 pub use context::{ConsumerContext, DefaultConsumerContext, Rebalance, RebalanceProtocol};
+pub use polled::BaseConsumer;
 pub use stream_consumer::{MessageStream, StreamConsumer};
 
 use crate::error::KafkaResult;
+use crate::groups::GroupList;
 use crate::message::BorrowedMessage;
 use crate::metadata::Metadata;
 use crate::topic_partition_list::{Offset, TopicPartitionList};
@@ -35,14 +42,20 @@ pub enum CommitMode {
 
 /// A consumer's group, for [`crate::producer::Producer::send_offsets_to_transaction`]
 /// (`rdkafka::consumer::ConsumerGroupMetadata`). Like rdkafka's, it cannot be compared.
+/// It names the group and, for a member of it, the member and its generation, so a
+/// transaction's offsets are refused from a generation the group left behind (KIP-447).
 #[derive(Clone, Debug)]
 pub struct ConsumerGroupMetadata {
-    group: String,
+    pub(crate) group: String,
+    pub(crate) member: Option<connsim::systems::MemberIdentity>,
 }
 
 impl ConsumerGroupMetadata {
     pub(crate) fn group(&self) -> &str {
         &self.group
+    }
+    pub(crate) fn member(&self) -> Option<connsim::systems::MemberIdentity> {
+        self.member.clone()
     }
 }
 
@@ -51,7 +64,8 @@ impl ConsumerGroupMetadata {
 pub trait Consumer {
     /// The group metadata, if `group.id` is set.
     fn group_metadata(&self) -> Option<ConsumerGroupMetadata>;
-    /// Group subscription is not simulated: refused with a message saying to assign.
+    /// Subscribes to topics (a `^…` entry is a regular expression over topic names): the
+    /// group's rebalances assign their partitions, through the context's `rebalance`.
     fn subscribe(&self, topics: &[&str]) -> KafkaResult<()>;
     /// Sets the assignment; each partition starts at its offset in the list (`Invalid` or
     /// `Stored`: the group's committed offset, else `auto.offset.reset`).
@@ -100,14 +114,17 @@ pub trait Consumer {
     fn incremental_assign(&self, assignment: &TopicPartitionList) -> KafkaResult<()>;
     /// Takes partitions out of the assignment; one not assigned is refused.
     fn incremental_unassign(&self, assignment: &TopicPartitionList) -> KafkaResult<()>;
-    /// Leaves the group's subscription (none here: a no-op).
+    /// Leaves the subscription: the assignment is revoked at the next poll and the member
+    /// leaves its group.
     fn unsubscribe(&self);
-    /// The subscribed topics (none here: partitions are assigned).
+    /// The subscribed topics.
     fn subscription(&self) -> KafkaResult<TopicPartitionList>;
-    /// Whether the group took the assignment away (never, here).
+    /// Whether the group took the assignment away (true while a lost assignment is revoked).
     fn assignment_lost(&self) -> bool;
-    /// The group's rebalance protocol (none, here).
+    /// The group's rebalance protocol (`None` until the consumer joined a group).
     fn rebalance_protocol(&self) -> RebalanceProtocol;
+    /// The cluster's consumer groups, or one of them.
+    async fn fetch_group_list<T: Into<Timeout>>(&self, group: Option<&str>, timeout: T) -> KafkaResult<GroupList>;
     /// Moves several assigned partitions' positions.
     fn seek_partitions<T: Into<Timeout>>(
         &self,
@@ -135,28 +152,24 @@ pub trait Consumer {
     fn resume(&self, partitions: &TopicPartitionList) -> KafkaResult<()>;
 }
 
-/// Implements [`Consumer`] for a type with a `core: ConsumerCore` field.
+/// Implements [`Consumer`] for a type with a `core()` of its consumer.
 macro_rules! consumer_api {
     (<$($g:ident),*> $ty:ty where $($bounds:tt)*) => {
         impl<$($g),*> $crate::consumer::Consumer for $ty where $($bounds)* {
             fn group_metadata(&self) -> Option<$crate::consumer::ConsumerGroupMetadata> {
-                self.core.settings.group_id.clone().map($crate::consumer::group_metadata)
+                self.core().group_metadata()
             }
             fn subscribe(&self, topics: &[&str]) -> $crate::error::KafkaResult<()> {
-                Err($crate::error::KafkaError::Subscription(format!(
-                    "subscribe({topics:?}): consumer-group rebalancing is not simulated; assign partitions with assign()"
-                )))
+                self.core().subscribe(topics)
             }
             fn assign(&self, assignment: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
-                self.core.assign(assignment);
-                Ok(())
+                self.core().assign(assignment)
             }
             fn unassign(&self) -> $crate::error::KafkaResult<()> {
-                self.core.assign(&$crate::TopicPartitionList::new());
-                Ok(())
+                self.core().assign(&$crate::TopicPartitionList::new())
             }
             fn assignment(&self) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
-                Ok(self.core.assignment())
+                self.core().assignment()
             }
             fn seek<T: Into<$crate::util::Timeout>>(
                 &self,
@@ -165,7 +178,7 @@ macro_rules! consumer_api {
                 offset: $crate::Offset,
                 _timeout: T,
             ) -> $crate::error::KafkaResult<()> {
-                self.core.seek(topic, partition, offset)
+                self.core().seek(topic, partition, offset)
             }
             async fn commit(
                 &self,
@@ -173,65 +186,45 @@ macro_rules! consumer_api {
                 _mode: $crate::consumer::CommitMode,
             ) -> $crate::error::KafkaResult<()> {
                 // rdkafka hands the context's commit callback only automatic commits.
-                self.core.commit($crate::producer::offsets_of(tpl), None).await
+                self.core().commit($crate::producer::offsets_of(tpl), None).await
             }
             async fn commit_consumer_state(&self, _mode: $crate::consumer::CommitMode) -> $crate::error::KafkaResult<()> {
                 // What is stored past what was committed; nothing is `NoOffset`.
-                self.core.commit(self.core.to_commit(), None).await
+                self.core().commit(self.core().to_commit(), None).await
             }
             fn store_offset(&self, topic: &str, partition: i32, offset: i64) -> $crate::error::KafkaResult<()> {
-                self.core.store(topic, partition, offset + 1)
+                self.core().store(topic, partition, offset + 1)
             }
             fn store_offset_from_message(
                 &self,
                 message: &$crate::message::BorrowedMessage<'_>,
             ) -> $crate::error::KafkaResult<()> {
                 use $crate::Message;
-                self.core.store(message.topic(), message.partition(), message.offset() + 1)
+                self.core().store(message.topic(), message.partition(), message.offset() + 1)
             }
             fn store_offsets(&self, tpl: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
-                use $crate::error::{KafkaError, RDKafkaErrorCode};
-                if self.core.settings.auto_offset_store {
-                    return Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument));
-                }
-                // librdkafka's `rd_kafka_offsets_store`: each one that can be is stored; the
-                // call fails only if none could be, with the last failure.
-                let (mut stored, mut last) = (0, None);
-                for e in tpl.elements() {
-                    let done = match e.offset() {
-                        $crate::Offset::Offset(o) => self.core.store(e.topic(), e.partition(), o),
-                        _ => Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument)),
-                    };
-                    match done {
-                        Ok(()) => stored += 1,
-                        Err(e) => last = Some(e),
-                    }
-                }
-                match last {
-                    Some(e) if stored == 0 => Err(e),
-                    _ => Ok(()),
-                }
+                self.core().store_list(tpl)
             }
             async fn committed<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
-                let assignment = self.core.assignment();
-                self.core.committed(&assignment, $crate::wire::deadline(timeout.into())).await
+                let assignment = self.core().assignment()?;
+                self.core().committed(&assignment, $crate::wire::deadline(timeout.into())).await
             }
             async fn committed_offsets<T: Into<$crate::util::Timeout>>(
                 &self,
                 tpl: $crate::TopicPartitionList,
                 timeout: T,
             ) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
-                self.core.committed(&tpl, $crate::wire::deadline(timeout.into())).await
+                self.core().committed(&tpl, $crate::wire::deadline(timeout.into())).await
             }
             fn position(&self) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
-                Ok(self.core.position())
+                self.core().position()
             }
             async fn fetch_metadata<T: Into<$crate::util::Timeout>>(
                 &self,
                 topic: Option<&str>,
                 timeout: T,
             ) -> $crate::error::KafkaResult<$crate::metadata::Metadata> {
-                $crate::metadata::fetch(&self.core.wire, topic, timeout.into()).await
+                $crate::metadata::fetch(&self.core().wire, topic, timeout.into()).await
             }
             async fn fetch_watermarks<T: Into<$crate::util::Timeout>>(
                 &self,
@@ -239,34 +232,40 @@ macro_rules! consumer_api {
                 partition: i32,
                 timeout: T,
             ) -> $crate::error::KafkaResult<(i64, i64)> {
-                let rc = self.core.settings.read_committed;
-                $crate::metadata::watermarks(&self.core.wire, topic, partition, rc, timeout.into()).await
+                let rc = self.core().settings.read_committed;
+                $crate::metadata::watermarks(&self.core().wire, topic, partition, rc, timeout.into()).await
+            }
+            async fn fetch_group_list<T: Into<$crate::util::Timeout>>(
+                &self,
+                group: Option<&str>,
+                timeout: T,
+            ) -> $crate::error::KafkaResult<$crate::groups::GroupList> {
+                $crate::groups::fetch(&self.core().wire, group, timeout.into()).await
             }
             fn incremental_assign(&self, assignment: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
-                self.core.reassign(assignment, true).map_err($crate::error::KafkaError::Subscription)
+                self.core().reassign(assignment, true)
             }
             fn incremental_unassign(&self, assignment: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
-                self.core.reassign(assignment, false).map_err($crate::error::KafkaError::Subscription)
+                self.core().reassign(assignment, false)
             }
-            fn unsubscribe(&self) {}
+            fn unsubscribe(&self) {
+                self.core().unsubscribe()
+            }
             fn subscription(&self) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
-                Ok($crate::TopicPartitionList::new())
+                self.core().subscription()
             }
             fn assignment_lost(&self) -> bool {
-                false
+                self.core().group.inner.lock().unwrap().lost
             }
             fn rebalance_protocol(&self) -> $crate::consumer::RebalanceProtocol {
-                $crate::consumer::RebalanceProtocol::None
+                self.core().rebalance_protocol()
             }
             fn seek_partitions<T: Into<$crate::util::Timeout>>(
                 &self,
                 topic_partition_list: $crate::TopicPartitionList,
                 _timeout: T,
             ) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
-                for e in topic_partition_list.elements() {
-                    self.core.seek(e.topic(), e.partition(), e.offset())?;
-                }
-                Ok(topic_partition_list)
+                self.core().seek_partitions(topic_partition_list)
             }
             async fn commit_message(
                 &self,
@@ -283,44 +282,26 @@ macro_rules! consumer_api {
                 timestamps: $crate::TopicPartitionList,
                 timeout: T,
             ) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
-                self.core.offsets_for_times(&timestamps, $crate::wire::deadline(timeout.into())).await
+                self.core().offsets_for_times(&timestamps, $crate::wire::deadline(timeout.into())).await
             }
             async fn offsets_for_timestamp<T: Into<$crate::util::Timeout>>(
                 &self,
                 timestamp: i64,
                 timeout: T,
             ) -> $crate::error::KafkaResult<$crate::TopicPartitionList> {
-                let mut timestamps = $crate::TopicPartitionList::new();
-                for e in self.core.assignment().elements() {
-                    timestamps.add_partition_offset(e.topic(), e.partition(), $crate::Offset::Offset(timestamp))?;
-                }
-                self.core.offsets_for_times(&timestamps, $crate::wire::deadline(timeout.into())).await
+                let mut timestamps = self.core().assignment()?;
+                timestamps.set_all_offsets($crate::Offset::Offset(timestamp))?;
+                self.core().offsets_for_times(&timestamps, $crate::wire::deadline(timeout.into())).await
             }
             fn pause(&self, partitions: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
-                self.core.pause(partitions, true);
+                self.core().pause(partitions, true);
                 Ok(())
             }
             fn resume(&self, partitions: &$crate::TopicPartitionList) -> $crate::error::KafkaResult<()> {
-                self.core.pause(partitions, false);
+                self.core().pause(partitions, false);
                 Ok(())
             }
         }
     };
 }
 pub(crate) use consumer_api;
-
-/// Hands the automatic commits' outcomes to the context's commit callback, as rdkafka does
-/// when the consumer is polled.
-pub(crate) fn serve_commit_events<C: ConsumerContext>(core: &core::ConsumerCore, context: &C) {
-    for (result, offsets) in core.commit_events() {
-        let mut list = TopicPartitionList::new();
-        for (topic, partition, offset) in &offsets {
-            let _ = list.add_partition_offset(topic, *partition as i32, Offset::Offset(*offset as i64));
-        }
-        context.commit_callback(result, &list);
-    }
-}
-
-pub(crate) fn group_metadata(group: String) -> ConsumerGroupMetadata {
-    ConsumerGroupMetadata { group }
-}

@@ -4,30 +4,47 @@
 use super::core::{key, CommitEvent, ConsumerCore};
 use crate::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use crate::topic_partition_list::{Offset, TopicPartitionList};
-use connsim::systems::{KafkaRequest, KafkaResponse};
+use connsim::systems::{KafkaCode, KafkaRequest, KafkaResponse};
+use std::time::Duration;
+
+/// How long a read-committed consumer waits before asking again for offsets a transaction
+/// is committing (librdkafka retries `UNSTABLE_OFFSET_COMMIT`).
+const UNSTABLE_RETRY: Duration = Duration::from_millis(10);
 
 impl ConsumerCore {
-    /// The group's committed offsets of `tpl`'s partitions.
+    /// The group's committed offsets of `tpl`'s partitions (rdkafka reports a failure as
+    /// `MetadataFetch`). A read-committed consumer asks for stable offsets (KIP-447) and asks
+    /// again while a transaction commits offsets of a partition, until its deadline.
     pub(crate) async fn committed(
         &self,
         tpl: &TopicPartitionList,
         deadline: Option<madsim::time::Instant>,
     ) -> KafkaResult<TopicPartitionList> {
         let Some(group) = self.settings.group_id.clone() else {
-            return Err(KafkaError::OffsetFetch(RDKafkaErrorCode::InvalidArgument));
+            return Err(KafkaError::MetadataFetch(RDKafkaErrorCode::UnknownGroup));
         };
         let partitions: Vec<(String, u32)> = tpl.elements().iter().map(|e| key(e.topic(), e.partition())).collect();
-        let req = KafkaRequest::OffsetFetch { group, partitions: partitions.clone() };
-        match self.wire.call_until(&req, deadline).await {
-            Some(KafkaResponse::Committed(offsets)) => {
-                let mut out = TopicPartitionList::new();
-                for ((t, p), o) in partitions.iter().zip(offsets) {
-                    let _ =
-                        out.add_partition_offset(t, *p as i32, o.map_or(Offset::Invalid, |o| Offset::Offset(o as i64)));
+        let require_stable = self.settings.read_committed;
+        let req = KafkaRequest::OffsetFetch { group, partitions: partitions.clone(), require_stable };
+        loop {
+            match self.wire.call_until(&req, deadline).await {
+                Some(KafkaResponse::Committed(offsets)) => {
+                    let mut out = TopicPartitionList::new();
+                    for ((t, p), o) in partitions.iter().zip(offsets) {
+                        let offset = o.map_or(Offset::Invalid, |o| Offset::Offset(o as i64));
+                        let _ = out.add_partition_offset(t, *p as i32, offset);
+                    }
+                    return Ok(out);
                 }
-                Ok(out)
+                Some(KafkaResponse::Error(KafkaCode::UnstableOffsetCommit)) => {
+                    if deadline.is_some_and(|d| madsim::time::Instant::now() >= d) {
+                        return Err(KafkaError::MetadataFetch(RDKafkaErrorCode::OperationTimedOut));
+                    }
+                    madsim::time::sleep(UNSTABLE_RETRY).await;
+                }
+                Some(KafkaResponse::Error(code)) => return Err(KafkaError::MetadataFetch(code.into())),
+                _ => return Err(KafkaError::MetadataFetch(RDKafkaErrorCode::OperationTimedOut)),
             }
-            _ => Err(KafkaError::OffsetFetch(RDKafkaErrorCode::OperationTimedOut)),
         }
     }
 
@@ -44,7 +61,8 @@ impl ConsumerCore {
         if offsets.is_empty() {
             return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset));
         }
-        let req = KafkaRequest::OffsetCommit { group, offsets: offsets.clone() };
+        let member = self.group.identity(self.settings.group_instance_id.as_ref());
+        let req = KafkaRequest::OffsetCommit { group, member, offsets: offsets.clone() };
         match self.wire.call_until(&req, deadline).await {
             Some(KafkaResponse::Ok) => {
                 let mut s = self.state.lock().unwrap();
@@ -94,11 +112,61 @@ impl ConsumerCore {
         Ok(())
     }
 
+    /// `store_offsets`: each offset of `tpl` stored as it is; refused while
+    /// `enable.auto.offset.store` stores them itself, and only if none could be stored
+    /// (librdkafka's `rd_kafka_offsets_store`, with the last failure).
+    pub(crate) fn store_list(&self, tpl: &TopicPartitionList) -> KafkaResult<()> {
+        if self.settings.auto_offset_store {
+            return Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument));
+        }
+        let (mut stored, mut last) = (0, None);
+        for e in tpl.elements() {
+            let done = match e.offset() {
+                Offset::Offset(o) => self.store(e.topic(), e.partition(), o),
+                _ => Err(KafkaError::StoreOffset(RDKafkaErrorCode::InvalidArgument)),
+            };
+            match done {
+                Ok(()) => stored += 1,
+                Err(e) => last = Some(e),
+            }
+        }
+        match last {
+            Some(e) if stored == 0 => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// A commit a rebalance callback asked for: sent before the rebalance goes on, its
+    /// outcome to the context's commit callback (a callback cannot wait for it).
+    pub(crate) fn commit_later(&self, offsets: Vec<(String, u32, u64)>) -> KafkaResult<()> {
+        if self.settings.group_id.is_none() {
+            return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::UnknownGroup));
+        }
+        if offsets.is_empty() {
+            return Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset));
+        }
+        self.group.commit_later(offsets, true);
+        Ok(())
+    }
+
+    /// Sends the commits handed over (by callbacks, by unassignments), each once, its outcome
+    /// for the commit callback.
+    pub(crate) async fn flush_commits(&self) {
+        for (offsets, report) in self.group.take_commits() {
+            let deadline = crate::wire::deadline(crate::util::Timeout::After(self.settings.request_timeout));
+            let result = self.commit(offsets.clone(), deadline).await;
+            if report {
+                self.state.lock().unwrap().commit_events.push((result, offsets));
+            }
+        }
+    }
+
     /// `enable.auto.commit`: the stored offsets (with `enable.auto.offset.store`, past the
     /// messages returned) are committed every `auto.commit.interval.ms`, whatever the
     /// application did with the messages; each commit's outcome goes to the context's commit
     /// callback at the next poll (none for a commit with nothing to commit).
     pub(super) async fn auto_commit(&self) {
+        self.flush_commits().await;
         if !self.settings.auto_commit || self.settings.group_id.is_none() {
             return;
         }

@@ -2,11 +2,15 @@
 
 use super::context::{DefaultProducerContext, ProducerContext};
 use super::core::{Core, Outgoing};
+use super::partitioner::{NoCustomPartitioner, Partitioner};
+use super::purge::PurgeConfig;
+use crate::client::Client;
 use crate::config::{ClientConfig, FromClientConfig, FromClientConfigAndContext, Settings};
 use crate::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use crate::message::{BorrowedMessage, OwnedHeaders, OwnedMessage, Timestamp, ToBytes};
 use crate::util::Timeout;
 use std::collections::VecDeque;
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
 /// A message for [`BaseProducer::send`] (`rdkafka::producer::BaseRecord`).
@@ -58,6 +62,16 @@ impl<'a, K: ToBytes + ?Sized, P: ToBytes + ?Sized, D> BaseRecord<'a, K, P, D> {
         self.headers = Some(headers);
         self
     }
+    /// Sets the topic.
+    pub fn topic(mut self, topic: &'a str) -> Self {
+        self.topic = topic;
+        self
+    }
+    /// Sets the delivery opaque.
+    pub fn delivery_opaque(mut self, delivery_opaque: D) -> Self {
+        self.delivery_opaque = delivery_opaque;
+        self
+    }
 }
 
 impl<'a, K: ToBytes + ?Sized, P: ToBytes + ?Sized> BaseRecord<'a, K, P, ()> {
@@ -70,11 +84,15 @@ impl<'a, K: ToBytes + ?Sized, P: ToBytes + ?Sized> BaseRecord<'a, K, P, ()> {
 /// A producer that queues messages (`rdkafka::producer::BaseProducer`). Queued messages go
 /// out, in order, on [`BaseProducer::poll`] or `flush`; each one's delivery report goes to
 /// the context's [`ProducerContext::delivery`] with the record's opaque (the default context
-/// drops it, as rdkafka's does).
-pub struct BaseProducer<C: ProducerContext = DefaultProducerContext> {
+/// drops it, as rdkafka's does). A message counts against `queue.buffering.max.messages` and
+/// `.kbytes` until its report is handed out: a producer that is never polled fills up and
+/// refuses more with `QueueFull`. Dropping it purges what is still queued: each such message
+/// is reported `PurgeQueue`.
+pub struct BaseProducer<C: ProducerContext<Part> = DefaultProducerContext, Part: Partitioner = NoCustomPartitioner> {
     pub(super) core: Arc<Core>,
     queue: Mutex<VecDeque<(Outgoing, C::DeliveryOpaque)>>,
-    context: Arc<C>,
+    client: Client<C>,
+    partitioner: PhantomData<fn() -> Part>,
 }
 
 impl FromClientConfig for BaseProducer<DefaultProducerContext> {
@@ -83,20 +101,33 @@ impl FromClientConfig for BaseProducer<DefaultProducerContext> {
     }
 }
 
-impl<C: ProducerContext> FromClientConfigAndContext<C> for BaseProducer<C> {
+impl<C, Part> FromClientConfigAndContext<C> for BaseProducer<C, Part>
+where
+    C: ProducerContext<Part> + 'static,
+    Part: Partitioner + 'static,
+{
     fn from_config_and_context(config: &ClientConfig, context: C) -> KafkaResult<Self> {
         let core = Arc::new(Core::new(Settings::read(config)?)?);
-        Ok(BaseProducer { core, queue: Mutex::new(VecDeque::new()), context: Arc::new(context) })
+        let context = Arc::new(context);
+        core.register_partitioner(&context);
+        let client = Client::new(core.wire.clone(), context).with_fatal(core.fatal.clone());
+        Ok(BaseProducer { core, queue: Mutex::new(VecDeque::new()), client, partitioner: PhantomData })
     }
 }
 
-impl<C: ProducerContext> BaseProducer<C> {
+impl<C: ProducerContext<Part>, Part: Partitioner> BaseProducer<C, Part> {
     /// The producer's context.
     pub fn context(&self) -> &Arc<C> {
-        &self.context
+        self.client.context()
     }
 
-    /// Queues a message.
+    /// The client under the producer (its fatal error, the cluster's metadata).
+    pub fn client(&self) -> &Client<C> {
+        &self.client
+    }
+
+    /// Queues a message; refused with `QueueFull` while `queue.buffering.max.messages`
+    /// messages (or `.kbytes` of them) wait for their delivery report.
     #[allow(clippy::result_large_err, clippy::type_complexity)]
     pub fn send<'a, K, P>(
         &self,
@@ -115,8 +146,11 @@ impl<C: ProducerContext> BaseProducer<C> {
             key: record.key.map(|k| k.to_bytes().to_vec()),
             payload: record.payload.map(|p| p.to_bytes().to_vec()),
             timestamp: record.timestamp,
-            headers: record.headers,
+            headers: record.headers.clone(),
         };
+        if let Err(e) = self.core.reserve(outgoing.size()) {
+            return Err((e, record));
+        }
         self.queue.lock().unwrap().push_back((outgoing, record.delivery_opaque));
         Ok(())
     }
@@ -141,8 +175,9 @@ impl<C: ProducerContext> BaseProducer<C> {
                 return Ok(());
             }
             let sent: Vec<OwnedMessage> = queued.iter().map(report).collect();
+            let sizes: Vec<usize> = queued.iter().map(Outgoing::size).collect();
             let results = self.core.send_batch(queued).await;
-            for ((result, mut message), opaque) in results.into_iter().zip(sent).zip(opaques) {
+            for (((result, mut message), opaque), size) in results.into_iter().zip(sent).zip(opaques).zip(sizes) {
                 let delivery = match result {
                     Ok(d) => {
                         message.landed(d.partition, d.offset, d.timestamp);
@@ -150,19 +185,46 @@ impl<C: ProducerContext> BaseProducer<C> {
                     }
                     Err(e) => Err((e, BorrowedMessage::new(message))),
                 };
-                self.context.delivery(&delivery, opaque);
+                self.core.release(size);
+                self.context().delivery(&delivery, opaque);
             }
+        }
+    }
+
+    /// Purges what is queued: each message's report says `PurgeQueue`, handed to the
+    /// context now (nothing of a base producer is in flight between its polls).
+    fn purge_queue(&self, flags: PurgeConfig) {
+        if !flags.purges_queue() {
+            return;
+        }
+        let purged: Vec<(Outgoing, C::DeliveryOpaque)> = self.queue.lock().unwrap().drain(..).collect();
+        for (outgoing, opaque) in purged {
+            self.core.release(outgoing.size());
+            let e = KafkaError::MessageProduction(RDKafkaErrorCode::PurgeQueue);
+            self.context().delivery(&Err((e, BorrowedMessage::new(report(&outgoing)))), opaque);
         }
     }
 
     fn queued(&self) -> usize {
         self.queue.lock().unwrap().len()
     }
+
+    /// Messages handed over and not yet reported (librdkafka's `rd_kafka_outq_len`).
+    fn in_flight(&self) -> usize {
+        self.core.pending()
+    }
+}
+
+impl<C: ProducerContext<Part>, Part: Partitioner> Drop for BaseProducer<C, Part> {
+    fn drop(&mut self) {
+        // rdkafka's drop: queued and in-flight messages purged, their reports served.
+        self.purge_queue(PurgeConfig::default().queue().inflight());
+    }
 }
 
 /// The message a delivery report shows, before it landed: its partition if it named one, no
 /// offset.
-fn report(m: &Outgoing) -> OwnedMessage {
+pub(super) fn report(m: &Outgoing) -> OwnedMessage {
     let timestamp = m.timestamp.map_or(Timestamp::NotAvailable, Timestamp::CreateTime);
     OwnedMessage::new(
         m.payload.clone(),
@@ -175,4 +237,4 @@ fn report(m: &Outgoing) -> OwnedMessage {
     )
 }
 
-super::producer_api!(<C> BaseProducer<C> where C: ProducerContext);
+super::producer_api!(<C, Part> BaseProducer<C, Part> where C: ProducerContext<Part>, Part: Partitioner);

@@ -1,24 +1,26 @@
 //! Producer contexts (`rdkafka::producer::ProducerContext`): where a [`BaseProducer`]'s
-//! delivery reports go.
+//! delivery reports go, and the partitioner of one's own a producer uses.
 //!
 //! [`BaseProducer`]: super::BaseProducer
 
+use super::partitioner::{NoCustomPartitioner, Partitioner};
 use crate::client_context::ClientContext;
-use crate::error::KafkaError;
-use crate::message::BorrowedMessage;
 use crate::util::IntoOpaque;
 
-/// A message's delivery report: the message where it landed, or why not with the message
-/// (`rdkafka::producer::DeliveryResult`).
-pub type DeliveryResult<'a> = Result<BorrowedMessage<'a>, (KafkaError, BorrowedMessage<'a>)>;
+pub use crate::message::DeliveryResult;
 
 /// The callbacks of a producer (`rdkafka::producer::ProducerContext`).
-pub trait ProducerContext: ClientContext {
+pub trait ProducerContext<Part: Partitioner = NoCustomPartitioner>: ClientContext {
     /// What each message carries to its delivery report.
     type DeliveryOpaque: IntoOpaque;
     /// Called once per message a [`BaseProducer`](super::BaseProducer) sent, when its
     /// delivery is known (from `poll` or `flush`), with the record's opaque.
     fn delivery(&self, delivery_result: &DeliveryResult<'_>, delivery_opaque: Self::DeliveryOpaque);
+    /// A partitioner of one's own for messages that name no partition; `None` (the default):
+    /// the `partitioner` property's.
+    fn get_custom_partitioner(&self) -> Option<&Part> {
+        None
+    }
 }
 
 /// The default producer context: delivery reports are dropped
@@ -28,7 +30,7 @@ pub struct DefaultProducerContext;
 
 impl ClientContext for DefaultProducerContext {}
 
-impl ProducerContext for DefaultProducerContext {
+impl ProducerContext<NoCustomPartitioner> for DefaultProducerContext {
     type DeliveryOpaque = ();
     fn delivery(&self, _: &DeliveryResult<'_>, _: Self::DeliveryOpaque) {}
 }

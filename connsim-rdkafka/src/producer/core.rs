@@ -2,6 +2,7 @@
 //! transactional state machine librdkafka keeps (`init → ready → in transaction → ready`,
 //! with abortable and fatal errors).
 
+use super::partitioner::{BuiltIn, Custom, Sticky};
 use crate::config::Settings;
 use crate::error::{KafkaError, KafkaResult, RDKafkaError, RDKafkaErrorCode};
 use crate::message::{OwnedHeaders, Timestamp};
@@ -37,7 +38,6 @@ pub(super) struct Sends {
     pub(super) sequences: BTreeMap<(String, u32), i64>,
     /// Partition counts of topics seen.
     partitions: BTreeMap<String, u32>,
-    round_robin: u32,
     /// Whether the current transaction sent the broker anything (a partition, offsets): if
     /// not, librdkafka ends it without an EndTxn.
     pub(super) txn_work: bool,
@@ -76,6 +76,13 @@ pub(crate) struct Outgoing {
     pub headers: Option<OwnedHeaders>,
 }
 
+impl Outgoing {
+    /// What it counts for against `queue.buffering.max.kbytes` (librdkafka: key and value).
+    pub(crate) fn size(&self) -> usize {
+        self.key.as_ref().map_or(0, Vec::len) + self.payload.as_ref().map_or(0, Vec::len)
+    }
+}
+
 /// Where a message went.
 pub(crate) struct Delivered {
     pub partition: i32,
@@ -88,29 +95,86 @@ pub(crate) struct Core {
     pub(super) settings: Settings,
     pub(super) phase: Mutex<Phase>,
     pub(super) sends: tokio::sync::Mutex<Sends>,
+    /// The context's partitioner, if it has one; else the `partitioner` property's.
+    pub(super) custom: Mutex<Option<Custom>>,
+    builtin: BuiltIn,
+    sticky: Mutex<Sticky>,
+    /// Messages (and their bytes) handed over and not yet reported delivered or failed:
+    /// `queue.buffering.max.messages` and `.kbytes` bound them (`QueueFull`).
+    pending: Mutex<(usize, usize)>,
+    /// The error that finished the producer (`Client::fatal_error`).
+    pub(crate) fatal: crate::client::FatalError,
+}
+
+/// Milliseconds since the Unix epoch on the simulation's wall clock.
+pub(crate) fn wall_clock_ms() -> i64 {
+    let now = madsim::time::TimeHandle::current().now_time();
+    now.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 pub(super) fn txn_error(code: RDKafkaErrorCode, message: impl Into<String>) -> RDKafkaError {
     RDKafkaError::new(code, message)
 }
 
-/// librdkafka's default partitioner for a keyed message: CRC32 of the key.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= b as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
-}
-
 impl Core {
     pub(crate) fn new(settings: Settings) -> KafkaResult<Core> {
         let wire = Wire::new(&settings)?;
         let phase = if settings.transactional_id.is_some() { Phase::Init } else { Phase::Ready };
-        Ok(Core { wire, settings, phase: Mutex::new(phase), sends: Default::default() })
+        let builtin = BuiltIn::named(settings.partitioner.as_deref().unwrap_or("consistent_random"))?;
+        Ok(Core {
+            wire,
+            settings,
+            phase: Mutex::new(phase),
+            sends: Default::default(),
+            custom: Mutex::new(None),
+            builtin,
+            sticky: Mutex::default(),
+            pending: Mutex::new((0, 0)),
+            fatal: Default::default(),
+        })
+    }
+
+    /// Registers the context's partitioner, if it has one, for messages that name no
+    /// partition.
+    pub(crate) fn register_partitioner<C, Part>(&self, context: &std::sync::Arc<C>)
+    where
+        C: super::ProducerContext<Part> + 'static,
+        Part: super::Partitioner + 'static,
+    {
+        if context.get_custom_partitioner().is_some() {
+            let context = context.clone();
+            let custom: Custom = std::sync::Arc::new(move |topic, key, count| {
+                let p = context.get_custom_partitioner().expect("registered");
+                p.partition(topic, key, count, |_| true)
+            });
+            *self.custom.lock().unwrap() = Some(custom);
+        }
+    }
+
+    /// Takes a message into the producer's queue, or refuses it while
+    /// `queue.buffering.max.messages` messages or `queue.buffering.max.kbytes` of them wait
+    /// for their delivery report (librdkafka's `rd_kafka_curr_msgs_add`).
+    pub(crate) fn reserve(&self, bytes: usize) -> KafkaResult<()> {
+        let mut p = self.pending.lock().unwrap();
+        let (max_msgs, max_bytes) = (self.settings.queue_max_messages, self.settings.queue_max_kbytes * 1024);
+        if (max_msgs > 0 && p.0 + 1 > max_msgs) || p.1 + bytes > max_bytes {
+            return Err(KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull));
+        }
+        p.0 += 1;
+        p.1 += bytes;
+        Ok(())
+    }
+
+    /// A message's delivery report was handed out: it leaves the producer's queue.
+    pub(crate) fn release(&self, bytes: usize) {
+        let mut p = self.pending.lock().unwrap();
+        p.0 = p.0.saturating_sub(1);
+        p.1 = p.1.saturating_sub(bytes);
+    }
+
+    /// Messages handed over and not yet reported.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.lock().unwrap().0
     }
 
     pub(super) fn transactional(&self) -> KafkaResult<&str> {
@@ -132,11 +196,6 @@ impl Core {
             (_, false) => *phase = Phase::Abortable(e.clone()),
         }
         KafkaError::Transaction(e)
-    }
-
-    /// Sends one message and waits for its acknowledgement (per `acks`).
-    pub(crate) async fn send(&self, m: Outgoing) -> KafkaResult<Delivered> {
-        self.send_batch(vec![m]).await.pop().expect("one result per message")
     }
 
     /// Sends messages in order, as librdkafka does: consecutive messages for the same
@@ -190,7 +249,9 @@ impl Core {
                     continue;
                 }
             };
-            let timestamp_ms = m.timestamp.unwrap_or_else(|| connsim::net::now().as_millis() as i64);
+            // librdkafka stamps a message without a timestamp with the wall clock (the
+            // simulation's, a date in 2022 drawn from the seed) when it is produced.
+            let timestamp_ms = m.timestamp.unwrap_or_else(wall_clock_ms);
             let entry = LogEntry {
                 key: m.key,
                 value: m.payload,
@@ -214,8 +275,8 @@ impl Core {
         out
     }
 
-    /// The partition a message goes to: its own, else CRC32 of its key (librdkafka's
-    /// default partitioner), else the next in turn.
+    /// The partition a message goes to: its own, else the context's partitioner's choice,
+    /// else the built-in partitioner's.
     async fn partition_of(
         &self,
         sends: &mut Sends,
@@ -236,17 +297,18 @@ impl Core {
                 }
             }
         };
-        Ok(match (m.partition, &m.key) {
-            (Some(p), _) if p < 0 || p as u32 >= partitions => {
-                return Err(KafkaError::MessageProduction(RDKafkaErrorCode::UnknownPartition))
-            }
-            (Some(p), _) => p as u32,
-            (None, Some(key)) => crc32(key) % partitions,
+        let partition = match (m.partition, &*self.custom.lock().unwrap()) {
+            (Some(p), _) => p,
+            (None, Some(custom)) => custom(&m.topic, m.key.as_deref(), partitions as i32),
             (None, None) => {
-                sends.round_robin = sends.round_robin.wrapping_add(1);
-                sends.round_robin % partitions
+                let mut sticky = self.sticky.lock().unwrap();
+                self.builtin.partition(&mut sticky, &m.topic, m.key.as_deref(), partitions) as i32
             }
-        })
+        };
+        if partition < 0 || partition as u32 >= partitions {
+            return Err(KafkaError::MessageProduction(RDKafkaErrorCode::UnknownPartition));
+        }
+        Ok(partition as u32)
     }
 
     /// One batch to one partition.

@@ -1,7 +1,11 @@
 //! `rdkafka::producer::FutureProducer`: `send` resolves when the message is delivered.
 
 use super::core::{Core, Outgoing};
-use crate::config::{ClientConfig, FromClientConfig, Settings};
+use super::partitioner::{NoCustomPartitioner, Partitioner};
+use super::purge::PurgeConfig;
+use super::{DeliveryResult, ProducerContext};
+use crate::client::{Client, ClientContext, DefaultClientContext};
+use crate::config::{ClientConfig, FromClientConfig, FromClientConfigAndContext, Settings};
 use crate::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use crate::message::{OwnedHeaders, OwnedMessage, Timestamp, ToBytes};
 use crate::util::{DefaultRuntime, Timeout};
@@ -17,13 +21,13 @@ use tokio::sync::{oneshot, Notify};
 pub struct FutureRecord<'a, K: ToBytes + ?Sized, P: ToBytes + ?Sized> {
     /// Topic.
     pub topic: &'a str,
-    /// Partition; `None`: the default partitioner (CRC32 of the key; round robin without one).
+    /// Partition; `None`: the partitioner's choice (`consistent_random` unless set).
     pub partition: Option<i32>,
     /// Payload.
     pub payload: Option<&'a P>,
     /// Key.
     pub key: Option<&'a K>,
-    /// Timestamp in ms; `None`: now (virtual).
+    /// Timestamp in ms since the epoch; `None`: the wall clock's when it is produced.
     pub timestamp: Option<i64>,
     /// Headers.
     pub headers: Option<OwnedHeaders>,
@@ -75,6 +79,34 @@ pub struct Delivery {
 /// A delivery, or why not with the message back.
 pub type OwnedDeliveryResult = Result<Delivery, (KafkaError, OwnedMessage)>;
 
+/// The context of a [`FutureProducer`] (`rdkafka::producer::FutureProducerContext`): the
+/// client context it was created with, and the delivery reports that resolve its futures.
+#[derive(Clone)]
+pub struct FutureProducerContext<C: ClientContext + 'static> {
+    wrapped_context: C,
+}
+
+impl<C: ClientContext + 'static> ClientContext for FutureProducerContext<C> {
+    fn log(&self, level: crate::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        self.wrapped_context.log(level, fac, log_message);
+    }
+    fn error(&self, error: KafkaError, reason: &str) {
+        self.wrapped_context.error(error, reason);
+    }
+}
+
+impl<C: ClientContext + 'static, Part: Partitioner> ProducerContext<Part> for FutureProducerContext<C> {
+    type DeliveryOpaque = Box<oneshot::Sender<OwnedDeliveryResult>>;
+    fn delivery(&self, delivery_result: &DeliveryResult<'_>, tx: Self::DeliveryOpaque) {
+        use crate::Message;
+        let owned = match delivery_result {
+            Ok(m) => Ok(Delivery { partition: m.partition(), offset: m.offset(), timestamp: m.timestamp() }),
+            Err((e, m)) => Err((e.clone(), m.detach())),
+        };
+        let _ = tx.send(owned);
+    }
+}
+
 /// A message waiting to be sent, and where its delivery goes.
 type Waiting = (Outgoing, oneshot::Sender<OwnedDeliveryResult>);
 
@@ -85,25 +117,59 @@ struct Queue {
     /// Messages waiting with their delivery's sender, and whether the sending task runs.
     waiting: Mutex<(Vec<Waiting>, bool)>,
     drained: Notify,
+    /// A purge of what is in flight: the batch the task sends now is reported
+    /// `PurgeInflight`, whatever the broker answers.
+    purge_inflight: std::sync::atomic::AtomicBool,
 }
 
 /// A producer whose `send` waits for the delivery (`rdkafka::producer::FutureProducer`).
-pub struct FutureProducer<C = crate::client_context::DefaultClientContext, R = DefaultRuntime> {
+/// Dropping the last clone purges what is queued and in flight: each such message's future
+/// resolves with `PurgeQueue` or `PurgeInflight`.
+pub struct FutureProducer<C = DefaultClientContext, R = DefaultRuntime, Part = NoCustomPartitioner>
+where
+    C: ClientContext + 'static,
+    Part: Partitioner,
+{
     pub(super) core: Arc<Core>,
     queue: Arc<Queue>,
-    context: PhantomData<fn() -> (C, R)>,
+    client: Arc<Client<FutureProducerContext<C>>>,
+    /// Held by the clones the application has (not by the sending task).
+    owners: Arc<()>,
+    types: PhantomData<fn() -> (R, Part)>,
 }
 
-impl<C, R> Clone for FutureProducer<C, R> {
+impl<C: ClientContext + 'static, R, Part: Partitioner> Clone for FutureProducer<C, R, Part> {
     fn clone(&self) -> Self {
-        FutureProducer { core: self.core.clone(), queue: self.queue.clone(), context: PhantomData }
+        FutureProducer {
+            core: self.core.clone(),
+            queue: self.queue.clone(),
+            client: self.client.clone(),
+            owners: self.owners.clone(),
+            types: PhantomData,
+        }
     }
 }
 
-impl<R> FromClientConfig for FutureProducer<crate::client_context::DefaultClientContext, R> {
+impl<R> FromClientConfig for FutureProducer<DefaultClientContext, R> {
     fn from_config(config: &ClientConfig) -> KafkaResult<Self> {
+        FutureProducer::from_config_and_context(config, DefaultClientContext)
+    }
+}
+
+impl<C: ClientContext + 'static, R, Part: Partitioner + 'static> FromClientConfigAndContext<C>
+    for FutureProducer<C, R, Part>
+{
+    fn from_config_and_context(config: &ClientConfig, context: C) -> KafkaResult<Self> {
         let core = Arc::new(Core::new(Settings::read(config)?)?);
-        Ok(FutureProducer { core, queue: Arc::default(), context: PhantomData })
+        let context = Arc::new(FutureProducerContext { wrapped_context: context });
+        let client = Client::new(core.wire.clone(), context).with_fatal(core.fatal.clone());
+        Ok(FutureProducer {
+            core,
+            queue: Arc::default(),
+            client: Arc::new(client),
+            owners: Arc::new(()),
+            types: PhantomData,
+        })
     }
 }
 
@@ -136,37 +202,62 @@ fn owned(out: &Outgoing) -> OwnedMessage {
     )
 }
 
-fn outgoing<K: ToBytes + ?Sized, P: ToBytes + ?Sized>(record: FutureRecord<'_, K, P>) -> Outgoing {
+fn outgoing<K: ToBytes + ?Sized, P: ToBytes + ?Sized>(record: &FutureRecord<'_, K, P>) -> Outgoing {
     Outgoing {
         topic: record.topic.to_string(),
         partition: record.partition,
         key: record.key.map(|k| k.to_bytes().to_vec()),
         payload: record.payload.map(|p| p.to_bytes().to_vec()),
         timestamp: record.timestamp,
-        headers: record.headers,
+        headers: record.headers.clone(),
     }
 }
 
-impl<C, R> FutureProducer<C, R> {
-    /// Sends a message and waits for its delivery (the queue is never full here, so
-    /// `queue_timeout` never expires).
+/// How long `send` waits before it tries a full queue again (rdkafka's FutureProducer).
+const QUEUE_FULL_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
+
+impl<C: ClientContext + 'static, R, Part: Partitioner> FutureProducer<C, R, Part> {
+    /// The client under the producer (its fatal error, the cluster's metadata).
+    pub fn client(&self) -> &Client<FutureProducerContext<C>> {
+        &self.client
+    }
+
+    /// The producer's context.
+    pub fn context(&self) -> &Arc<FutureProducerContext<C>> {
+        self.client.context()
+    }
+
+    /// Sends a message and waits for its delivery. While the producer's queue is full
+    /// (`queue.buffering.max.messages`/`.kbytes`), it tries again every 100 ms until
+    /// `queue_timeout`, then fails with `QueueFull`, as rdkafka's does.
     pub async fn send<K, P, T>(&self, record: FutureRecord<'_, K, P>, queue_timeout: T) -> OwnedDeliveryResult
     where
         K: ToBytes + ?Sized,
         P: ToBytes + ?Sized,
         T: Into<Timeout>,
     {
-        let _ = queue_timeout.into();
-        let out = outgoing(record);
-        let copy = owned(&out);
-        match self.core.send(out).await {
-            Ok(d) => Ok(Delivery { partition: d.partition, offset: d.offset, timestamp: d.timestamp }),
-            Err(e) => Err((e, copy)),
+        let deadline = crate::wire::deadline(queue_timeout.into());
+        let mut record = record;
+        loop {
+            match self.send_result(record) {
+                Ok(delivery) => match delivery.await {
+                    Ok(result) => return result,
+                    Err(Canceled) => unreachable!("the producer is held while it sends"),
+                },
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r))
+                    if deadline.map_or(true, |d| madsim::time::Instant::now() < d) =>
+                {
+                    record = r;
+                    madsim::time::sleep(QUEUE_FULL_RETRY).await;
+                }
+                Err((e, r)) => return Err((e, owned(&outgoing(&r)))),
+            }
         }
     }
 
     /// Hands a message over without waiting: a background task of the producer sends what
-    /// is queued in batches per partition; the future resolves with the delivery.
+    /// is queued in batches per partition; the future resolves with the delivery. A full
+    /// queue refuses it at once (`QueueFull`).
     #[allow(clippy::result_large_err)]
     pub fn send_result<'a, K, P>(
         &self,
@@ -176,10 +267,14 @@ impl<C, R> FutureProducer<C, R> {
         K: ToBytes + ?Sized,
         P: ToBytes + ?Sized,
     {
+        let out = outgoing(&record);
+        if let Err(e) = self.core.reserve(out.size()) {
+            return Err((e, record));
+        }
         let (tx, rx) = oneshot::channel();
         let start = {
             let mut w = self.queue.waiting.lock().unwrap();
-            w.0.push((outgoing(record), tx));
+            w.0.push((out, tx));
             !std::mem::replace(&mut w.1, true)
         };
         if start {
@@ -196,9 +291,13 @@ impl<C, R> FutureProducer<C, R> {
                     };
                     let (messages, senders): (Vec<Outgoing>, Vec<_>) = batch.into_iter().unzip();
                     let copies: Vec<OwnedMessage> = messages.iter().map(owned).collect();
+                    let sizes: Vec<usize> = messages.iter().map(Outgoing::size).collect();
                     let results = core.send_batch(messages).await;
-                    for ((result, tx), copy) in results.into_iter().zip(senders).zip(copies) {
+                    let purged = queue.purge_inflight.swap(false, std::sync::atomic::Ordering::SeqCst);
+                    for (((result, tx), copy), size) in results.into_iter().zip(senders).zip(copies).zip(sizes) {
+                        core.release(size);
                         let _ = tx.send(match result {
+                            _ if purged => Err((KafkaError::MessageProduction(RDKafkaErrorCode::PurgeInflight), copy)),
                             Ok(d) => Ok(Delivery { partition: d.partition, offset: d.offset, timestamp: d.timestamp }),
                             Err(e) => Err((e, copy)),
                         });
@@ -208,6 +307,12 @@ impl<C, R> FutureProducer<C, R> {
             });
         }
         Ok(DeliveryFuture { rx })
+    }
+
+    /// Delivery reports are served by the producer's own task (rdkafka's polling thread):
+    /// nothing to do.
+    pub fn poll<T: Into<Timeout>>(&self, timeout: T) {
+        let _ = timeout.into();
     }
 
     /// Waits until everything queued was answered, or `timeout` passed
@@ -233,9 +338,33 @@ impl<C, R> FutureProducer<C, R> {
         }
     }
 
-    fn queued(&self) -> usize {
-        self.queue.waiting.lock().unwrap().0.len()
+    /// Purges what is queued (each future resolves `PurgeQueue`) and, if asked, what is in
+    /// flight (`PurgeInflight`, whatever the broker does with it).
+    fn purge_queue(&self, flags: PurgeConfig) {
+        if flags.purges_inflight() && self.queue.waiting.lock().unwrap().1 {
+            self.queue.purge_inflight.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        if !flags.purges_queue() {
+            return;
+        }
+        let purged: Vec<Waiting> = std::mem::take(&mut self.queue.waiting.lock().unwrap().0);
+        for (out, tx) in purged {
+            self.core.release(out.size());
+            let _ = tx.send(Err((KafkaError::MessageProduction(RDKafkaErrorCode::PurgeQueue), owned(&out))));
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.core.pending()
     }
 }
 
-super::producer_api!(<C, R> FutureProducer<C, R>);
+impl<C: ClientContext + 'static, R, Part: Partitioner> Drop for FutureProducer<C, R, Part> {
+    fn drop(&mut self) {
+        if Arc::strong_count(&self.owners) == 1 {
+            self.purge_queue(PurgeConfig::default().queue().inflight());
+        }
+    }
+}
+
+super::producer_api!(<C, R, Part> FutureProducer<C, R, Part> where C: ClientContext + 'static, Part: Partitioner);

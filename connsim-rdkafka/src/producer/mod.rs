@@ -7,15 +7,39 @@
 //! stop the network it waits on. `begin_transaction`, which librdkafka does locally, stays
 //! synchronous.
 
-mod base_producer;
+#[path = "base_producer.rs"]
+mod base_producer_impl;
 mod context;
 mod core;
-mod future_producer;
+#[path = "future_producer.rs"]
+mod future_producer_impl;
+mod partitioner;
+mod purge;
+mod threaded;
 mod txn;
 
-pub use base_producer::{BaseProducer, BaseRecord};
+pub use base_producer_impl::{BaseProducer, BaseRecord};
 pub use context::{DefaultProducerContext, DeliveryResult, ProducerContext};
-pub use future_producer::{Canceled, Delivery, DeliveryFuture, FutureProducer, FutureRecord, OwnedDeliveryResult};
+pub use future_producer_impl::{
+    Canceled, Delivery, DeliveryFuture, FutureProducer, FutureProducerContext, FutureRecord, OwnedDeliveryResult,
+};
+pub use partitioner::{NoCustomPartitioner, Partitioner, PARTITION_UA};
+pub use purge::PurgeConfig;
+pub use threaded::ThreadedProducer;
+
+/// `rdkafka::producer::base_producer`: the base producer, its records, and the threaded one.
+pub mod base_producer {
+    pub use super::base_producer_impl::{BaseProducer, BaseRecord};
+    pub use super::context::DeliveryResult;
+    pub use super::threaded::ThreadedProducer;
+}
+
+/// `rdkafka::producer::future_producer`: the future producer and its deliveries.
+pub mod future_producer {
+    pub use super::future_producer_impl::{
+        Delivery, DeliveryFuture, FutureProducer, FutureProducerContext, FutureRecord, OwnedDeliveryResult,
+    };
+}
 
 use crate::consumer::ConsumerGroupMetadata;
 use crate::error::KafkaResult;
@@ -27,8 +51,12 @@ use crate::util::Timeout;
 pub trait Producer {
     /// Waits until every message handed over is delivered or failed.
     async fn flush<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<()>;
-    /// Messages handed over and not yet delivered.
+    /// Messages handed over whose delivery report was not handed out yet (librdkafka's
+    /// `rd_kafka_outq_len`).
     fn in_flight_count(&self) -> i32;
+    /// Takes back queued or in-flight messages: each is reported failed, `PurgeQueue` or
+    /// `PurgeInflight` (an in-flight one may have been written all the same).
+    fn purge(&self, flags: PurgeConfig);
     /// Registers the transactional id with the broker: a new epoch that fences every older
     /// producer of the id and aborts its ongoing transaction.
     async fn init_transactions<T: Into<Timeout>>(&self, timeout: T) -> KafkaResult<()>;
@@ -68,7 +96,10 @@ macro_rules! producer_api {
                 self.flush_queue(timeout.into()).await
             }
             fn in_flight_count(&self) -> i32 {
-                self.queued() as i32
+                self.in_flight() as i32
+            }
+            fn purge(&self, flags: $crate::producer::PurgeConfig) {
+                self.purge_queue(flags)
             }
             async fn init_transactions<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<()> {
                 self.core.init_transactions(timeout.into()).await
@@ -83,7 +114,7 @@ macro_rules! producer_api {
                 timeout: T,
             ) -> $crate::error::KafkaResult<()> {
                 let offsets = $crate::producer::offsets_of(offsets);
-                self.core.send_offsets(offsets, cgm.group().to_string(), timeout.into()).await
+                self.core.send_offsets(offsets, cgm.group().to_string(), cgm.member(), timeout.into()).await
             }
             async fn commit_transaction<T: Into<$crate::util::Timeout>>(&self, timeout: T) -> $crate::error::KafkaResult<()> {
                 let timeout = timeout.into();

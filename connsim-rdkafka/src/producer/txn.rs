@@ -152,6 +152,7 @@ impl Core {
         &self,
         offsets: Vec<(String, u32, u64)>,
         group: String,
+        member: Option<connsim::systems::MemberIdentity>,
         timeout: Timeout,
     ) -> KafkaResult<()> {
         let id = self.transactional()?.to_string();
@@ -167,7 +168,7 @@ impl Core {
         let mut sends = self.sends.lock().await;
         sends.txn_work = true;
         let producer = sends.identity.expect("initialised");
-        let req = KafkaRequest::TxnOffsetCommit { transactional_id: id, producer, group, offsets };
+        let req = KafkaRequest::TxnOffsetCommit { transactional_id: id, producer, group, member, offsets };
         match self.wire.call_until(&req, deadline(timeout)).await {
             Some(KafkaResponse::Ok) => Ok(()),
             Some(KafkaResponse::Error(code)) => {

@@ -77,8 +77,13 @@ pub async fn raw(client: &Endpoint, req: KafkaRequest) -> KafkaResponse {
 }
 
 /// A consumer configured with `pairs`, assigned partition `p` of `t` at `offset`.
+/// (librdkafka keeps assignments in the consumer group: a `group.id` is set unless given.)
 pub fn assigned(pairs: &[(&str, &str)], p: i32, offset: Offset) -> BaseConsumer {
-    let c: BaseConsumer = config(pairs).create().unwrap();
+    let mut c = config(pairs);
+    if c.get("group.id").is_none() {
+        c.set("group.id", "reader");
+    }
+    let c: BaseConsumer = c.create().unwrap();
     let mut tpl = TopicPartitionList::new();
     tpl.add_partition_offset("t", p, offset).unwrap();
     c.assign(&tpl).unwrap();

@@ -225,10 +225,12 @@ pub enum FaultKind {
     InternalError,
     /// A lifecycle rule aborted an incomplete upload (`upload-expired`).
     UploadExpired,
+    /// A group coordinator removed a member whose session expired (`session-expired`).
+    SessionExpired,
 }
 
 impl FaultKind {
-    const NAMED: [FaultKind; 13] = [
+    const NAMED: [FaultKind; 14] = [
         FaultKind::Drop,
         FaultKind::Partition,
         FaultKind::LoseResponse,
@@ -242,6 +244,7 @@ impl FaultKind {
         FaultKind::SlowDown,
         FaultKind::InternalError,
         FaultKind::UploadExpired,
+        FaultKind::SessionExpired,
     ];
 
     /// The fault's text in the history.
@@ -261,6 +264,7 @@ impl FaultKind {
             FaultKind::SlowDown => "slow-down",
             FaultKind::InternalError => "internal-error",
             FaultKind::UploadExpired => "upload-expired",
+            FaultKind::SessionExpired => "session-expired",
         })
     }
 

@@ -29,8 +29,10 @@ pub use fs::{FileFormat, FileSystem, FsClient, FsError, FsRequest, FsResponse};
 pub use kit::{serve_model, ModelClient, ModelRequest};
 pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
 pub use log::{
-    Acks, Fetched, KafkaCode, KafkaRequest, KafkaResponse, LogError, LogRequest, LogResponse, OffsetSpec,
-    PartitionedLog, ProducerIdentity, TxnHandle, TxnProtocol, PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS,
+    Acks, DescribedGroup, DescribedMember, Fetched, GroupRequest, GroupResponse, JoinRequest, Joined, JoinedMember,
+    KafkaCode, KafkaRequest, KafkaResponse, LogError, LogRequest, LogResponse, MemberIdentity, OffsetSpec,
+    PartitionedLog, ProducerIdentity, TxnHandle, TxnProtocol, GROUP_INITIAL_REBALANCE_DELAY_MS,
+    GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_MIN_SESSION_TIMEOUT_MS, PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS,
     TRANSACTION_MAX_TIMEOUT_MS,
 };
 pub use log_client::{LogClient, OutOfRange};
@@ -93,6 +95,10 @@ pub enum Setting {
     /// partition's high watermark, which only `acks=1` (or `acks=0`) produces leave there
     /// (a leader failover to a lagging follower). Off by default: a crash loses nothing.
     LoseUnreplicatedOnCrash(bool),
+    /// Kafka's `group.initial.rebalance.delay.ms` on the log's group coordinator: an empty
+    /// group's first rebalance waits this long for more members to join (3000, Kafka's
+    /// default; 0 starts it at once).
+    GroupInitialRebalanceDelayMs(u64),
     /// The bucket refuses a request `503 SlowDown` (throttling) with this probability, before
     /// applying it; 0.0 turns it off.
     SlowDown(f64),

@@ -104,7 +104,10 @@ impl PartitionedLog {
                 self.produce(s, now_ms, topic, partition, entries, producer, base_sequence, transactional_id, acks)
             }
             // AddOffsetsToTxn: the group joins the transaction, which starts if none is.
-            KafkaRequest::TxnOffsetCommit { transactional_id, producer, group, offsets } => {
+            KafkaRequest::TxnOffsetCommit { transactional_id, producer, group, member, offsets } => {
+                if let Err(code) = s.kafka.members.validate_txn_commit(&group, member.as_ref()) {
+                    return refuse(code);
+                }
                 match s.kafka.join(&transactional_id, producer, now_ms) {
                     Ok(txn) => txn.offsets.extend(offsets.into_iter().map(|(t, p, o)| (group.clone(), t, p, o))),
                     Err(code) => return refuse(code),
@@ -191,15 +194,25 @@ impl PartitionedLog {
                     })),
                 }
             }
-            KafkaRequest::OffsetCommit { group, offsets } => {
+            KafkaRequest::OffsetCommit { group, member, offsets } => {
+                if let Err(code) = s.kafka.members.validate_commit(&group, member.as_ref()) {
+                    return refuse(code);
+                }
                 for (topic, partition, offset) in offsets {
                     s.kafka.groups.insert((group.clone(), topic, partition), offset);
                 }
                 KafkaResponse::Ok
             }
-            KafkaRequest::OffsetFetch { group, partitions } => KafkaResponse::Committed(
-                partitions.into_iter().map(|(t, p)| s.kafka.groups.get(&(group.clone(), t, p)).copied()).collect(),
-            ),
+            KafkaRequest::OffsetFetch { group, partitions, require_stable } => {
+                if require_stable && partitions.iter().any(|(t, p)| s.kafka.pending_offset(&group, t, *p)) {
+                    return refuse(UnstableOffsetCommit);
+                }
+                KafkaResponse::Committed(
+                    partitions.into_iter().map(|(t, p)| s.kafka.groups.get(&(group.clone(), t, p)).copied()).collect(),
+                )
+            }
+            // Served with the caller's replier (answers may wait): `PartitionedLog::handle_group`.
+            KafkaRequest::Group(_) => unreachable!("group requests are served by handle_group"),
         }
     }
 

@@ -96,6 +96,8 @@ pub(crate) struct Coordinator {
     pub(super) next_producer_id: u64,
     /// `(group, topic, partition)` → committed offset.
     pub(super) groups: BTreeMap<(String, String, u32), u64>,
+    /// The group coordinator's groups and their members.
+    pub(super) members: super::group::Groups,
     /// `(reader node, split)` → the log start a fetch of that reader was last told when its
     /// position was gone: its reset (`ListOffsets` earliest) learns where the log starts now.
     pub(super) resetting: BTreeMap<(String, String), u64>,
@@ -191,9 +193,19 @@ impl Coordinator {
         Ok(txn)
     }
 
-    /// The earliest deadline of an ongoing transaction, if any.
+    /// The earliest deadline of an ongoing transaction or a group's timer, if any.
     pub(super) fn next_deadline(&self, cap_ms: Option<u64>) -> Option<u64> {
-        self.txns.values().filter(|t| t.state == TxnState::Ongoing).map(|t| t.deadline(cap_ms)).min()
+        let txn = self.txns.values().filter(|t| t.state == TxnState::Ongoing).map(|t| t.deadline(cap_ms)).min();
+        [txn, self.members.next_deadline()].into_iter().flatten().min()
+    }
+
+    /// Whether an open transaction commits offsets of `group` for the partition (KIP-447's
+    /// unstable offsets).
+    pub(super) fn pending_offset(&self, group: &str, topic: &str, partition: u32) -> bool {
+        self.txns
+            .values()
+            .filter(|t| t.state == TxnState::Ongoing)
+            .any(|t| t.offsets.iter().any(|(g, tp, p, _)| g == group && tp == topic && *p == partition))
     }
 }
 

@@ -7,6 +7,7 @@
 //! `AddPartitionsToTxn` request; `TxnOffsetCommit` adds the group (`AddOffsetsToTxn`); topics
 //! are never created on first use (`allow.auto.create.topics=false`).
 
+use super::group::{GroupRequest, GroupResponse, MemberIdentity};
 use super::LogEntry;
 use serde::{Deserialize, Serialize};
 
@@ -74,10 +75,13 @@ pub enum KafkaRequest {
     },
     /// `TxnOffsetCommit` (with `AddOffsetsToTxn`): offsets committed for `group` when the
     /// transaction commits, dropped if it aborts.
+    /// With `member` (KIP-447), the consumer's group metadata: the offsets are refused from a
+    /// generation the group left behind.
     TxnOffsetCommit {
         transactional_id: String,
         producer: ProducerIdentity,
         group: String,
+        member: Option<MemberIdentity>,
         offsets: Vec<(String, u32, u64)>,
     },
     /// `EndTxn`: commits or aborts the ongoing transaction of `transactional_id`.
@@ -86,10 +90,16 @@ pub enum KafkaRequest {
     Fetch { topic: String, partition: u32, offset: u64, max: usize, read_committed: bool },
     /// `ListOffsets` of one partition.
     ListOffsets { topic: String, partition: u32, spec: OffsetSpec, read_committed: bool },
-    /// `OffsetCommit` for a consumer group (outside any transaction).
-    OffsetCommit { group: String, offsets: Vec<(String, u32, u64)> },
-    /// `OffsetFetch`: a group's committed offsets.
-    OffsetFetch { group: String, partitions: Vec<(String, u32)> },
+    /// `OffsetCommit` for a consumer group (outside any transaction): by a member in its
+    /// generation, or without `member` as a simple commit (generation -1), which only an
+    /// empty group takes.
+    OffsetCommit { group: String, member: Option<MemberIdentity>, offsets: Vec<(String, u32, u64)> },
+    /// `OffsetFetch`: a group's committed offsets. With `require_stable` (KIP-447, what a
+    /// read-committed consumer asks), a partition whose offsets an open transaction is
+    /// committing is answered `UNSTABLE_OFFSET_COMMIT`.
+    OffsetFetch { group: String, partitions: Vec<(String, u32)>, require_stable: bool },
+    /// The group coordinator's requests.
+    Group(GroupRequest),
     /// `AddPartitionsToTxn`: the partition joins the ongoing transaction of
     /// `transactional_id`, which starts if none is. A client sends it before its first
     /// produce to the partition in each transaction, so the coordinator knows the
@@ -113,6 +123,7 @@ impl KafkaRequest {
             KafkaRequest::OffsetCommit { .. } => "kafka.offset_commit",
             KafkaRequest::OffsetFetch { .. } => "kafka.offset_fetch",
             KafkaRequest::AddPartitionsToTxn { .. } => "kafka.add_partitions_to_txn",
+            KafkaRequest::Group(g) => g.kind(),
         }
     }
 }
@@ -156,6 +167,8 @@ pub enum KafkaResponse {
     Error(KafkaCode),
     /// The offset a timestamp lookup found, if any.
     OffsetForTime(Option<u64>),
+    /// The group coordinator's answers.
+    Group(GroupResponse),
 }
 
 /// Kafka's error codes the log answers with (the `RDKafkaErrorCode` of the same name).
@@ -182,4 +195,25 @@ pub enum KafkaCode {
     /// `INVALID_TRANSACTION_TIMEOUT`: a `transaction.timeout.ms` above the broker's
     /// `transaction.max.timeout.ms` ([`super::TRANSACTION_MAX_TIMEOUT_MS`]).
     InvalidTransactionTimeout,
+    /// `ILLEGAL_GENERATION`: a group request of a generation the group left behind.
+    IllegalGeneration,
+    /// `UNKNOWN_MEMBER_ID`: the group has no such member (it left, or its session expired).
+    UnknownMemberId,
+    /// `REBALANCE_IN_PROGRESS`: the group is rebalancing; rejoin.
+    RebalanceInProgress,
+    /// `INVALID_SESSION_TIMEOUT`: outside the broker's `group.min/max.session.timeout.ms`.
+    InvalidSessionTimeout,
+    /// `INCONSISTENT_GROUP_PROTOCOL`: no assignor every member supports.
+    InconsistentGroupProtocol,
+    /// `FENCED_INSTANCE_ID`: a newer member holds this `group.instance.id` (KIP-345).
+    FencedInstanceId,
+    /// `INVALID_GROUP_ID`: an empty group id.
+    InvalidGroupId,
+    /// `GROUP_ID_NOT_FOUND`.
+    GroupIdNotFound,
+    /// `NON_EMPTY_GROUP`: a group with members cannot be deleted.
+    NonEmptyGroup,
+    /// `UNSTABLE_OFFSET_COMMIT` (KIP-447): an open transaction commits offsets of the
+    /// partition; ask again.
+    UnstableOffsetCommit,
 }

@@ -14,12 +14,17 @@
 mod broker;
 mod coordinator;
 mod fetch;
+mod group;
 mod kafka;
 mod legacy;
 mod serve;
 mod state;
 
 pub use coordinator::TxnProtocol;
+pub use group::{
+    DescribedGroup, DescribedMember, GroupRequest, GroupResponse, JoinRequest, Joined, JoinedMember, MemberIdentity,
+    GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
+};
 pub use kafka::{Acks, Fetched, KafkaCode, KafkaRequest, KafkaResponse, OffsetSpec, ProducerIdentity};
 use state::{Entry, State, Status};
 pub use state::{PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS, TRANSACTION_MAX_TIMEOUT_MS};
@@ -263,6 +268,7 @@ impl ExternalSystem for PartitionedLog {
     /// what lies above becomes leader and it is gone (what `acks=1` risks).
     fn crash(&self) {
         let mut s = self.state.lock().unwrap();
+        s.kafka.members.crash(crate::net::now().as_millis() as u64);
         if !s.lose_unreplicated {
             return;
         }
@@ -295,6 +301,9 @@ impl ExternalSystem for PartitionedLog {
             Setting::DeduplicationWindow(batches) => self.state.lock().unwrap().dedup_window = *batches,
             Setting::TransactionProtocol(protocol) => self.state.lock().unwrap().kafka.protocol = *protocol,
             Setting::LoseUnreplicatedOnCrash(on) => self.state.lock().unwrap().lose_unreplicated = *on,
+            Setting::GroupInitialRebalanceDelayMs(ms) => {
+                self.state.lock().unwrap().kafka.members.initial_delay_ms = *ms
+            }
             other => return Err(format!("the log {} has no setting {other:?}", self.name)),
         }
         Ok(())

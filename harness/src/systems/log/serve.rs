@@ -7,7 +7,8 @@
 //! until the next timer when no request comes first, and the harness reads the outputs after
 //! each timer as after each request.
 
-use super::kafka::KafkaRequest;
+use super::group::{GroupRequest, GroupResponse, Replies};
+use super::kafka::{KafkaRequest, KafkaResponse};
 use super::{LogRequest, PartitionedLog, State};
 use crate::history::EventKind;
 use crate::net::{Inbox, Replier};
@@ -41,6 +42,10 @@ impl PartitionedLog {
             let caller = Caller { node: msg.from.clone(), call: msg.call };
             if msg.kind.starts_with("kafka.") {
                 let Ok(req) = msg.decode::<KafkaRequest>() else { continue };
+                if let KafkaRequest::Group(req) = req {
+                    self.handle_group(&caller, req, msg.replier);
+                    continue;
+                }
                 let resp = self.handle_kafka_request(&caller, req);
                 if let Some(replier) = msg.replier {
                     replier.reply(&resp);
@@ -55,10 +60,32 @@ impl PartitionedLog {
     /// Runs the timers due by `now_ms`, recording what they did.
     fn timers(&self, now_ms: u64) {
         let mut s = self.state.lock().unwrap();
-        self.run_timers(&mut s, now_ms);
+        let released = self.run_timers(&mut s, now_ms);
+        drop(s);
+        send(released);
     }
 
-    fn run_timers(&self, s: &mut State, now_ms: u64) {
+    /// Serves a group coordinator request after the timers due: answered now, or parked
+    /// until the group moves on; the answers it releases go out once the log is unlocked.
+    fn handle_group(&self, caller: &Caller, req: GroupRequest, replier: Option<Replier>) {
+        let mut s = self.state.lock().unwrap();
+        let now_ms = crate::net::now().as_millis() as u64;
+        let mut out = self.run_timers(&mut s, now_ms);
+        let mut replier = replier;
+        let now = s.kafka.members.handle(now_ms, &caller.node, req, &mut replier, &mut out);
+        if let Some(KafkaResponse::Group(GroupResponse::Deleted(results))) = &now {
+            // A deleted group's committed offsets go with it.
+            let gone: Vec<&String> = results.iter().filter(|(_, e)| e.is_none()).map(|(n, _)| n).collect();
+            s.kafka.groups.retain(|(g, _, _), _| !gone.contains(&g));
+        }
+        drop(s);
+        if let (Some(resp), Some(replier)) = (now, replier) {
+            out.push((replier, resp));
+        }
+        send(out);
+    }
+
+    fn run_timers(&self, s: &mut State, now_ms: u64) -> Replies {
         let expired = s.expire(now_ms).into_iter().map(|t| (t.id, t.epoch));
         let expired: Vec<_> = expired.collect();
         let State { kafka, topics, txn_timeout_ms, .. } = s;
@@ -78,13 +105,30 @@ impl PartitionedLog {
         }
         s.retain(now_ms);
         s.replicate(now_ms);
+        let mut released = Replies::new();
+        for (group, member) in s.kafka.members.expire(now_ms, &mut released) {
+            let event = EventKind::Fault {
+                fault: crate::history::FaultKind::SessionExpired,
+                from: self.name.clone(),
+                to: member,
+                kind: format!("group {group}"),
+                call: None,
+            };
+            self.history.record(&self.name, event);
+        }
+        released
     }
 
     /// Serves one [`LogRequest`] after the timers due, and answers it if the caller waits.
     fn handle_and_reply(&self, caller: &Caller, req: LogRequest, replier: Option<Replier>) {
         let mut s = self.state.lock().unwrap();
         let now_ms = crate::net::now().as_millis() as u64;
-        self.run_timers(&mut s, now_ms);
+        let released = self.run_timers(&mut s, now_ms);
+        if !released.is_empty() {
+            drop(s);
+            send(released);
+            s = self.state.lock().unwrap();
+        }
         if let Some(replier) = replier {
             // A fetch is written from the entries themselves, while the log is locked.
             if let Some(bytes) = super::fetch::borrowed(&s, &req).map(|f| crate::net::encode(&f)) {
@@ -102,7 +146,17 @@ impl PartitionedLog {
     fn handle_kafka_request(&self, caller: &Caller, req: KafkaRequest) -> super::KafkaResponse {
         let mut s = self.state.lock().unwrap();
         let now_ms = crate::net::now().as_millis() as u64;
-        self.run_timers(&mut s, now_ms);
-        self.handle_kafka(&mut s, caller, now_ms, req)
+        let released = self.run_timers(&mut s, now_ms);
+        let resp = self.handle_kafka(&mut s, caller, now_ms, req);
+        drop(s);
+        send(released);
+        resp
+    }
+}
+
+/// Routes answers released by the group coordinator (the log is unlocked).
+fn send(replies: Replies) {
+    for (replier, resp) in replies {
+        replier.reply(&resp);
     }
 }

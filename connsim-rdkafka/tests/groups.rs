@@ -1,0 +1,447 @@
+//! Consumer groups as a broker and librdkafka run them, each test naming the rule it checks
+//! (a KIP, Kafka's group coordinator, librdkafka's consumer group handler) and failing if the
+//! rule breaks: joins and rebalances through the rebalance callbacks, session and poll
+//! timeouts, static membership, cooperative rebalancing, commits fenced by generation.
+#![cfg(madsim)]
+
+use connsim::net::{Endpoint, Gateway};
+use connsim::systems::{ExternalSystem, PartitionedLog, Setting, SettingEnv, TxnProtocol};
+use rdkafka::consumer::base_consumer::{BaseConsumer as CallbackConsumer, Consumer as _};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::producer::Producer;
+use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+extern crate connsim_rdkafka as rdkafka;
+
+mod common;
+use common::*;
+
+/// What a member's rebalance callbacks saw: `(assign?, partitions, assignment lost)`.
+#[derive(Default)]
+struct Seen(Mutex<Vec<(bool, Vec<i32>, bool)>>);
+
+impl ClientContext for Seen {}
+impl ConsumerContext for Seen {
+    fn pre_rebalance(&self, consumer: &CallbackConsumer<Self>, rebalance: &Rebalance<'_>) {
+        let (assign, tpl) = match rebalance {
+            Rebalance::Assign(tpl) => (true, tpl),
+            Rebalance::Revoke(tpl) => (false, tpl),
+            Rebalance::Error(_) => return,
+        };
+        let partitions = tpl.elements().iter().map(|e| e.partition()).collect();
+        self.0.lock().unwrap().push((assign, partitions, consumer.assignment_lost()));
+    }
+}
+
+impl Seen {
+    fn take(&self) -> Vec<(bool, Vec<i32>, bool)> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+type Member = Arc<BaseConsumer<Seen>>;
+
+/// Quick timeouts within the broker's limits (`group.min.session.timeout.ms` is 6 s).
+const QUICK: &[(&str, &str)] = &[
+    ("group.id", "g"),
+    ("session.timeout.ms", "6000"),
+    ("heartbeat.interval.ms", "500"),
+    ("max.poll.interval.ms", "10000"),
+    ("enable.auto.commit", "false"),
+    ("auto.offset.reset", "earliest"),
+];
+
+fn member(extra: &[(&str, &str)]) -> Member {
+    let mut c = config(QUICK);
+    for (k, v) in extra {
+        c.set(*k, *v);
+    }
+    Arc::new(c.create_with_context(Seen::default()).unwrap())
+}
+
+/// Polls `m` until `until` (virtual), collecting the payloads it read.
+async fn poll_for(m: &Member, for_ms: u64) -> Vec<String> {
+    let until = madsim::time::Instant::now() + Duration::from_millis(for_ms);
+    let mut read = Vec::new();
+    while madsim::time::Instant::now() < until {
+        if let Some(Ok(msg)) = m.poll(Duration::from_millis(50)).await {
+            read.push(msg.payload_view::<str>().unwrap().unwrap().to_string());
+        }
+    }
+    read
+}
+
+fn partitions_of(m: &Member) -> Vec<i32> {
+    m.assignment().unwrap().elements().iter().map(|e| e.partition()).collect()
+}
+
+/// Runs `f` beside a log whose topic `t` has `partitions` partitions and whose group
+/// coordinator starts an empty group's rebalance at once.
+fn groups<F: std::future::Future<Output = ()> + 'static>(
+    partitions: u32,
+    f: impl FnOnce(PartitionedLog, Endpoint, Gateway) -> F + 'static,
+) {
+    sim_on_network(TxnProtocol::Classic, move |log, history, client, gw| async move {
+        log.create_topic("t", partitions);
+        let env = SettingEnv { seed: 0, history };
+        log.configure(&Setting::GroupInitialRebalanceDelayMs(0), &env).unwrap();
+        f(log, client, gw).await
+    })
+}
+
+async fn produce(n: usize, partitions: i32) {
+    let p = transactional("up");
+    p.init_transactions(T).await.unwrap();
+    p.begin_transaction().unwrap();
+    for i in 0..n {
+        send(&p, i as i32 % partitions, &format!("m{i}")).await.unwrap();
+    }
+    p.commit_transaction(T).await.unwrap();
+}
+
+/// Kafka's group protocol: members subscribing to one topic split its partitions, each
+/// learning its share through its rebalance callback, and together read every record once.
+#[test]
+fn kafka_a_group_splits_a_topics_partitions_among_its_members_through_the_rebalance_callbacks() {
+    groups(4, |_log, _client, _gw| async move {
+        produce(40, 4).await;
+        let (a, b) = (member(&[]), member(&[]));
+        a.subscribe(&["t"]).unwrap();
+        b.subscribe(&["t"]).unwrap();
+        let (ra, rb) = futures::join!(poll_for(&a, 5_000), poll_for(&b, 5_000));
+        let (pa, pb) = (partitions_of(&a), partitions_of(&b));
+        assert_eq!(pa.len() + pb.len(), 4, "{pa:?} {pb:?}");
+        assert!(pa.iter().all(|p| !pb.contains(p)), "disjoint: {pa:?} {pb:?}");
+        let all: BTreeSet<String> = ra.iter().chain(&rb).cloned().collect();
+        assert_eq!((all.len(), ra.len() + rb.len()), (40, 40), "every record read once");
+        // The last callback each saw was the assignment it holds.
+        let last_a = a.context().take().into_iter().rfind(|(assign, _, _)| *assign).unwrap();
+        assert_eq!(last_a.1, pa);
+        assert_eq!(a.rebalance_protocol(), rdkafka::consumer::RebalanceProtocol::Eager);
+    });
+}
+
+/// Eager assignors (`range`, `roundrobin`): at every rebalance each member revokes its whole
+/// assignment before it rejoins.
+#[test]
+fn kafka_eager_rebalances_revoke_a_members_whole_assignment_before_it_rejoins() {
+    groups(4, |_log, _client, _gw| async move {
+        let a = member(&[]);
+        a.subscribe(&["t"]).unwrap();
+        poll_for(&a, 2_000).await;
+        assert_eq!(partitions_of(&a), [0, 1, 2, 3]);
+        a.context().take();
+        let b = member(&[]);
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 4_000), poll_for(&b, 4_000));
+        let seen = a.context().take();
+        assert_eq!(seen[0], (false, vec![0, 1, 2, 3], false), "everything revoked first: {seen:?}");
+        assert_eq!(partitions_of(&a).len(), 2);
+    });
+}
+
+/// KIP-429 (`cooperative-sticky`): a member joining takes partitions from the others without
+/// them revoking what they keep; the moved partitions are revoked by their owner, then
+/// assigned to the newcomer in a second rebalance.
+#[test]
+fn kip429_cooperative_sticky_revokes_only_what_moves_and_assigns_it_in_a_second_rebalance() {
+    groups(4, |_log, _client, _gw| async move {
+        let coop = [("partition.assignment.strategy", "cooperative-sticky")];
+        let a = member(&coop);
+        a.subscribe(&["t"]).unwrap();
+        poll_for(&a, 2_000).await;
+        assert_eq!(partitions_of(&a), [0, 1, 2, 3]);
+        assert_eq!(a.rebalance_protocol(), rdkafka::consumer::RebalanceProtocol::Cooperative);
+        a.context().take();
+        let b = member(&coop);
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 5_000), poll_for(&b, 5_000));
+        let seen = a.context().take();
+        let revoked: Vec<&Vec<i32>> = seen.iter().filter(|(assign, _, _)| !assign).map(|(_, p, _)| p).collect();
+        assert_eq!(revoked.len(), 1, "{seen:?}");
+        assert_eq!(revoked[0].len(), 2, "only the two that move: {seen:?}");
+        let (pa, pb) = (partitions_of(&a), partitions_of(&b));
+        assert_eq!((pa.len(), pb.len()), (2, 2), "{pa:?} {pb:?}");
+        assert!(pa.iter().all(|p| !pb.contains(p)));
+        // Under cooperative, a whole assign is refused as librdkafka refuses it.
+        let e = a.assign(&TopicPartitionList::new());
+        assert!(matches!(&e, Err(KafkaError::Subscription(m)) if m == "Local: Erroneous state"), "{e:?}");
+    });
+}
+
+/// KIP-62 / librdkafka: an application that does not poll within `max.poll.interval.ms`
+/// makes its consumer leave the group; its partitions go to the others, and its next poll
+/// sees `MaxPollExceeded`, then the revocation of its assignment as lost.
+#[test]
+fn kip62_a_member_that_stops_polling_leaves_the_group_and_its_next_poll_says_why() {
+    groups(2, |_log, _client, _gw| async move {
+        let (a, b) = (member(&[]), member(&[]));
+        a.subscribe(&["t"]).unwrap();
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 3_000), poll_for(&b, 3_000));
+        assert_eq!(partitions_of(&a).len(), 1);
+        a.context().take();
+        // a stops polling for longer than max.poll.interval.ms; b goes on.
+        poll_for(&b, 14_000).await;
+        assert_eq!(partitions_of(&b), [0, 1], "b took a's partition");
+        let first = a.poll(Duration::from_millis(10)).await;
+        assert!(
+            matches!(&first, Some(Err(KafkaError::MessageConsumption(RDKafkaErrorCode::PollExceeded)))),
+            "{first:?}"
+        );
+        a.poll(Duration::from_millis(10)).await;
+        let seen = a.context().take();
+        assert_eq!(seen.first().map(|(assign, p, lost)| (*assign, p.len(), *lost)), Some((false, 1, true)), "{seen:?}");
+    });
+}
+
+/// KIP-345: a static member that closes sends no `LeaveGroup`, so its partitions stay its
+/// own until its session times out; the coordinator then removes it and the group
+/// rebalances (`session.timeout.ms`).
+#[test]
+fn kip345_a_closed_static_member_keeps_its_partitions_until_its_session_times_out() {
+    groups(2, |_log, _client, _gw| async move {
+        let a = member(&[("group.instance.id", "a")]);
+        let b = member(&[("group.instance.id", "b")]);
+        a.subscribe(&["t"]).unwrap();
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 3_000), poll_for(&b, 3_000));
+        assert_eq!(partitions_of(&b).len(), 1);
+        drop(a);
+        b.context().take();
+        poll_for(&b, 4_000).await;
+        assert_eq!(partitions_of(&b).len(), 1, "before the session timeout, a still holds its partition");
+        poll_for(&b, 6_000).await;
+        assert_eq!(partitions_of(&b), [0, 1], "after it, a was removed and b got its partition");
+    });
+}
+
+/// KIP-345: a static member restarting within its session timeout takes its old place, with
+/// its old partitions, and the others see no rebalance.
+#[test]
+fn kip345_a_static_member_restarting_in_time_gets_its_partitions_back_without_a_rebalance() {
+    groups(2, |_log, _client, _gw| async move {
+        let a = member(&[("group.instance.id", "a")]);
+        let b = member(&[("group.instance.id", "b")]);
+        a.subscribe(&["t"]).unwrap();
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 3_000), poll_for(&b, 3_000));
+        let before = partitions_of(&a);
+        drop(a);
+        b.context().take();
+        let a = member(&[("group.instance.id", "a")]);
+        a.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 3_000), poll_for(&b, 3_000));
+        assert_eq!(partitions_of(&a), before);
+        assert!(b.context().take().is_empty(), "b went through no rebalance");
+    });
+}
+
+/// KIP-345: a second instance with the same `group.instance.id` fences the first, which
+/// gets librdkafka's fatal `FencedInstanceId` and stops.
+#[test]
+fn kip345_a_newer_instance_fences_the_older_with_a_fatal_error() {
+    groups(2, |_log, _client, _gw| async move {
+        let old = member(&[("group.instance.id", "x")]);
+        old.subscribe(&["t"]).unwrap();
+        poll_for(&old, 2_000).await;
+        let new = member(&[("group.instance.id", "x")]);
+        new.subscribe(&["t"]).unwrap();
+        poll_for(&new, 2_000).await;
+        let mut fatal = None;
+        for _ in 0..40 {
+            if let Some(Err(e)) = old.poll(Duration::from_millis(100)).await {
+                fatal = Some(e);
+                break;
+            }
+        }
+        assert!(
+            matches!(&fatal, Some(KafkaError::MessageConsumptionFatal(RDKafkaErrorCode::FencedInstanceId))),
+            "{fatal:?}"
+        );
+        assert_eq!(old.client().fatal_error().map(|(c, _)| c), Some(RDKafkaErrorCode::FencedInstanceId));
+    });
+}
+
+/// Kafka's `validateOffsetCommit`: a member's commit carries its generation; once the group
+/// moved on (the member was removed), the commit is refused and nothing is committed.
+#[test]
+fn kafka_a_commit_from_a_generation_the_group_left_behind_is_refused() {
+    groups(2, |_log, _client, _gw| async move {
+        produce(4, 2).await;
+        let (a, b) = (member(&[]), member(&[]));
+        a.subscribe(&["t"]).unwrap();
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 3_000), poll_for(&b, 3_000));
+        let p = partitions_of(&a)[0];
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", p, Offset::Offset(2)).unwrap();
+        a.commit(&tpl, CommitMode::Sync).await.unwrap();
+        // a stops polling past max.poll.interval.ms: it leaves, the group moves on.
+        poll_for(&b, 14_000).await;
+        tpl.set_partition_offset("t", p, Offset::Offset(1)).unwrap();
+        let e = a.commit(&tpl, CommitMode::Sync).await;
+        assert!(matches!(&e, Err(KafkaError::ConsumerCommit(_))), "{e:?}");
+        let committed = b.committed(T).await.unwrap();
+        let offset = committed.find_partition("t", p).unwrap().offset();
+        assert_eq!(offset, Offset::Offset(2), "the stale commit changed nothing");
+        // And a commit outside the group's management (no member) is refused while it has
+        // members (`UNKNOWN_MEMBER_ID`).
+        let outsider: BaseConsumer = config(&[("group.id", "g")]).create().unwrap();
+        let e = outsider.commit(&tpl, CommitMode::Sync).await;
+        assert!(matches!(&e, Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::UnknownMemberId))), "{e:?}");
+    });
+}
+
+/// librdkafka: the topics of a subscription are watched (every
+/// `topic.metadata.refresh.interval.ms`): a partition added to a subscribed topic, or a new
+/// topic matching a `^` pattern, starts a rebalance that assigns it.
+#[test]
+fn librdkafka_a_partition_added_or_a_topic_matching_a_pattern_is_assigned_after_a_refresh() {
+    groups(1, |log, _client, _gw| async move {
+        log.create_topic("grows", 1);
+        let a = member(&[("topic.metadata.refresh.interval.ms", "1000")]);
+        a.subscribe(&["grows", "^other-.*"]).unwrap();
+        poll_for(&a, 2_000).await;
+        assert_eq!(a.assignment().unwrap().count(), 1);
+        log.create_topic("grows", 2);
+        log.create_topic("other-1", 1);
+        log.create_topic("unrelated", 1);
+        poll_for(&a, 4_000).await;
+        let topics: BTreeSet<(String, i32)> =
+            a.assignment().unwrap().elements().iter().map(|e| (e.topic().to_string(), e.partition())).collect();
+        let expected: BTreeSet<(String, i32)> =
+            [("grows", 0), ("grows", 1), ("other-1", 0)].iter().map(|(t, p)| (t.to_string(), *p)).collect();
+        assert_eq!(topics, expected);
+    });
+}
+
+/// KIP-447: a read-committed consumer asks for stable offsets; while a transaction commits
+/// offsets for its group, `committed` waits (`UNSTABLE_OFFSET_COMMIT`), and sees them once
+/// the transaction commits.
+#[test]
+fn kip447_committed_waits_while_a_transaction_commits_offsets_for_the_group() {
+    groups(1, |_log, _client, _gw| async move {
+        let p = transactional("offsets");
+        let c: BaseConsumer = config(&[("group.id", "g"), ("isolation.level", "read_committed")]).create().unwrap();
+        p.init_transactions(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 0, Offset::Offset(5)).unwrap();
+        p.send_offsets_to_transaction(&tpl, &c.group_metadata().unwrap(), T).await.unwrap();
+        let mut asked = TopicPartitionList::new();
+        asked.add_partition("t", 0);
+        let waiting = c.committed_offsets(asked.clone(), Duration::from_millis(200)).await;
+        assert!(matches!(&waiting, Err(KafkaError::MetadataFetch(RDKafkaErrorCode::OperationTimedOut))), "{waiting:?}");
+        let uncommitted: BaseConsumer =
+            config(&[("group.id", "g"), ("isolation.level", "read_uncommitted")]).create().unwrap();
+        let now = uncommitted.committed_offsets(asked.clone(), T).await.unwrap();
+        assert_eq!(now.find_partition("t", 0).unwrap().offset(), Offset::Invalid, "not committed yet");
+        p.commit_transaction(T).await.unwrap();
+        let after = c.committed_offsets(asked, T).await.unwrap();
+        assert_eq!(after.find_partition("t", 0).unwrap().offset(), Offset::Offset(5));
+    });
+}
+
+/// librdkafka (`enable.partition.eof`): a consumer at the end of a partition gets one
+/// `PartitionEOF` for it, and another only after the end moved on.
+#[test]
+fn librdkafka_partition_eof_arrives_once_each_time_the_end_is_reached() {
+    groups(2, |_log, _client, _gw| async move {
+        produce(2, 1).await;
+        let c = assigned(&[("enable.partition.eof", "true")], 0, Offset::Beginning);
+        let mut seen = Vec::new();
+        for _ in 0..6 {
+            match c.poll(Duration::from_millis(50)).await {
+                Some(Ok(m)) => seen.push(format!("m@{}", m.offset())),
+                Some(Err(KafkaError::PartitionEOF(p))) => seen.push(format!("eof {p}")),
+                Some(Err(e)) => panic!("{e}"),
+                None => seen.push("none".into()),
+            }
+        }
+        assert_eq!(seen[..3], ["m@0", "m@1", "eof 0"], "{seen:?}");
+        assert!(seen[3..].iter().all(|s| s == "none"), "once: {seen:?}");
+        produce(1, 1).await;
+        let mut next = Vec::new();
+        for _ in 0..3 {
+            match c.poll(Duration::from_millis(50)).await {
+                Some(Ok(m)) => next.push(format!("m@{}", m.offset())),
+                Some(Err(KafkaError::PartitionEOF(p))) => next.push(format!("eof {p}")),
+                _ => {}
+            }
+        }
+        assert_eq!(next, ["m@3", "eof 0"], "the next batch, then the end again (offset 2 is a marker)");
+    });
+}
+
+/// librdkafka keeps assignments in the consumer group: without `group.id` the assignment
+/// calls answer `Local: Unknown group`, and `subscribe` too.
+#[test]
+fn librdkafka_assignment_calls_need_a_group_id() {
+    groups(1, |_log, _client, _gw| async move {
+        let c: BaseConsumer = config(&[]).create().unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition("t", 0);
+        let e = c.assign(&tpl);
+        assert!(matches!(&e, Err(KafkaError::Subscription(m)) if m == "Local: Unknown group"), "{e:?}");
+        let e = c.subscribe(&["t"]);
+        assert!(matches!(&e, Err(KafkaError::Subscription(m)) if m == "Local: Unknown group"), "{e:?}");
+        let e = c.position();
+        assert!(matches!(&e, Err(KafkaError::MetadataFetch(RDKafkaErrorCode::UnknownGroup))), "{e:?}");
+        assert!(c.group_metadata().is_none());
+    });
+}
+
+/// librdkafka's `rd_kafka_assignment_subtract` / `_add`: unassigning a partition not in the
+/// assignment is `_INVALID_ARG`, assigning one already in it `_CONFLICT`, and a seek to an
+/// offset rdkafka cannot represent is refused before librdkafka sees it.
+#[test]
+fn librdkafka_refuses_bad_incremental_assignments_and_unrepresentable_seeks() {
+    groups(2, |_log, _client, _gw| async move {
+        let c = assigned(&[], 0, Offset::Beginning);
+        let mut other = TopicPartitionList::new();
+        other.add_partition("t", 1);
+        let e = c.incremental_unassign(&other);
+        assert!(matches!(&e, Err(KafkaError::Subscription(m)) if m == "_INVALID_ARG"), "{e:?}");
+        let mut same = TopicPartitionList::new();
+        same.add_partition("t", 0);
+        let e = c.incremental_assign(&same);
+        assert!(matches!(&e, Err(KafkaError::Subscription(m)) if m == "_CONFLICT"), "{e:?}");
+        let e = c.seek("t", 0, Offset::Offset(-1), T);
+        assert!(matches!(&e, Err(KafkaError::Seek(m)) if m == "Local: Unrepresentable offset"), "{e:?}");
+        assert_eq!(c.assignment().unwrap().count(), 1, "nothing changed");
+    });
+}
+
+/// librdkafka's configuration checks: an integer outside its range is refused when it is
+/// set (its own text), and a consumer whose `max.poll.interval.ms` is below its
+/// `session.timeout.ms` is refused at creation.
+#[test]
+fn librdkafka_refuses_group_settings_out_of_range() {
+    groups(1, |_log, _client, _gw| async move {
+        let e = config(&[("group.id", "g"), ("max.poll.interval.ms", "-1")]).create::<BaseConsumer>().err().unwrap();
+        assert!(
+            matches!(&e, KafkaError::ClientConfig(_, m, k, v)
+                if m == "Configuration property \"max.poll.interval.ms\" value -1 is outside allowed range 1..86400000\n"
+                    && k == "max.poll.interval.ms" && v == "-1"),
+            "{e:?}"
+        );
+        let e = config(&[("group.id", "g"), ("session.timeout.ms", "60000"), ("max.poll.interval.ms", "30000")])
+            .create::<BaseConsumer>()
+            .err()
+            .unwrap();
+        assert!(
+            matches!(&e, KafkaError::ClientCreation(m) if m == "`max.poll.interval.ms`must be >= `session.timeout.ms`"),
+            "{e:?}"
+        );
+        let e = config(&[("group.id", "g"), ("partition.assignment.strategy", "range,cooperative-sticky")])
+            .create::<BaseConsumer>()
+            .err()
+            .unwrap();
+        assert!(matches!(&e, KafkaError::ClientCreation(m) if m.contains("must have the same protocol type")), "{e:?}");
+    });
+}

@@ -1,0 +1,212 @@
+//! librdkafka's and rdkafka's producer rules beyond transactions, each test naming the rule
+//! and failing if it breaks: the bounded queue, purges and drops, wall-clock timestamps,
+//! partitioners, the threaded producer.
+#![cfg(madsim)]
+
+use connsim::systems::TxnProtocol;
+use rdkafka::config::FromClientConfigAndContext;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::producer::{
+    BaseProducer, BaseRecord, DeliveryResult, FutureProducer, FutureRecord, Partitioner, Producer, ProducerContext,
+    PurgeConfig, ThreadedProducer,
+};
+use rdkafka::{ClientContext, Message, Timestamp};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+extern crate connsim_rdkafka as rdkafka;
+
+mod common;
+use common::*;
+
+/// Delivery reports a context saw: `Ok(partition)` or the error code.
+#[derive(Default)]
+struct Reports(Mutex<Vec<Result<i32, RDKafkaErrorCode>>>);
+
+impl ClientContext for Reports {}
+impl ProducerContext for Reports {
+    type DeliveryOpaque = ();
+    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+        let r = match result {
+            Ok(m) => Ok(m.partition()),
+            Err((e, _)) => Err(e.rdkafka_error_code().unwrap()),
+        };
+        self.0.lock().unwrap().push(r);
+    }
+}
+
+fn record(payload: &str) -> BaseRecord<'_, str, str> {
+    BaseRecord::to("t").partition(0).payload(payload)
+}
+
+/// librdkafka's `queue.buffering.max.messages` and `.kbytes`: a producer holds at most that
+/// many messages (and bytes) without a delivery report; more are refused `QueueFull` until
+/// its poll hands reports out.
+#[test]
+fn librdkafka_refuses_a_message_with_queue_full_while_the_queue_is_at_its_bound() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p: BaseProducer<Reports> =
+            config(&[("queue.buffering.max.messages", "2")]).create_with_context(Reports::default()).unwrap();
+        p.send(record("a")).unwrap();
+        p.send(record("b")).unwrap();
+        let refused = p.send(record("c")).map_err(|(e, _)| e);
+        assert_eq!(refused, Err(KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull)));
+        assert_eq!(p.in_flight_count(), 2);
+        p.poll(T).await;
+        assert_eq!(p.in_flight_count(), 0);
+        p.send(record("c")).unwrap();
+        let big = "x".repeat(1500);
+        let small: BaseProducer = config(&[("queue.buffering.max.kbytes", "1")]).create().unwrap();
+        let refused = small.send(record(&big)).map_err(|(e, _)| e);
+        assert_eq!(refused, Err(KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull)), "1500 bytes > 1 KiB");
+    });
+}
+
+/// rdkafka's `FutureProducer::send`: a full queue is tried again every 100 ms until the
+/// queue timeout, then the message fails `QueueFull`; `send_result` refuses it at once.
+#[test]
+fn rdkafka_future_send_waits_for_room_until_its_queue_timeout() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        kill_log();
+        let p: FutureProducer =
+            config(&[("queue.buffering.max.messages", "1"), ("message.timeout.ms", "5000")]).create().unwrap();
+        let _first = p.send_result(FutureRecord::<str, str>::to("t").partition(0).payload("a")).unwrap();
+        let at_once = p.send_result(FutureRecord::<str, str>::to("t").partition(0).payload("b")).err().map(|(e, _)| e);
+        assert_eq!(at_once, Some(KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull)));
+        let started = madsim::time::Instant::now();
+        let waited =
+            p.send(FutureRecord::<str, str>::to("t").partition(0).payload("b"), Duration::from_millis(350)).await;
+        assert!(matches!(waited, Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _))), "{waited:?}");
+        assert!(started.elapsed() >= Duration::from_millis(350), "it waited its queue timeout");
+    });
+}
+
+/// rdkafka's drop of a producer purges it: a base producer's queued messages are reported
+/// `PurgeQueue`; a future producer's queued ones resolve `PurgeQueue` and those in flight
+/// `PurgeInflight` (their fate at the broker unknown).
+#[test]
+fn rdkafka_dropping_a_producer_purges_its_queue_and_what_is_in_flight() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let reports = Arc::new(Reports::default());
+        struct Shared(Arc<Reports>);
+        impl ClientContext for Shared {}
+        impl ProducerContext for Shared {
+            type DeliveryOpaque = ();
+            fn delivery(&self, r: &DeliveryResult<'_>, o: ()) {
+                self.0.delivery(r, o)
+            }
+        }
+        let p: BaseProducer<Shared> = config(&[]).create_with_context(Shared(reports.clone())).unwrap();
+        p.send(record("a")).unwrap();
+        p.send(record("b")).unwrap();
+        drop(p);
+        let purge_queue = Err(RDKafkaErrorCode::PurgeQueue);
+        assert_eq!(*reports.0.lock().unwrap(), [purge_queue, purge_queue]);
+
+        kill_log();
+        let p: FutureProducer = config(&[("message.timeout.ms", "1000")]).create().unwrap();
+        let in_flight = p.send_result(FutureRecord::<str, str>::to("t").partition(0).payload("a")).unwrap();
+        madsim::time::sleep(Duration::from_millis(5)).await;
+        let queued = p.send_result(FutureRecord::<str, str>::to("t").partition(0).payload("b")).unwrap();
+        drop(p);
+        let code = |r: Result<rdkafka::producer::OwnedDeliveryResult, _>| match r {
+            Ok(Err((e, _))) => e.rdkafka_error_code(),
+            _ => None,
+        };
+        assert_eq!(code(queued.await), Some(RDKafkaErrorCode::PurgeQueue));
+        assert_eq!(code(in_flight.await), Some(RDKafkaErrorCode::PurgeInflight));
+    });
+}
+
+/// `Producer::purge`: only what the flags name is purged.
+#[test]
+fn rdkafka_purge_takes_back_only_what_its_flags_name() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p: BaseProducer<Reports> = config(&[]).create_with_context(Reports::default()).unwrap();
+        p.send(record("a")).unwrap();
+        p.purge(PurgeConfig::default().inflight());
+        assert!(p.context().0.lock().unwrap().is_empty(), "nothing in flight, the queue kept");
+        p.purge(PurgeConfig::default().queue());
+        assert_eq!(*p.context().0.lock().unwrap(), [Err(RDKafkaErrorCode::PurgeQueue)]);
+        assert_eq!(p.in_flight_count(), 0);
+    });
+}
+
+/// librdkafka stamps a message without a timestamp with the wall clock, in milliseconds
+/// since the Unix epoch (`CreateTime`): code comparing it with `SystemTime::now()` works.
+#[test]
+fn librdkafka_stamps_messages_with_the_wall_clock_since_the_epoch() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p: FutureProducer = config(&[]).create().unwrap();
+        let d = p.send(FutureRecord::<str, str>::to("t").partition(0).payload("a"), T).await.unwrap();
+        let Timestamp::CreateTime(ms) = d.timestamp else { panic!("{:?}", d.timestamp) };
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64;
+        assert!((now - 50..=now).contains(&ms), "{ms} vs the wall clock {now}");
+        assert!(ms > 1_600_000_000_000, "a date after 2020, not the simulation's start: {ms}");
+        let c = assigned(&[], 0, rdkafka::Offset::Beginning);
+        let m = c.poll(T).await.unwrap().unwrap();
+        assert_eq!(m.timestamp(), Timestamp::CreateTime(ms), "the consumer sees the same");
+        assert!((Timestamp::now().to_millis().unwrap() - ms) < 1_000);
+    });
+}
+
+/// librdkafka's `partitioner` property: `murmur2` puts a key where Java's producer does
+/// (`Utils.murmur2`), `consistent` where CRC-32 says; a context's own partitioner wins, and
+/// its `PARTITION_UA` fails the message `UnknownPartition`.
+#[test]
+fn librdkafka_partitions_by_the_partitioner_property_or_the_contexts_own() {
+    sim(TxnProtocol::Classic, |log, _h, _client| async move {
+        log.create_topic("t", 5);
+        let on = |partitioner: &str| config(&[("partitioner", partitioner)]).create::<FutureProducer>().unwrap();
+        let keyed = || FutureRecord::<str, str>::to("t").key("kafka").payload("v");
+        // Java's murmur2("kafka") = 0xd067cf64, positive: 0x5067cf64.
+        assert_eq!(on("murmur2").send(keyed(), T).await.unwrap().partition, (0x5067_cf64u32 % 5) as i32);
+        let crc = on("consistent").send(keyed(), T).await.unwrap().partition;
+        assert_eq!(crc, (0x5bbc_7517u32 % 5) as i32, "crc32(kafka)");
+        let bad = config(&[("partitioner", "no_such")]).create::<FutureProducer>().err().unwrap();
+        assert!(matches!(bad, KafkaError::ClientConfig(..)), "{bad:?}");
+
+        struct Fixed(i32);
+        impl Partitioner for Fixed {
+            fn partition(&self, _: &str, _: Option<&[u8]>, _: i32, _: impl Fn(i32) -> bool) -> i32 {
+                self.0
+            }
+        }
+        struct Own(Fixed, Reports);
+        impl ClientContext for Own {}
+        impl ProducerContext<Fixed> for Own {
+            type DeliveryOpaque = ();
+            fn delivery(&self, r: &DeliveryResult<'_>, o: ()) {
+                self.1.delivery(r, o)
+            }
+            fn get_custom_partitioner(&self) -> Option<&Fixed> {
+                Some(&self.0)
+            }
+        }
+        for (choice, expected) in
+            [(3, Ok(3)), (rdkafka::producer::PARTITION_UA, Err(RDKafkaErrorCode::UnknownPartition))]
+        {
+            let p = BaseProducer::<Own, Fixed>::from_config_and_context(
+                &config(&[]),
+                Own(Fixed(choice), Reports::default()),
+            )
+            .unwrap();
+            p.send(BaseRecord::to("t").key("k").payload("v")).unwrap();
+            p.flush(T).await.ok();
+            assert_eq!(*p.context().1 .0.lock().unwrap(), [expected]);
+        }
+    });
+}
+
+/// rdkafka's `ThreadedProducer`: its own task sends and serves delivery reports; the
+/// application never polls.
+#[test]
+fn rdkafka_a_threaded_producer_delivers_without_the_application_polling() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p: ThreadedProducer<Reports> = config(&[]).create_with_context(Reports::default()).unwrap();
+        p.send(record("a")).unwrap();
+        p.send(record("b")).unwrap();
+        madsim::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(*p.context().0.lock().unwrap(), [Ok(0), Ok(0)]);
+    });
+}
