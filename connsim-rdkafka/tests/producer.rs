@@ -210,3 +210,83 @@ fn rdkafka_a_threaded_producer_delivers_without_the_application_polling() {
         assert_eq!(*p.context().0.lock().unwrap(), [Ok(0), Ok(0)]);
     });
 }
+
+/// Queues `n` one-message batches for partition 0 (`batch.num.messages=1`) and sends them in
+/// one flush, under `rule` on produce requests for the flush's first `for_ms` (when the
+/// batches first go out; their retries come a request timeout later); the payloads a
+/// read-uncommitted consumer then reads, and how long the flush took.
+async fn burst(
+    gw: &connsim::net::Gateway,
+    extra: &[(&str, &str)],
+    n: usize,
+    rule: Option<(connsim::net::FaultRule, u64)>,
+) -> (Vec<String>, Duration) {
+    let mut pairs = vec![("batch.num.messages", "1")];
+    pairs.extend_from_slice(extra);
+    let p: BaseProducer = config(&pairs).create().unwrap();
+    let payloads: Vec<String> = (0..n).map(|i| format!("m{i}")).collect();
+    for payload in &payloads {
+        p.send(record(payload)).unwrap();
+    }
+    if let Some((rule, for_ms)) = rule {
+        let now = connsim::net::now().as_millis() as u64;
+        gw.add_rule(rule.kind("kafka.produce").window(now, now.saturating_add(for_ms)));
+    }
+    let started = madsim::time::Instant::now();
+    p.flush(Duration::from_secs(10)).await.unwrap();
+    let took = started.elapsed();
+    gw.heal();
+    (read("read_uncommitted", 0).await, took)
+}
+
+/// librdkafka pipelines produce requests: up to `max.in.flight.requests.per.connection` are
+/// outstanding on a connection at once, so ten batches under a slow link take about two round
+/// trips with five in flight, and ten with one.
+#[test]
+fn librdkafka_pipelines_up_to_max_in_flight_produce_requests() {
+    use connsim::net::FaultRule;
+    sim_on_network(TxnProtocol::Classic, |_log, _h, _client, gw| async move {
+        let slow = || Some((FaultRule::delay(20), u64::MAX));
+        let (_, five) = burst(&gw, &[("enable.idempotence", "true")], 10, slow()).await;
+        let (_, one) = burst(&gw, &[("enable.idempotence", "true"), ("max.in.flight", "1")], 10, slow()).await;
+        assert!(five < Duration::from_millis(100), "five in flight: {five:?}");
+        assert!(one > Duration::from_millis(190), "one at a time: {one:?}");
+    });
+}
+
+/// Without idempotence, a lost produce request is retried after the batches already in
+/// flight, which the broker wrote meanwhile: the partition's order is not the producer's
+/// (the class of cockroachdb #122326). With idempotence the broker refuses the overtaking
+/// batches (`OUT_OF_ORDER_SEQUENCE_NUMBER`) and the client resends them in order.
+#[test]
+fn kafka_a_lost_produce_request_reorders_a_partition_only_without_idempotence() {
+    use connsim::net::FaultRule;
+    sim_on_network(TxnProtocol::Classic, |_log, _h, _client, gw| async move {
+        let sent: Vec<String> = (0..20).map(|i| format!("m{i}")).collect();
+        let (read_plain, _) = burst(&gw, &[], 20, Some((FaultRule::drop(0.5).from("client"), 10))).await;
+        assert_ne!(read_plain, sent, "reordered without idempotence");
+        let mut kept = read_plain.clone();
+        kept.sort_by_key(|s| s[1..].parse::<u32>().unwrap());
+        kept.dedup();
+        assert_eq!(kept, sent, "nothing lost (a dropped answer may have written one twice)");
+        // The idempotent run appends to the same partition, after the first run's.
+        let (read_all, _) = burst(&gw, &[("enable.idempotence", "true")], 20, Some((FaultRule::drop(0.5), 10))).await;
+        assert_eq!(read_all[read_plain.len()..], sent[..], "in order and once each with idempotence");
+    });
+}
+
+/// Without idempotence, a produce whose answer was lost is retried and written twice; with
+/// idempotence the broker recognises the retry (one of the producer's last five batches) and
+/// answers it without writing it again.
+#[test]
+fn kafka_a_lost_produce_answer_duplicates_only_without_idempotence() {
+    use connsim::net::FaultRule;
+    sim_on_network(TxnProtocol::Classic, |_log, _h, _client, gw| async move {
+        let (plain, _) = burst(&gw, &[], 5, Some((FaultRule::lose_response(0.5), 10))).await;
+        assert!(plain.len() > 5, "a retry of a written batch is written again: {plain:?}");
+        let (all, _) =
+            burst(&gw, &[("enable.idempotence", "true")], 5, Some((FaultRule::lose_response(0.5), 10))).await;
+        let idempotent = &all[plain.len()..];
+        assert_eq!(idempotent, ["m0", "m1", "m2", "m3", "m4"]);
+    });
+}

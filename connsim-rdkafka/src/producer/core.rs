@@ -3,12 +3,13 @@
 //! with abortable and fatal errors).
 
 use super::partitioner::{BuiltIn, Custom, Sticky};
+use super::pipeline::Batch;
 use crate::config::Settings;
 use crate::error::{KafkaError, KafkaResult, RDKafkaError, RDKafkaErrorCode};
 use crate::message::{OwnedHeaders, Timestamp};
 use crate::util::Timeout;
 use crate::wire::{deadline, Wire};
-use connsim::systems::{Acks, KafkaRequest, KafkaResponse, LogEntry, ProducerIdentity};
+use connsim::systems::{KafkaRequest, KafkaResponse, LogEntry, ProducerIdentity};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -199,12 +200,12 @@ impl Core {
     }
 
     /// Sends messages in order, as librdkafka does: consecutive messages for the same
-    /// partition go in one batch (at most `batch.num.messages`), and a request that got no
-    /// answer is retried with the same sequence until `message.timeout.ms`. One result per
-    /// message; after a failed batch the rest fail too, as a producer that must reset.
+    /// partition go in one batch (at most `batch.num.messages`), the batches go out with up
+    /// to `max.in.flight` requests outstanding, and a request that got no answer is retried
+    /// with the same sequence until `message.timeout.ms` ([`super::pipeline`]). One result
+    /// per message; after a failed batch the rest fail too, as a producer that must reset.
     pub(crate) async fn send_batch(&self, messages: Vec<Outgoing>) -> Vec<KafkaResult<Delivered>> {
         let n = messages.len();
-        let mut out = Vec::with_capacity(n);
         let transactional = self.settings.transactional_id.clone();
         if transactional.is_some() {
             let refused = match &mut *self.phase.lock().unwrap() {
@@ -219,13 +220,11 @@ impl Core {
         }
         let until = deadline(Timeout::After(self.settings.message_timeout));
         let mut sends = self.sends.lock().await;
-        let mut batch: Vec<(String, u32, LogEntry)> = Vec::new();
-        let mut failed: Option<RDKafkaErrorCode> = None;
+        // Each message's place: a batch (and its index in it), or its own failure.
+        let mut places: Vec<Result<(usize, usize), KafkaError>> = Vec::with_capacity(n);
+        let mut batches: Vec<Batch> = Vec::new();
+        let mut open = false;
         for m in messages {
-            if let Some(code) = failed {
-                out.push(Err(KafkaError::MessageProduction(code)));
-                continue;
-            }
             let known = sends.partitions.contains_key(&m.topic);
             let partition = match self.partition_of(&mut sends, &m, until).await {
                 Ok(p) => p,
@@ -239,13 +238,8 @@ impl Core {
                         let _ = self
                             .fail(txn_error(code, format!("a message of the transaction failed: {code}")).abortable());
                     }
-                    // The batch before it goes first: one result per message, in order.
-                    if !batch.is_empty() {
-                        let sent = self.produce(&mut sends, std::mem::take(&mut batch), until).await;
-                        failed = sent.iter().find_map(|r| r.as_ref().err().and_then(KafkaError::rdkafka_error_code));
-                        out.extend(sent);
-                    }
-                    out.push(Err(e));
+                    places.push(Err(e));
+                    open = false;
                     continue;
                 }
             };
@@ -258,21 +252,27 @@ impl Core {
                 headers: m.headers.map(|h| h.to_log()).unwrap_or_default(),
                 timestamp_ms,
             };
-            let full = batch.len() >= self.settings.batch_max;
-            if full || batch.last().is_some_and(|(t, p, _)| *t != m.topic || *p != partition) {
-                let sent = self.produce(&mut sends, std::mem::take(&mut batch), until).await;
-                failed = sent.iter().find_map(|r| r.as_ref().err().and_then(KafkaError::rdkafka_error_code));
-                out.extend(sent);
+            let joins = open
+                && batches.last().is_some_and(|b| {
+                    b.topic == m.topic && b.partition == partition && b.entries.len() < self.settings.batch_max
+                });
+            if !joins {
+                batches.push(Batch::new(m.topic, partition, Vec::new()));
+                open = true;
             }
-            batch.push((m.topic, partition, entry));
+            let b = batches.len() - 1;
+            places.push(Ok((b, batches[b].entries.len())));
+            batches[b].entries.push(entry);
         }
-        if !batch.is_empty() {
-            match failed {
-                Some(code) => out.extend(batch.iter().map(|_| Err(KafkaError::MessageProduction(code)))),
-                None => out.extend(self.produce(&mut sends, batch, until).await),
-            }
-        }
-        out
+        let mut outcomes: Vec<std::vec::IntoIter<KafkaResult<Delivered>>> =
+            self.dispatch(&mut sends, batches, until).await.into_iter().map(Vec::into_iter).collect();
+        places
+            .into_iter()
+            .map(|place| match place {
+                Ok((b, _)) => outcomes[b].next().expect("one outcome per message"),
+                Err(e) => Err(e),
+            })
+            .collect()
     }
 
     /// The partition a message goes to: its own, else the context's partitioner's choice,
@@ -309,96 +309,5 @@ impl Core {
             return Err(KafkaError::MessageProduction(RDKafkaErrorCode::UnknownPartition));
         }
         Ok(partition as u32)
-    }
-
-    /// One batch to one partition.
-    async fn produce(
-        &self,
-        sends: &mut Sends,
-        batch: Vec<(String, u32, LogEntry)>,
-        until: Option<madsim::time::Instant>,
-    ) -> Vec<KafkaResult<Delivered>> {
-        let count = batch.len();
-        let (topic, partition) = (batch[0].0.clone(), batch[0].1);
-        let fail = |code| (0..count).map(|_| Err(KafkaError::MessageProduction(code))).collect::<Vec<_>>();
-        if self.settings.idempotence && sends.identity.is_none() {
-            // An idempotent producer without a transactional id gets its producer id lazily.
-            let req =
-                KafkaRequest::InitProducerId { transactional_id: None, transaction_timeout_ms: 0, producer: None };
-            match self.wire.call_until(&req, until).await {
-                Some(KafkaResponse::Producer(p)) => sends.identity = Some(p),
-                _ => return fail(RDKafkaErrorCode::MessageTimedOut),
-            }
-        }
-        let producer = if self.settings.idempotence { sends.identity } else { None };
-        let transactional_id = self.settings.transactional_id.clone();
-        if let (Some(id), Some(p)) = (&transactional_id, producer) {
-            if let Err(code) = self.add_partition(sends, id, p, &topic, partition, until).await {
-                return fail(code);
-            }
-        }
-        let base_sequence = match producer {
-            Some(_) => {
-                let next = sends.sequences.entry((topic.clone(), partition)).or_insert(0);
-                *next += count as i64;
-                *next - count as i64
-            }
-            None => 0,
-        };
-        let timestamps: Vec<i64> = batch.iter().map(|(_, _, e)| e.timestamp_ms).collect();
-        let acks = match self.settings.acks {
-            0 => Acks::None,
-            1 => Acks::Leader,
-            _ => Acks::All,
-        };
-        let req = KafkaRequest::Produce {
-            topic,
-            partition,
-            entries: batch.into_iter().map(|(_, _, e)| e).collect(),
-            producer,
-            base_sequence,
-            transactional_id: transactional_id.clone(),
-            acks,
-        };
-        let delivered = |base: i64| -> Vec<KafkaResult<Delivered>> {
-            (0..count)
-                .map(|i| {
-                    let offset = if base < 0 { -1 } else { base + i as i64 };
-                    Ok(Delivered {
-                        partition: partition as i32,
-                        offset,
-                        timestamp: Timestamp::CreateTime(timestamps[i]),
-                    })
-                })
-                .collect()
-        };
-        if acks == Acks::None {
-            self.wire.send(&req);
-            return delivered(-1);
-        }
-        let code = match self.wire.call_until(&req, until).await {
-            Some(KafkaResponse::Produced { base_offset }) => return delivered(base_offset as i64),
-            Some(KafkaResponse::Error(code)) => RDKafkaErrorCode::from(code),
-            Some(_) => RDKafkaErrorCode::State,
-            None => RDKafkaErrorCode::MessageTimedOut,
-        };
-        let fatal = matches!(
-            code,
-            RDKafkaErrorCode::InvalidProducerEpoch
-                | RDKafkaErrorCode::ProducerFenced
-                | RDKafkaErrorCode::OutOfOrderSequenceNumber
-                | RDKafkaErrorCode::InvalidProducerIdMapping
-        );
-        if transactional_id.is_some() {
-            // A transaction that lost a message cannot commit; a fenced producer is done.
-            sends.needs_bump = true;
-            let e = txn_error(code, format!("a message of the transaction failed: {code}"));
-            self.fail(if fatal { e.fatal() } else { e.abortable() });
-        } else if producer.is_some() {
-            // The sequence may have a gap now: the next message starts a new producer id.
-            sends.identity = None;
-            sends.sequences.clear();
-        }
-        fail(code)
     }
 }

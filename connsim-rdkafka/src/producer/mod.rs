@@ -14,6 +14,7 @@ mod core;
 #[path = "future_producer.rs"]
 mod future_producer_impl;
 mod partitioner;
+mod pipeline;
 mod purge;
 mod threaded;
 mod txn;
