@@ -445,3 +445,41 @@ fn librdkafka_refuses_group_settings_out_of_range() {
         assert!(matches!(&e, KafkaError::ClientCreation(m) if m.contains("must have the same protocol type")), "{e:?}");
     });
 }
+
+/// Kafka's `DeleteGroups`: only an empty group can be deleted (`NON_EMPTY_GROUP`), with its
+/// committed offsets; an unknown one is `GROUP_ID_NOT_FOUND`. `fetch_group_list` lists the
+/// groups and their members as `DescribeGroups` answers.
+#[test]
+fn kafka_delete_groups_takes_only_an_empty_group_and_its_offsets() {
+    use rdkafka::admin::{AdminClient, AdminOptions};
+    groups(2, |_log, _client, _gw| async move {
+        let a = member(&[]);
+        a.subscribe(&["t"]).unwrap();
+        poll_for(&a, 2_000).await;
+        let listed = a.fetch_group_list(Some("g"), T).await.unwrap();
+        let g = &listed.groups()[0];
+        assert_eq!((g.name(), g.state(), g.protocol_type(), g.protocol()), ("g", "Stable", "consumer", "range"));
+        assert_eq!(g.members().len(), 1);
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 0, Offset::Offset(1)).unwrap();
+        a.commit(&tpl, CommitMode::Sync).await.unwrap();
+        let admin: AdminClient<rdkafka::client::DefaultClientContext> = config(&[]).create().unwrap();
+        let opts = AdminOptions::new();
+        let busy = admin.delete_groups(&["g", "nope"], &opts).await.unwrap();
+        assert_eq!(
+            busy,
+            [
+                Err(("g".to_string(), RDKafkaErrorCode::NonEmptyGroup)),
+                Err(("nope".to_string(), RDKafkaErrorCode::GroupIdNotFound))
+            ]
+        );
+        a.unsubscribe();
+        poll_for(&a, 500).await;
+        assert_eq!(admin.delete_groups(&["g"], &opts).await.unwrap(), [Ok("g".to_string())]);
+        let reader: BaseConsumer = config(&[("group.id", "g")]).create().unwrap();
+        let mut asked = TopicPartitionList::new();
+        asked.add_partition("t", 0);
+        let left = reader.committed_offsets(asked, T).await.unwrap();
+        assert_eq!(left.find_partition("t", 0).unwrap().offset(), Offset::Invalid, "its offsets went with it");
+    });
+}

@@ -544,3 +544,124 @@ fn the_names_a_connector_writes_exist_in_this_half() {
     assert_eq!(modes().len(), 2);
     assert_eq!(positions().unwrap().count(), 3);
 }
+
+/// The admin client from a configuration, with the default context or one of its own.
+pub fn admin_clients(
+    config: &ClientConfig,
+) -> KafkaResult<(
+    rdkafka::admin::AdminClient<rdkafka::client::DefaultClientContext>,
+    rdkafka::admin::AdminClient<Commits>,
+)> {
+    let with_context: rdkafka::admin::AdminClient<Commits> = config.create_with_context(Commits)?;
+    let _: &std::sync::Arc<Commits> = with_context.inner().context();
+    Ok((config.create()?, with_context))
+}
+
+/// Admin options with every builder rdkafka has.
+pub fn admin_options() -> rdkafka::admin::AdminOptions {
+    rdkafka::admin::AdminOptions::new()
+        .request_timeout(Some(std::time::Duration::from_secs(1)))
+        .operation_timeout(Some(rdkafka::util::Timeout::Never))
+        .validate_only(true)
+        .broker_id(Some(1))
+}
+
+/// New topics and partitions, with their fields and builders.
+pub fn new_topics<'a>(
+    assignment: rdkafka::admin::PartitionAssignment<'a>,
+) -> (rdkafka::admin::NewTopic<'a>, rdkafka::admin::NewTopic<'a>, rdkafka::admin::NewPartitions<'a>) {
+    use rdkafka::admin::{NewPartitions, NewTopic, TopicReplication};
+    let variable = NewTopic::new("t", 1, TopicReplication::Variable(assignment)).set("retention.ms", "1");
+    let fixed = NewTopic::new("u", -1, TopicReplication::Fixed(-1));
+    let _: (&str, i32, &TopicReplication<'_>, &Vec<(&str, &str)>) =
+        (fixed.name, fixed.num_partitions, &fixed.replication, &fixed.config);
+    let partitions = NewPartitions::new("t", 2).assign(assignment);
+    let _: (&str, usize, Option<rdkafka::admin::PartitionAssignment<'_>>) =
+        (partitions.topic_name, partitions.new_partition_count, partitions.assignment);
+    (variable, fixed, partitions)
+}
+
+/// Every admin call but `delete_groups`, with rdkafka's result types.
+pub async fn admin_calls(
+    admin: &rdkafka::admin::AdminClient<rdkafka::client::DefaultClientContext>,
+    offsets: &TopicPartitionList,
+) -> KafkaResult<TopicPartitionList> {
+    use rdkafka::admin::{AlterConfig, AlterConfigsResult, ConfigResourceResult, ResourceSpecifier, TopicResult};
+    let opts = admin_options();
+    let assignment: &[&[i32]] = &[&[1]];
+    let (variable, fixed, partitions) = new_topics(assignment);
+    let created: Vec<TopicResult> = admin.create_topics([&variable, &fixed], &opts).await?;
+    let grown: Vec<TopicResult> = admin.create_partitions([&partitions], &opts).await?;
+    let deleted: Vec<TopicResult> = admin.delete_topics(&["t"], &opts).await?;
+    let _ = (created, grown, deleted);
+    let resources = [ResourceSpecifier::Topic("t"), ResourceSpecifier::Group("g"), ResourceSpecifier::Broker(1)];
+    let described: Vec<ConfigResourceResult> = admin.describe_configs(&resources, &opts).await?;
+    for resource in described.iter().flatten() {
+        config_resource(resource);
+    }
+    let alter = AlterConfig::new(ResourceSpecifier::Topic("t")).set("retention.ms", "1");
+    let _: (&ResourceSpecifier<'_>, &std::collections::HashMap<&str, &str>) = (&alter.specifier, &alter.entries);
+    let altered: Vec<AlterConfigsResult> = admin.alter_configs([&alter], &opts).await?;
+    let _: Vec<
+        Result<rdkafka::admin::OwnedResourceSpecifier, (rdkafka::admin::OwnedResourceSpecifier, RDKafkaErrorCode)>,
+    > = altered;
+    let _: Option<rdkafka::admin::GroupResult> = None;
+    admin.delete_records(offsets, &opts).await
+}
+
+/// A described resource's parts.
+pub fn config_resource(resource: &rdkafka::admin::ConfigResource) -> Option<bool> {
+    use rdkafka::admin::{ConfigEntry, ConfigSource, OwnedResourceSpecifier};
+    let _: &str = match &resource.specifier {
+        OwnedResourceSpecifier::Topic(name) | OwnedResourceSpecifier::Group(name) => name,
+        OwnedResourceSpecifier::Broker(_) => "",
+    };
+    let map: std::collections::HashMap<&str, &ConfigEntry> = resource.entry_map();
+    for e in &resource.entries {
+        let _: (&String, &Option<String>, bool, bool, bool) =
+            (&e.name, &e.value, e.is_read_only, e.is_default, e.is_sensitive);
+        let _ = match e.source {
+            ConfigSource::Unknown | ConfigSource::DynamicTopic | ConfigSource::DynamicBroker => 0,
+            ConfigSource::DynamicDefaultBroker | ConfigSource::StaticBroker | ConfigSource::Default => 1,
+        };
+    }
+    let _ = map.len();
+    resource.get("retention.ms").map(|e| e.is_default)
+}
+
+/// Metadata's parts: the broker that answered, every broker, topics and partitions with
+/// their errors as `RDKafkaErrorCode`s.
+pub fn metadata_parts(m: &rdkafka::metadata::Metadata) -> (i32, &str, usize, Vec<Option<RDKafkaErrorCode>>) {
+    let brokers: Vec<(i32, &str, i32)> = m.brokers().iter().map(|b| (b.id(), b.host(), b.port())).collect();
+    let mut errors = Vec::new();
+    for t in m.topics() {
+        let _: &str = t.name();
+        errors.push(t.error().map(RDKafkaErrorCode::from));
+        for p in t.partitions() {
+            let _: (i32, i32, &[i32], &[i32]) = (p.id(), p.leader(), p.replicas(), p.isr());
+            errors.push(p.error().map(RDKafkaErrorCode::from));
+        }
+    }
+    let unknown = rdkafka::types::RDKafkaRespErr::RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+    errors.push(Some(unknown.into()));
+    (m.orig_broker_id(), m.orig_broker_name(), brokers.len(), errors)
+}
+
+/// The error codes admin calls answer with.
+pub fn admin_codes() -> [RDKafkaErrorCode; 12] {
+    use RDKafkaErrorCode::*;
+    [
+        TopicAlreadyExists,
+        InvalidPartitions,
+        InvalidReplicationFactor,
+        InvalidReplicaAssignment,
+        InvalidConfig,
+        InvalidRequest,
+        InvalidTopic,
+        PolicyViolation,
+        UnknownPartition,
+        NoEnt,
+        Conflict,
+        InvalidArgument,
+    ]
+}

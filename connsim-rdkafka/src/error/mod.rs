@@ -81,6 +81,12 @@ impl From<connsim::systems::KafkaCode> for RDKafkaErrorCode {
             K::GroupIdNotFound => RDKafkaErrorCode::GroupIdNotFound,
             K::NonEmptyGroup => RDKafkaErrorCode::NonEmptyGroup,
             K::UnstableOffsetCommit => RDKafkaErrorCode::UnstableOffsetCommit,
+            K::InvalidTopic => RDKafkaErrorCode::InvalidTopic,
+            K::InvalidReplicationFactor => RDKafkaErrorCode::InvalidReplicationFactor,
+            K::InvalidReplicaAssignment => RDKafkaErrorCode::InvalidReplicaAssignment,
+            K::InvalidConfig => RDKafkaErrorCode::InvalidConfig,
+            K::InvalidRequest => RDKafkaErrorCode::InvalidRequest,
+            K::PolicyViolation => RDKafkaErrorCode::PolicyViolation,
         }
     }
 }

@@ -35,6 +35,10 @@ pub use log::{
     GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_MIN_SESSION_TIMEOUT_MS, PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS,
     TRANSACTION_MAX_TIMEOUT_MS,
 };
+pub use log::{
+    AdminRequest, AdminResponse, ApiError, BrokerInfo, ClusterMetadata, ConfigOrigin, ConfigResourceKey,
+    DescribedConfig, NewPartitionsRequest, NewTopicRequest, PartitionInfo, TopicInfo, BROKER_ID, BROKER_PORT,
+};
 pub use log_client::{LogClient, OutOfRange};
 pub use log_entry::{LogEntry, LogFormat, LogHeader, RecordLogFormat};
 pub use output::{read_all, Entry, OutputReader, Part};

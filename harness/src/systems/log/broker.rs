@@ -29,24 +29,7 @@ impl PartitionedLog {
                     },
                 }
             }
-            KafkaRequest::CreateTopics { topic, partitions } => {
-                if s.topics.contains_key(&topic) {
-                    return refuse(TopicAlreadyExists);
-                }
-                if partitions == 0 {
-                    return refuse(InvalidPartitions);
-                }
-                s.grow(&topic, partitions);
-                KafkaResponse::Ok
-            }
-            KafkaRequest::CreatePartitions { topic, total } => match s.topics.get(&topic).map(Vec::len) {
-                None => refuse(UnknownTopicOrPartition),
-                Some(n) if total as usize <= n => refuse(InvalidPartitions),
-                Some(_) => {
-                    s.grow(&topic, total);
-                    KafkaResponse::Ok
-                }
-            },
+            KafkaRequest::Admin(req) => self.handle_admin(s, now_ms, req),
             KafkaRequest::InitProducerId { transactional_id, transaction_timeout_ms, producer } => {
                 let k = &mut s.kafka;
                 let Some(id) = transactional_id else {

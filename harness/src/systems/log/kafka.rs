@@ -52,10 +52,6 @@ pub enum OffsetSpec {
 pub enum KafkaRequest {
     /// `Metadata`: partition counts of the named topics, or of every topic.
     Metadata { topics: Option<Vec<String>> },
-    /// `CreateTopics`.
-    CreateTopics { topic: String, partitions: u32 },
-    /// `CreatePartitions`: grows `topic` to `total` partitions.
-    CreatePartitions { topic: String, total: u32 },
     /// `InitProducerId`: a transactional id gets its producer id and a new epoch, which
     /// fences every older epoch and aborts the id's ongoing transaction; without one, an
     /// idempotent producer gets a fresh producer id. With `producer` (KIP-360), a producer
@@ -105,6 +101,9 @@ pub enum KafkaRequest {
     /// produce to the partition in each transaction, so the coordinator knows the
     /// transaction (and ends it on the partition) even if that produce never arrives.
     AddPartitionsToTxn { transactional_id: String, producer: ProducerIdentity, topic: String, partition: u32 },
+    /// The admin APIs (`Metadata` in full, `CreateTopics`, `DeleteTopics`, `CreatePartitions`,
+    /// `DeleteRecords`, `DescribeConfigs`, `AlterConfigs`): [`super::AdminRequest`].
+    Admin(super::admin::AdminRequest),
 }
 
 impl KafkaRequest {
@@ -112,8 +111,6 @@ impl KafkaRequest {
     pub fn kind(&self) -> &'static str {
         match self {
             KafkaRequest::Metadata { .. } => "kafka.metadata",
-            KafkaRequest::CreateTopics { .. } => "kafka.create_topics",
-            KafkaRequest::CreatePartitions { .. } => "kafka.create_partitions",
             KafkaRequest::InitProducerId { .. } => "kafka.init_producer_id",
             KafkaRequest::Produce { .. } => "kafka.produce",
             KafkaRequest::TxnOffsetCommit { .. } => "kafka.txn_offset_commit",
@@ -123,6 +120,7 @@ impl KafkaRequest {
             KafkaRequest::OffsetCommit { .. } => "kafka.offset_commit",
             KafkaRequest::OffsetFetch { .. } => "kafka.offset_fetch",
             KafkaRequest::AddPartitionsToTxn { .. } => "kafka.add_partitions_to_txn",
+            KafkaRequest::Admin(req) => req.kind(),
             KafkaRequest::Group(g) => g.kind(),
         }
     }
@@ -167,6 +165,8 @@ pub enum KafkaResponse {
     Error(KafkaCode),
     /// The offset a timestamp lookup found, if any.
     OffsetForTime(Option<u64>),
+    /// The admin APIs' answers.
+    Admin(super::admin::AdminResponse),
     /// The group coordinator's answers.
     Group(GroupResponse),
 }
@@ -195,6 +195,19 @@ pub enum KafkaCode {
     /// `INVALID_TRANSACTION_TIMEOUT`: a `transaction.timeout.ms` above the broker's
     /// `transaction.max.timeout.ms` ([`super::TRANSACTION_MAX_TIMEOUT_MS`]).
     InvalidTransactionTimeout,
+    /// `INVALID_TOPIC_EXCEPTION`: an illegal topic name (Kafka's `Topic.validate`).
+    InvalidTopic,
+    /// `INVALID_REPLICATION_FACTOR`: a replication factor of 0 or below -1.
+    InvalidReplicationFactor,
+    /// `INVALID_REPLICA_ASSIGNMENT`: a manual replica assignment Kafka's controller refuses.
+    InvalidReplicaAssignment,
+    /// `INVALID_CONFIG`: an unknown config name, or a value its validator refuses.
+    InvalidConfig,
+    /// `INVALID_REQUEST`: e.g. a topic named twice in one admin request.
+    InvalidRequest,
+    /// `POLICY_VIOLATION`: e.g. `DeleteRecords` on a topic whose `cleanup.policy` lacks
+    /// `delete`.
+    PolicyViolation,
     /// `ILLEGAL_GENERATION`: a group request of a generation the group left behind.
     IllegalGeneration,
     /// `UNKNOWN_MEMBER_ID`: the group has no such member (it left, or its session expired).

@@ -11,6 +11,7 @@
 //! protocols ([`TxnProtocol`]), consumer groups' offsets, `acks` levels and a high watermark.
 //! Its timers (transaction timeouts, replication) run in the background, as a broker's do.
 
+mod admin;
 mod broker;
 mod coordinator;
 mod fetch;
@@ -20,6 +21,10 @@ mod legacy;
 mod serve;
 mod state;
 
+pub use admin::{
+    AdminRequest, AdminResponse, ApiError, BrokerInfo, ClusterMetadata, ConfigOrigin, ConfigResourceKey,
+    DescribedConfig, NewPartitionsRequest, NewTopicRequest, PartitionInfo, TopicInfo, BROKER_ID, BROKER_PORT,
+};
 pub use coordinator::TxnProtocol;
 pub use group::{
     DescribedGroup, DescribedMember, GroupRequest, GroupResponse, JoinRequest, Joined, JoinedMember, MemberIdentity,

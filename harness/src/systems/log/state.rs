@@ -124,6 +124,8 @@ pub(super) struct State {
     pub(super) lose_unreplicated: bool,
     /// Some partition may hold entries above its high watermark.
     pub(super) lagging: bool,
+    /// What the admin APIs keep: topic configs and replication factors.
+    pub(super) admin: super::admin::AdminState,
 }
 
 /// How many of a producer's last batches the log remembers to acknowledge a retry without
