@@ -8,22 +8,24 @@
 //! rdkafka = { package = "connsim-rdkafka", path = "…" }
 //! ```
 //!
-//! Module paths, type names and method names are rdkafka 0.39's, for the subset connectors
-//! use: [`config::ClientConfig`], [`producer`] (`FutureProducer`, `BaseProducer`, records,
-//! the transactional API), [`consumer`] (`StreamConsumer`, `BaseConsumer`), [`message`],
-//! [`TopicPartitionList`], [`Offset`], [`error`] and [`admin`]. One difference is forced by
-//! the simulator: a call that blocks a thread in rdkafka (`init_transactions`,
-//! `commit_transaction`, `flush`, `committed`, `BaseConsumer::poll`, …) is `async` here,
-//! since every simulated node runs on one thread where blocking would stop the very network
-//! the call waits on. `begin_transaction`, `assign`, `seek`, `pause`, `position` stay
-//! synchronous.
+//! Module paths, type names and method names are rdkafka 0.39's: [`config::ClientConfig`],
+//! [`producer`] (`FutureProducer`, `BaseProducer`, `ThreadedProducer`, records, partitioners,
+//! purges, the transactional API), [`consumer`] (`StreamConsumer`, `BaseConsumer`, assigned or
+//! subscribed through a consumer group, with the rebalance callbacks), [`message`],
+//! [`TopicPartitionList`], [`Offset`], [`error`] (librdkafka's whole code table), [`admin`],
+//! [`metadata`], [`groups`] and [`client`]. One difference is forced by the simulator: a call
+//! that blocks a thread in rdkafka (`init_transactions`, `commit_transaction`, `flush`,
+//! `committed`, `BaseConsumer::poll`, …) is `async` here, since every simulated node runs on
+//! one thread where blocking would stop the very network the call waits on.
+//! `begin_transaction`, `assign`, `subscribe`, `seek`, `pause`, `position` stay synchronous.
 //!
 //! Every request goes through connsim's gateway to the log node named by
 //! `bootstrap.servers`, so RPC faults, crashes and partitions apply, and the broker is
 //! connsim's [`connsim::systems::PartitionedLog`] with Kafka's semantics: idempotence
 //! sequences per partition, transactions and fencing under either transaction protocol,
-//! read-committed isolation, consumer groups' committed offsets, and `acks`. Create clients
-//! inside connector code: that is how a client finds the node it runs on.
+//! read-committed isolation, consumer groups (joins, rebalances, sessions, static members,
+//! generation-fenced commits), admin requests and `acks`. Create clients inside connector code:
+//! that is how a client finds the node it runs on. Rule by rule: `docs/kafka.md`.
 //!
 //! Without madsim the crate is the real rdkafka 0.39 (`src/real/`), for the connector's
 //! production build: rdkafka's own types where the API is the same, and its producers and
