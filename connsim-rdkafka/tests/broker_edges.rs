@@ -255,3 +255,77 @@ fn kafka_auto_offset_reset_applies_when_retention_deleted_the_position() {
         });
     }
 }
+
+/// KAFKA-14402 (a classic broker without KIP-890 part 1's partition verification): a
+/// transactional produce the ongoing transaction never added, or one after it ended, is
+/// written but unknown to the coordinator: no marker ends it, no timeout aborts it, and the
+/// partition's last stable offset stays behind it. On a verifying classic broker the same
+/// produce joins the transaction, which ends it.
+#[test]
+fn kafka14402_an_unverified_late_produce_hangs_and_holds_the_last_stable_offset() {
+    use connsim::history::{EventKind, FaultKind};
+    for (protocol, hangs) in [(TxnProtocol::ClassicUnverified, true), (TxnProtocol::Classic, false)] {
+        sim(protocol, move |log, history, client| async move {
+            let env = connsim::systems::SettingEnv { seed: 0, history: history.clone() };
+            connsim::systems::ExternalSystem::configure(
+                &log,
+                &connsim::systems::Setting::TransactionTimeoutMs(Some(1_000)),
+                &env,
+            )
+            .unwrap();
+            let p = producer_of(&client, Some("late")).await;
+            let add = KafkaRequest::AddPartitionsToTxn {
+                transactional_id: "late".into(),
+                producer: p,
+                topic: "t".into(),
+                partition: 0,
+            };
+            assert_eq!(raw(&client, add).await, KafkaResponse::Ok);
+            assert!(matches!(raw(&client, produce(Some("late"), p, 0, 0)).await, KafkaResponse::Produced { .. }));
+            assert!(matches!(raw(&client, end("late", p, true)).await, KafkaResponse::Producer(_)));
+            let stable = log.output("t").parts()[0].end;
+            assert_eq!(stable, 2, "the record and its commit marker");
+            // A late produce of the same epoch, its partition never added again.
+            assert!(matches!(raw(&client, produce(Some("late"), p, 0, 1)).await, KafkaResponse::Produced { .. }));
+            madsim::time::sleep(Duration::from_millis(3_000)).await;
+            let hanging = history
+                .events()
+                .iter()
+                .filter(|e| matches!(&e.kind, EventKind::Fault { fault: FaultKind::HangingTransaction, .. }))
+                .count();
+            let stuck = log.output("t").parts()[0].end;
+            if hangs {
+                assert_eq!(
+                    (hanging, stuck),
+                    (1, 2),
+                    "{protocol:?}: the late entry holds the stable offset, past its timeout"
+                );
+            } else {
+                assert_eq!(hanging, 0, "{protocol:?}");
+                assert_eq!(stuck, 4, "{protocol:?}: the coordinator aborted the transaction it joined at its timeout");
+            }
+        });
+    }
+}
+
+/// The straggle fault: a request that waited on an abandoned connection arrives after the
+/// link's later messages (order per connection holds, across connections it does not); a
+/// delay keeps the link's order.
+#[test]
+fn net_a_straggling_request_is_overtaken_by_the_links_later_messages() {
+    use connsim::net::FaultRule;
+    sim_on_network(TxnProtocol::Classic, |log, _history, client, gw| async move {
+        let p = producer_of(&client, None).await;
+        let now = connsim::net::now().as_millis() as u64;
+        gw.add_rule(FaultRule::straggle(30).kind("kafka.produce").window(now, now + 1));
+        let first = produce(None, p, 0, 0);
+        client.send("kafka", first.kind(), &first);
+        madsim::time::sleep(Duration::from_millis(2)).await;
+        let second = produce(None, p, 1, 0);
+        assert!(matches!(raw(&client, second).await, KafkaResponse::Produced { base_offset: 0 }));
+        // The first (partition 0) has not arrived yet though it was sent first.
+        assert_eq!(log.end_offset("t", 0), 0);
+        madsim::time::sleep(Duration::from_millis(40)).await;
+        assert_eq!(log.end_offset("t", 0), 1, "it arrives, late");
+    });
+}

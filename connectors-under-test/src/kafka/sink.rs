@@ -320,6 +320,7 @@ impl SinkSetup for KafkaSinkSetup {
         match self.protocol {
             TxnProtocol::Classic => "kafka-sink".into(),
             TxnProtocol::Kip890 => "kafka-sink(KIP-890)".into(),
+            TxnProtocol::ClassicUnverified => "kafka-sink(classic, unverified)".into(),
         }
     }
     fn build(&self, world: &mut World) -> KafkaSink {

@@ -227,10 +227,15 @@ pub enum FaultKind {
     UploadExpired,
     /// A group coordinator removed a member whose session expired (`session-expired`).
     SessionExpired,
+    /// A message straggled: late, overtaken by its link's later messages (`straggle`).
+    Straggle,
+    /// A broker without partition verification wrote a transactional produce its transaction
+    /// never added: it hangs (`hanging-transaction`).
+    HangingTransaction,
 }
 
 impl FaultKind {
-    const NAMED: [FaultKind; 14] = [
+    const NAMED: [FaultKind; 16] = [
         FaultKind::Drop,
         FaultKind::Partition,
         FaultKind::LoseResponse,
@@ -245,6 +250,8 @@ impl FaultKind {
         FaultKind::InternalError,
         FaultKind::UploadExpired,
         FaultKind::SessionExpired,
+        FaultKind::Straggle,
+        FaultKind::HangingTransaction,
     ];
 
     /// The fault's text in the history.
@@ -265,6 +272,8 @@ impl FaultKind {
             FaultKind::InternalError => "internal-error",
             FaultKind::UploadExpired => "upload-expired",
             FaultKind::SessionExpired => "session-expired",
+            FaultKind::Straggle => "straggle",
+            FaultKind::HangingTransaction => "hanging-transaction",
         })
     }
 

@@ -1,7 +1,7 @@
 //! Fault rules: which messages the gateway drops, delays or whose responses it loses.
 //!
 //! A rule matches by message kind, link (sender and receiver name prefixes) and a
-//! virtual-time window. One verb per fault: drop, delay, lose-response, refuse; a partition
+//! virtual-time window. One verb per fault: drop, delay, straggle, lose-response, refuse; a partition
 //! is a drop with probability 1 on a link, and heal removes rules.
 
 use serde::{Deserialize, Serialize};
@@ -21,6 +21,14 @@ pub enum FaultAction {
     },
     /// The message arrives `delay_ms` later (FIFO per link still holds).
     Delay {
+        /// Extra latency in milliseconds.
+        delay_ms: u64,
+    },
+    /// The message arrives `delay_ms` later and the link's later messages do not wait for it:
+    /// a request that timed out on a connection the client abandoned, reaching the server
+    /// after what the client sent next on a new one (`straggle`). Order per connection
+    /// holds, order across connections does not.
+    Straggle {
         /// Extra latency in milliseconds.
         delay_ms: u64,
     },
@@ -96,6 +104,10 @@ impl FaultRule {
     /// Delay messages.
     pub fn delay(delay_ms: u64) -> Self {
         Self::new(FaultAction::Delay { delay_ms })
+    }
+    /// Let messages straggle: `delay_ms` late, overtaken by the link's later ones.
+    pub fn straggle(delay_ms: u64) -> Self {
+        Self::new(FaultAction::Straggle { delay_ms })
     }
     /// Lose responses with the given probability.
     pub fn lose_response(probability: f64) -> Self {

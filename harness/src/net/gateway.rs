@@ -174,6 +174,7 @@ impl Gateway {
             }
         }
         let mut extra = Duration::ZERO;
+        let mut straggle = None;
         let mut fault = None;
         let mut refused = None;
         let State { rules, rng, .. } = &mut *s;
@@ -194,6 +195,9 @@ impl Gateway {
                     fault = Some(FaultKind::LoseResponse);
                 }
                 (FaultAction::Delay { delay_ms }, _) => extra += Duration::from_millis(*delay_ms),
+                (FaultAction::Straggle { delay_ms }, _) => {
+                    straggle = Some(straggle.unwrap_or(Duration::ZERO) + Duration::from_millis(*delay_ms))
+                }
                 (FaultAction::Refuse { probability, refusal }, Tag::Request(_))
                     if refused.is_none() && rng.gen_bool(*probability) =>
                 {
@@ -240,6 +244,18 @@ impl Gateway {
         };
         let (lo, hi) = s.latency_ms;
         let latency = Duration::from_millis(s.rng.gen_range(lo..=hi)) + extra;
+        if let Some(late) = straggle {
+            // Off the link's order: as if on another connection, it neither waits for the
+            // link's earlier messages nor holds up its later ones.
+            let at = now + latency + late;
+            s.seq += 1;
+            let seq = s.seq;
+            drop(s);
+            let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
+            self.history.record("gateway", EventKind::Fault { fault: FaultKind::Straggle, from, to, kind, call });
+            mailbox.push(at, seq, env);
+            return;
+        }
         let at = match s.link_last.get_mut(&env.from).and_then(|to| to.get_mut(&env.to)) {
             Some(last) => {
                 *last = (now + latency).max(*last);

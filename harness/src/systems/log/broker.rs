@@ -261,6 +261,12 @@ impl PartitionedLog {
                 };
             }
         }
+        // Without partition verification, a produce the transaction did not add hangs.
+        let hangs = transactional_id.as_ref().is_some_and(|tid| {
+            let txn = &k.txns[tid];
+            k.protocol == TxnProtocol::ClassicUnverified
+                && (txn.state != TxnState::Ongoing || !txn.added.contains(&(topic.clone(), partition)))
+        });
         let part = &mut s.topics.get_mut(&topic).expect("checked above")[partition as usize];
         let base_offset = part.entries.len() as u64;
         let count = entries.len() as i64;
@@ -281,6 +287,17 @@ impl PartitionedLog {
             if seqs.recent.len() as u64 > window {
                 seqs.recent.pop_front();
             }
+        }
+        if hangs {
+            let event = EventKind::Fault {
+                fault: FaultKind::HangingTransaction,
+                from: self.name.clone(),
+                to: transactional_id.clone().unwrap_or_default(),
+                kind: format!("{topic}-{partition} offsets {base_offset}..{}", base_offset + count as u64),
+                call: None,
+            };
+            self.history.record(&self.name, event);
+            return KafkaResponse::Produced { base_offset };
         }
         if let Some(tid) = transactional_id {
             // AddPartitionsToTxn: the partition joins the ongoing transaction, which starts
@@ -312,7 +329,7 @@ impl PartitionedLog {
         };
         let current = producer.epoch == txn.producer.epoch;
         let retry_of_last = match k.protocol {
-            TxnProtocol::Classic => current,
+            TxnProtocol::Classic | TxnProtocol::ClassicUnverified => current,
             TxnProtocol::Kip890 => txn.ended_epoch == Some(producer.epoch),
         };
         if retry_of_last && completed.is_some() {

@@ -22,6 +22,12 @@ pub enum TxnProtocol {
     /// the ended epoch is refused `INVALID_PRODUCER_EPOCH`, and a retried `EndTxn` of the
     /// epoch just ended is recognised and answered as before.
     Kip890,
+    /// A classic broker without partition verification (before KIP-890 part 1, KAFKA-14402):
+    /// a transactional produce to a partition the ongoing transaction did not add
+    /// (`AddPartitionsToTxn`), or after the transaction ended, is written all the same, but
+    /// the coordinator knows nothing of it: no marker ever ends it and no timeout aborts it, so
+    /// it holds the partition's last stable offset for ever (a hanging transaction).
+    ClassicUnverified,
 }
 
 /// Where a transaction of a transactional id is (the coordinator's `TransactionState`).
