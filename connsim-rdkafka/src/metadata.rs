@@ -178,6 +178,12 @@ pub(crate) async fn watermarks(
         };
         ends[i] = match wire.call_until(&req, until).await {
             Some(KafkaResponse::Offset(o)) => o as i64,
+            // librdkafka looks the partition's leader up first
+            // (`rd_kafka_topic_partition_list_query_leaders`): a partition or topic it cannot
+            // find is `UnknownPartition`, before any request.
+            Some(KafkaResponse::Error(connsim::systems::KafkaCode::UnknownTopicOrPartition)) => {
+                return Err(KafkaError::MetadataFetch(RDKafkaErrorCode::UnknownPartition))
+            }
             Some(KafkaResponse::Error(code)) => return Err(KafkaError::MetadataFetch(code.into())),
             _ => return Err(KafkaError::MetadataFetch(RDKafkaErrorCode::OperationTimedOut)),
         };

@@ -247,7 +247,7 @@ fn kafka_auto_offset_reset_applies_when_retention_deleted_the_position() {
                 _ => assert!(
                     matches!(
                         first,
-                        Some(Err(KafkaError::MessageConsumption(rdkafka::error::RDKafkaErrorCode::OffsetOutOfRange)))
+                        Some(Err(KafkaError::MessageConsumption(rdkafka::error::RDKafkaErrorCode::AutoOffsetReset)))
                     ),
                     "error: raised, {first:?}"
                 ),

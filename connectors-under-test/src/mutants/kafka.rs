@@ -6,7 +6,7 @@
 //!   properties brings it along). The reader returns the messages of aborted and open
 //!   transactions. Caught by `no-phantoms`: the test data has an aborted upstream
 //!   transaction at the head of every partition.
-//! - **Fenced as committed** (sink): a commit that fails with `ProducerFenced` is taken for
+//! - **Fenced as committed** (sink): a commit that fails fenced (`Fenced`, librdkafka's one code for it) is taken for
 //!   "someone else committed it" (Flink's committer, by contrast, gives such a commit up and
 //!   says data may be lost). A commit is fenced when an older attempt's `init_transactions`
 //!   for the same batch arrives late, after this attempt's own: the older attempt crashed
@@ -46,7 +46,7 @@ pub fn reads_uncommitted(data: crate::LogSourceSetup) -> KafkaSourceSetup {
 /// Which bug the sink has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum KafkaSinkBug {
-    /// Takes `ProducerFenced` for "committed".
+    /// Takes `Fenced` for "committed".
     FencedAsCommitted,
 }
 
@@ -68,7 +68,7 @@ impl CommitBatch for BuggyKafkaCommitter {
         match self.bug {
             KafkaSinkBug::FencedAsCommitted => match self.inner.commit_batch(batch).await {
                 // The bug: fenced is not committed.
-                Err(Short { code: Some(RDKafkaErrorCode::ProducerFenced), .. }) => Ok(CommitOutcome::AlreadyCommitted),
+                Err(Short { code: Some(RDKafkaErrorCode::Fenced), .. }) => Ok(CommitOutcome::AlreadyCommitted),
                 other => other,
             },
         }

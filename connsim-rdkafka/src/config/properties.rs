@@ -50,6 +50,7 @@ const PROPERTIES: &[(&str, Kind)] = &[
     ("max.poll.interval.ms", Kind::Int(1, 86_400_000)),
     ("partition.assignment.strategy", Kind::Str),
     ("topic.metadata.refresh.interval.ms", Kind::Int(-1, 3_600_000)),
+    ("topic.metadata.propagation.max.ms", Kind::Int(0, 3_600_000)),
     ("queue.buffering.max.messages", Kind::Int(0, INT_MAX)),
     ("queue.buffering.max.kbytes", Kind::Int(1, INT_MAX)),
     ("statistics.interval.ms", Kind::Int(0, 86_400_000)),

@@ -40,6 +40,9 @@ pub(crate) struct Settings {
     pub assignors: Vec<Assignor>,
     /// `topic.metadata.refresh.interval.ms` (`None`: -1, never).
     pub metadata_refresh_interval: Option<Duration>,
+    /// `topic.metadata.propagation.max.ms`: how long a topic the broker does not know may be
+    /// still propagating before a consumer reports it.
+    pub topic_propagation: Duration,
     /// `enable.partition.eof`.
     pub partition_eof: bool,
     pub transaction_timeout_ms: u64,
@@ -99,6 +102,7 @@ impl Settings {
             assignors: vec![Assignor::Range, Assignor::RoundRobin],
             metadata_refresh_interval: Some(Duration::from_millis(300_000)),
             partition_eof: false,
+            topic_propagation: Duration::from_millis(30_000),
             transaction_timeout_ms: 60_000,
             max_in_flight: 1_000_000,
             message_timeout: Duration::from_millis(300_000),
@@ -154,6 +158,7 @@ impl Settings {
                     s.metadata_refresh_interval = (int(v) >= 0).then(|| ms(v));
                 }
                 "enable.partition.eof" => s.partition_eof = boolean(v),
+                "topic.metadata.propagation.max.ms" => s.topic_propagation = ms(v),
                 "transaction.timeout.ms" => s.transaction_timeout_ms = int(v) as u64,
                 "max.in.flight.requests.per.connection" | "max.in.flight" => {
                     in_flight_set = true;

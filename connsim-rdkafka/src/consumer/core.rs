@@ -26,7 +26,18 @@ pub(super) struct Place {
     /// How to resolve an unknown position.
     start: Option<Offset>,
     fetch_at: u64,
-    buffer: VecDeque<OwnedMessage>,
+    /// Fetched messages, and the transaction markers among them.
+    buffer: VecDeque<Fetched>,
+    /// librdkafka's application position (`rktp_app_pos`, what `position()` answers): past
+    /// the last message (or marker) returned since the partition was assigned or sought;
+    /// `None` until then.
+    app_pos: Option<u64>,
+    /// `auto.offset.reset=error` found no offset: the partition stopped fetching until a
+    /// seek or a new assignment (librdkafka's `rd_kafka_offset_reset`).
+    stopped: bool,
+    /// Since when the partition's topic is unknown to the broker: librdkafka waits
+    /// `topic.metadata.propagation.max.ms` before it reports it.
+    missing_since: Option<u64>,
     /// The offset the next commit of the consumer's state commits (librdkafka's stored
     /// offset): past the last message returned, or what the application stored.
     pub(super) stored: Option<u64>,
@@ -39,6 +50,13 @@ pub(super) struct Place {
     /// The offset the last end-of-partition event was for: the next comes only once the
     /// end moved past it.
     eof_at: Option<u64>,
+}
+
+/// What a fetch buffered: a message, or the offset of a transaction marker (a control
+/// record, never returned, passed by the position).
+enum Fetched {
+    Message(OwnedMessage),
+    Marker(u64),
 }
 
 /// An automatic commit's outcome and the offsets it committed.
@@ -59,6 +77,9 @@ pub(crate) enum Next {
 #[derive(Default)]
 pub(super) struct State {
     assignment: Vec<(String, u32)>,
+    /// The offset each partition was assigned at, as `assignment()` lists it (librdkafka's
+    /// `rd_kafka_assignment_add` keeps it, `Invalid` turned into `Stored`).
+    assigned_at: BTreeMap<(String, u32), Offset>,
     pub(super) places: BTreeMap<(String, u32), Place>,
     paused: BTreeSet<(String, u32)>,
     /// Partitions whose messages go to a partition queue of their own
@@ -101,6 +122,15 @@ fn subscription_error(name: &str) -> KafkaError {
     KafkaError::Subscription(name.to_string())
 }
 
+/// How `assignment()` lists a partition assigned at `offset`: `Invalid` means the committed
+/// offset, `Stored` for librdkafka.
+fn as_assigned(offset: Offset) -> Offset {
+    match offset {
+        Offset::Invalid => Offset::Stored,
+        other => other,
+    }
+}
+
 /// `Local: Unknown group`: librdkafka keeps assignments in the consumer group, which only a
 /// consumer with `group.id` has.
 pub(crate) const UNKNOWN_GROUP: &str = "Local: Unknown group";
@@ -136,12 +166,14 @@ impl ConsumerCore {
         // is removed, its stored offset with it.
         let old = std::mem::take(&mut s.places);
         s.assignment.clear();
+        s.assigned_at.clear();
         for e in tpl.elements() {
             let k = key(e.topic(), e.partition());
             if s.places.contains_key(&k) {
                 continue;
             }
             s.assignment.push(k.clone());
+            s.assigned_at.insert(k.clone(), as_assigned(e.offset()));
             s.places.insert(k, Place::at(e.offset()));
         }
         let State { paused, places, .. } = &mut *s;
@@ -201,9 +233,11 @@ impl ConsumerCore {
             let k = key(e.topic(), e.partition());
             if add {
                 s.assignment.push(k.clone());
+                s.assigned_at.insert(k.clone(), as_assigned(e.offset()));
                 s.places.insert(k, Place::at(e.offset()));
             } else {
                 s.assignment.retain(|a| *a != k);
+                s.assigned_at.remove(&k);
                 if let Some(place) = s.places.remove(&k) {
                     removed.push((k.clone(), place));
                 }
@@ -222,8 +256,9 @@ impl ConsumerCore {
         }
         let s = self.state.lock().unwrap();
         let mut tpl = TopicPartitionList::new();
-        for (t, p) in &s.assignment {
-            tpl.add_partition(t, *p as i32);
+        for k in &s.assignment {
+            let offset = s.assigned_at.get(k).copied().unwrap_or(Offset::Stored);
+            let _ = tpl.add_partition_offset(&k.0, k.1 as i32, offset);
         }
         Ok(tpl)
     }
@@ -274,7 +309,7 @@ impl ConsumerCore {
         let s = self.state.lock().unwrap();
         let mut tpl = TopicPartitionList::new();
         for k in &s.assignment {
-            let offset = s.places.get(k).and_then(|p| p.position).map_or(Offset::Invalid, |o| Offset::Offset(o as i64));
+            let offset = s.places.get(k).and_then(|p| p.app_pos).map_or(Offset::Invalid, |o| Offset::Offset(o as i64));
             let _ = tpl.add_partition_offset(&k.0, k.1 as i32, offset);
         }
         Ok(tpl)
@@ -315,14 +350,22 @@ impl ConsumerCore {
                         continue;
                     }
                     let place = s.places.get_mut(&k).expect("assigned");
-                    if let Some(m) = place.buffer.pop_front() {
+                    while let Some(&Fetched::Marker(o)) = place.buffer.front() {
+                        // librdkafka queues control messages: they move the position past
+                        // them when reached, and are never returned.
+                        place.app_pos = Some(place.app_pos.unwrap_or(0).max(o + 1));
+                        place.buffer.pop_front();
+                    }
+                    if let Some(Fetched::Message(m)) = place.buffer.pop_front() {
                         // Past the message, and past what the fetch skipped after it (aborted
                         // messages, transaction markers), as Kafka's consumer position is.
                         let past = m.offset_u64() + 1;
                         if self.settings.auto_offset_store {
                             place.stored = Some(m.offset_u64() + 1);
                         }
-                        place.position = Some(if place.buffer.is_empty() { past.max(place.fetch_at) } else { past });
+                        place.app_pos = Some(place.app_pos.unwrap_or(0).max(past));
+                        let drained = !place.buffer.iter().any(|f| matches!(f, Fetched::Message(_)));
+                        place.position = Some(if drained { past.max(place.fetch_at) } else { past });
                         s.next = (s.next + i + 1) % n;
                         return Next::Message(m);
                     }
@@ -330,7 +373,9 @@ impl ConsumerCore {
                         s.next = (s.next + i + 1) % n;
                         return Next::Error(KafkaError::PartitionEOF(k.1 as i32));
                     }
-                    ready.get_or_insert(k);
+                    if !place.stopped {
+                        ready.get_or_insert(k);
+                    }
                 }
                 ready
             };
@@ -387,10 +432,15 @@ impl ConsumerCore {
                 place.position.get_or_insert(fetch_at);
                 place.start = None;
                 place.fetch_at = f.next_offset;
+                place.missing_since = None;
                 let mut any = !f.entries.is_empty();
+                let mut markers = f.markers.into_iter().peekable();
                 for (offset, e) in f.entries {
+                    while let Some(m) = markers.next_if(|m| *m < offset) {
+                        place.buffer.push_back(Fetched::Marker(m));
+                    }
                     let headers = (!e.headers.is_empty()).then(|| OwnedHeaders::from_log(e.headers));
-                    place.buffer.push_back(OwnedMessage::new(
+                    place.buffer.push_back(Fetched::Message(OwnedMessage::new(
                         e.value,
                         e.key,
                         k.0.clone(),
@@ -398,9 +448,10 @@ impl ConsumerCore {
                         k.1 as i32,
                         offset as i64,
                         headers,
-                    ));
+                    )));
                 }
-                if place.buffer.is_empty() {
+                place.buffer.extend(markers.map(Fetched::Marker));
+                if !place.buffer.iter().any(|f| matches!(f, Fetched::Message(_))) {
                     place.position = Some(f.next_offset);
                 }
                 // librdkafka: the end of the partition (the last stable offset for a
@@ -418,7 +469,7 @@ impl ConsumerCore {
                 let reset = match self.settings.reset_earliest {
                     Some(true) => Offset::Beginning,
                     Some(false) => Offset::End,
-                    None => return Err(KafkaError::MessageConsumption(RDKafkaErrorCode::OffsetOutOfRange)),
+                    None => return Err(self.reset_refused(k)),
                 };
                 let mut s = self.state.lock().unwrap();
                 if let Some(place) = s.places.get_mut(k) {
@@ -427,9 +478,32 @@ impl ConsumerCore {
                 }
                 Ok(false)
             }
+            Ok(KafkaResponse::Error(KafkaCode::UnknownTopicOrPartition)) => {
+                // librdkafka: a topic the broker does not know may not have propagated yet;
+                // only after `topic.metadata.propagation.max.ms` is it reported (at every
+                // poll from then on).
+                let now_ms = connsim::net::now().as_millis() as u64;
+                let mut s = self.state.lock().unwrap();
+                let Some(place) = s.places.get_mut(k) else { return Ok(false) };
+                let since = *place.missing_since.get_or_insert(now_ms);
+                match now_ms.saturating_sub(since) >= self.settings.topic_propagation.as_millis() as u64 {
+                    true => Err(KafkaError::MessageConsumption(RDKafkaErrorCode::UnknownTopicOrPartition)),
+                    false => Ok(false),
+                }
+            }
             Ok(KafkaResponse::Error(code)) => Err(KafkaError::MessageConsumption(code.into())),
             Ok(_) | Err(_) => Ok(false), // no answer: fetch again later
         }
+    }
+
+    /// `auto.offset.reset=error` and no offset to reset to: the application is told once
+    /// (`AutoOffsetReset`) and the partition stops fetching until it is sought or assigned
+    /// again (librdkafka's `rd_kafka_offset_reset`).
+    fn reset_refused(&self, k: &(String, u32)) -> KafkaError {
+        if let Some(place) = self.state.lock().unwrap().places.get_mut(k) {
+            place.stopped = true;
+        }
+        KafkaError::MessageConsumption(RDKafkaErrorCode::AutoOffsetReset)
     }
 
     /// Resolves a logical start offset; `None` if the broker did not answer.
@@ -440,7 +514,7 @@ impl ConsumerCore {
                 Some(None) => match self.settings.reset_earliest {
                     Some(true) => Offset::Beginning,
                     Some(false) => Offset::End,
-                    None => return Err(KafkaError::MessageConsumption(RDKafkaErrorCode::OffsetOutOfRange)),
+                    None => return Err(self.reset_refused(k)),
                 },
                 None => return Ok(None),
             },

@@ -190,6 +190,22 @@ impl Core {
     /// Records a transactional error, as librdkafka keeps them: a fatal error stays, and the
     /// first abortable error of a transaction is the one it keeps.
     pub(super) fn fail(&self, e: RDKafkaError) -> KafkaError {
+        // librdkafka's `rd_kafka_txn_normalize_err`: the broker's fencing codes reach the
+        // application as one, `__FENCED`.
+        let e = match e.code() {
+            RDKafkaErrorCode::InvalidProducerEpoch | RDKafkaErrorCode::ProducerFenced => {
+                let normalized = RDKafkaError::new(RDKafkaErrorCode::Fenced, e.string());
+                if e.is_fatal() {
+                    normalized.fatal()
+                } else {
+                    normalized.abortable()
+                }
+            }
+            _ => e,
+        };
+        if e.is_fatal() {
+            self.fatal.lock().unwrap().get_or_insert((e.code(), e.string()));
+        }
         let mut phase = self.phase.lock().unwrap();
         match (&*phase, e.is_fatal()) {
             (Phase::Fatal(_), _) | (Phase::Abortable(_), false) => {}

@@ -40,7 +40,7 @@ fn kip107_delete_records_moves_the_log_start_offset_and_older_offsets_are_out_of
         // Below the log start: out of range, for a consumer as for a raw fetch.
         let strict = assigned(&[("auto.offset.reset", "error")], 0, Offset::Offset(1));
         let polled = strict.poll(T).await.map(|r| r.map(|m| m.offset()));
-        assert!(matches!(polled, Some(Err(KafkaError::MessageConsumption(OffsetOutOfRange)))), "{polled:?}");
+        assert!(matches!(polled, Some(Err(KafkaError::MessageConsumption(AutoOffsetReset)))), "{polled:?}");
         let fetch = KafkaRequest::Fetch { topic: "t".into(), partition: 0, offset: 2, max: 10, read_committed: true };
         assert_eq!(raw_kafka(&client, fetch).await, KafkaResponse::Error(KafkaCode::OffsetOutOfRange));
         assert_eq!(read("read_committed", 0).await, ["m3", "m4"], "from the beginning: what is left");

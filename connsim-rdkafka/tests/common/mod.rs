@@ -101,5 +101,5 @@ pub async fn read(isolation: &str, p: i32) -> Vec<String> {
 }
 
 pub fn fenced(r: Result<(), KafkaError>) -> bool {
-    matches!(&r, Err(KafkaError::Transaction(e)) if e.code() == RDKafkaErrorCode::ProducerFenced && e.is_fatal())
+    matches!(&r, Err(KafkaError::Transaction(e)) if e.code() == RDKafkaErrorCode::Fenced && e.is_fatal())
 }

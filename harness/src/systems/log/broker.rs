@@ -132,11 +132,13 @@ impl PartitionedLog {
                 // aborted entries out; `read_uncommitted` reads to the high watermark, open
                 // and aborted transactions' entries included (KIP-98).
                 let end = if read_committed { part.lso() } else { part.hw };
-                let (mut entries, mut next) = (Vec::new(), offset);
+                let (mut entries, mut markers, mut next) = (Vec::new(), Vec::new(), offset);
                 while next < end && entries.len() < max {
                     let e = &part.entries[next as usize];
                     // Markers are never returned; the offset they take is skipped.
-                    if e.status == Status::Committed || (!read_committed && e.status != Status::Marker) {
+                    if e.status == Status::Marker {
+                        markers.push(next);
+                    } else if e.status == Status::Committed || !read_committed {
                         entries.push((next, e.entry.clone()));
                     }
                     next += 1;
@@ -144,6 +146,7 @@ impl PartitionedLog {
                 let (log_start, high_watermark, last_stable_offset) = (part.start, part.hw, part.lso());
                 KafkaResponse::Fetched(Fetched {
                     entries,
+                    markers,
                     next_offset: next,
                     log_start,
                     high_watermark,

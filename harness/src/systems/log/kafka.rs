@@ -131,6 +131,10 @@ impl KafkaRequest {
 pub struct Fetched {
     /// Entries with their offsets (a read-committed fetch leaves aborted ones out).
     pub entries: Vec<(u64, LogEntry)>,
+    /// The offsets of the transaction markers (control records) in the range: no consumer
+    /// returns them, but a consumer's position passes each once it is reached, as
+    /// librdkafka's does with the control messages it queues.
+    pub markers: Vec<u64>,
     /// The offset to fetch next.
     pub next_offset: u64,
     /// The partition's first offset.
