@@ -478,21 +478,23 @@ impl ConsumerCore {
                 }
                 Ok(false)
             }
-            Ok(KafkaResponse::Error(KafkaCode::UnknownTopicOrPartition)) => {
-                // librdkafka: a topic the broker does not know may not have propagated yet;
-                // only after `topic.metadata.propagation.max.ms` is it reported (at every
-                // poll from then on).
-                let now_ms = connsim::net::now().as_millis() as u64;
-                let mut s = self.state.lock().unwrap();
-                let Some(place) = s.places.get_mut(k) else { return Ok(false) };
-                let since = *place.missing_since.get_or_insert(now_ms);
-                match now_ms.saturating_sub(since) >= self.settings.topic_propagation.as_millis() as u64 {
-                    true => Err(KafkaError::MessageConsumption(RDKafkaErrorCode::UnknownTopicOrPartition)),
-                    false => Ok(false),
-                }
-            }
+            Ok(KafkaResponse::Error(KafkaCode::UnknownTopicOrPartition)) => self.missing(k).map(|()| false),
             Ok(KafkaResponse::Error(code)) => Err(KafkaError::MessageConsumption(code.into())),
             Ok(_) | Err(_) => Ok(false), // no answer: fetch again later
+        }
+    }
+
+    /// The broker does not know the partition's topic. librdkafka: it may not have
+    /// propagated yet; only after `topic.metadata.propagation.max.ms` is it reported (at
+    /// every poll from then on).
+    fn missing(&self, k: &(String, u32)) -> KafkaResult<()> {
+        let now_ms = connsim::net::now().as_millis() as u64;
+        let mut s = self.state.lock().unwrap();
+        let Some(place) = s.places.get_mut(k) else { return Ok(()) };
+        let since = *place.missing_since.get_or_insert(now_ms);
+        match now_ms.saturating_sub(since) >= self.settings.topic_propagation.as_millis() as u64 {
+            true => Err(KafkaError::MessageConsumption(RDKafkaErrorCode::UnknownTopicOrPartition)),
+            false => Ok(()),
         }
     }
 
@@ -528,10 +530,10 @@ impl ConsumerCore {
         };
         let resolved = match start {
             Offset::Offset(o) => Some(o.max(0) as u64),
-            Offset::Beginning => self.offset(list(OffsetSpec::Earliest)).await?,
-            Offset::End => self.offset(list(OffsetSpec::Latest)).await?,
+            Offset::Beginning => self.offset(k, list(OffsetSpec::Earliest)).await?,
+            Offset::End => self.offset(k, list(OffsetSpec::Latest)).await?,
             Offset::OffsetTail(n) => {
-                self.offset(list(OffsetSpec::Latest)).await?.map(|end| end.saturating_sub(n.max(0) as u64))
+                self.offset(k, list(OffsetSpec::Latest)).await?.map(|end| end.saturating_sub(n.max(0) as u64))
             }
             Offset::Stored | Offset::Invalid => unreachable!("resolved above"),
         };
@@ -546,9 +548,10 @@ impl ConsumerCore {
         Ok(resolved)
     }
 
-    async fn offset(&self, req: KafkaRequest) -> KafkaResult<Option<u64>> {
+    async fn offset(&self, k: &(String, u32), req: KafkaRequest) -> KafkaResult<Option<u64>> {
         match self.wire.call(&req).await {
             Ok(KafkaResponse::Offset(o)) => Ok(Some(o)),
+            Ok(KafkaResponse::Error(KafkaCode::UnknownTopicOrPartition)) => self.missing(k).map(|()| None),
             Ok(KafkaResponse::Error(code)) => Err(KafkaError::MessageConsumption(code.into())),
             _ => Ok(None),
         }
