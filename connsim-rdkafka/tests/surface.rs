@@ -665,3 +665,237 @@ pub fn admin_codes() -> [RDKafkaErrorCode; 12] {
         InvalidArgument,
     ]
 }
+
+// ---- Partition queues, streams, group lists, purges, partitioners and the producers'
+// generic parameters (the real half's wrappers at rdkafka's paths, src/real/).
+
+/// A consumer context whose rebalance callback calls the consumer it gets through
+/// rdkafka's synchronous trait, `base_consumer::Consumer`, as production callback code does.
+pub struct Rebalances;
+
+impl rdkafka::ClientContext for Rebalances {}
+
+impl rdkafka::consumer::ConsumerContext for Rebalances {
+    fn post_rebalance(
+        &self,
+        consumer: &rdkafka::consumer::base_consumer::BaseConsumer<Self>,
+        rebalance: &rdkafka::consumer::Rebalance<'_>,
+    ) {
+        let _ = (callback_calls(consumer), rebalance);
+    }
+}
+
+/// What a rebalance callback calls on its consumer, generic over the context.
+pub fn callback_calls<C: rdkafka::consumer::ConsumerContext>(
+    consumer: &rdkafka::consumer::base_consumer::BaseConsumer<C>,
+) -> KafkaResult<TopicPartitionList> {
+    use rdkafka::consumer::base_consumer::Consumer as _;
+    let _: &std::sync::Arc<C> = consumer.context();
+    let _: Option<(RDKafkaErrorCode, String)> = consumer.client().fatal_error();
+    let _: &std::sync::Arc<C> = rdkafka::consumer::base_consumer::Consumer::<C>::context(consumer);
+    consumer.commit_consumer_state(CommitMode::Async)?;
+    consumer.assignment()
+}
+
+/// A stream of messages that a task may own.
+pub fn sendable_stream<'a, S>(stream: S) -> S
+where
+    S: futures::Stream<Item = KafkaResult<BorrowedMessage<'a>>> + Send,
+{
+    stream
+}
+
+/// A base consumer's messages as a stream (`base_consumer::Iter`).
+pub fn iter_of<C: rdkafka::consumer::ConsumerContext + 'static>(
+    consumer: &BaseConsumer<C>,
+) -> rdkafka::consumer::base_consumer::Iter<'_, C> {
+    sendable_stream(consumer.iter())
+}
+
+/// The next message of a base consumer's stream.
+pub async fn next_of_iter(consumer: &BaseConsumer<Rebalances>) -> Option<KafkaResult<OwnedMessage>> {
+    use futures::StreamExt;
+    let mut iter: rdkafka::consumer::base_consumer::Iter<'_, Rebalances> = iter_of(consumer);
+    iter.next().await.map(|m| m.map(|m| m.detach()))
+}
+
+/// A base consumer's partition queue, its `poll` awaited; the client under the consumer.
+pub async fn partition_queue_of<C: rdkafka::consumer::ConsumerContext + 'static>(
+    consumer: &std::sync::Arc<BaseConsumer<C>>,
+) -> Option<KafkaResult<OwnedMessage>> {
+    let _: &rdkafka::client::Client<C> = consumer.client();
+    let _: Option<(RDKafkaErrorCode, String)> = consumer.client().fatal_error();
+    let queue: rdkafka::consumer::base_consumer::PartitionQueue<C> = consumer.split_partition_queue("t", 0)?;
+    let polled = queue.poll(std::time::Duration::ZERO).await;
+    polled.map(|m| m.map(|m| m.detach()))
+}
+
+/// The cluster's consumer groups and their members, through the async `Consumer` trait.
+pub async fn group_list<K: Consumer>(consumer: &K) -> KafkaResult<Vec<(String, usize)>> {
+    let list: rdkafka::groups::GroupList = consumer.fetch_group_list(Some("g"), std::time::Duration::ZERO).await?;
+    let mut groups = Vec::new();
+    for g in list.groups() {
+        let g: &rdkafka::groups::GroupInfo = g;
+        let _: (&str, &str, &str) = (g.state(), g.protocol(), g.protocol_type());
+        for m in g.members() {
+            let m: &rdkafka::groups::GroupMemberInfo = m;
+            let _: (&str, &str, &str, Option<&[u8]>, Option<&[u8]>) =
+                (m.id(), m.client_id(), m.client_host(), m.metadata(), m.assignment());
+        }
+        groups.push((g.name().to_string(), g.members().len()));
+    }
+    Ok(groups)
+}
+
+/// A stream consumer by rdkafka's module path, its partition queues and their streams.
+pub async fn stream_partition_queue<C: rdkafka::consumer::ConsumerContext + 'static, R>(
+    consumer: &std::sync::Arc<rdkafka::consumer::stream_consumer::StreamConsumer<C, R>>,
+) -> Option<KafkaResult<OwnedMessage>> {
+    let _: &rdkafka::client::Client<C> = consumer.client();
+    let queue: rdkafka::consumer::stream_consumer::StreamPartitionQueue<C, R> =
+        consumer.split_partition_queue("t", 0)?;
+    let stream: rdkafka::consumer::stream_consumer::MessageStream<'_, C> = sendable_stream(queue.stream());
+    drop(stream);
+    Some(queue.recv().await.map(|m| m.detach()))
+}
+
+/// The stream consumer and its stream at both paths are the same types.
+pub fn stream_consumer_paths(
+    consumer: StreamConsumer<Rebalances>,
+) -> rdkafka::consumer::stream_consumer::StreamConsumer<Rebalances, rdkafka::util::DefaultRuntime> {
+    let _: fn(&StreamConsumer<Rebalances>) -> rdkafka::consumer::stream_consumer::MessageStream<'_, Rebalances> =
+        |c| c.stream();
+    let _: Option<MessageStream<'_, Rebalances>> =
+        None::<rdkafka::consumer::stream_consumer::MessageStream<'_, Rebalances>>;
+    consumer
+}
+
+/// Every purge setting.
+pub fn purge_configs() -> [rdkafka::producer::PurgeConfig; 2] {
+    use rdkafka::producer::PurgeConfig;
+    let all = PurgeConfig::default().queue().inflight().non_blocking();
+    [all, all.no_queue().no_inflight().blocking()]
+}
+
+/// A purge and a flush through the async `Producer` trait, of any producer.
+pub async fn purged<P: rdkafka::producer::Producer>(producer: &P) -> KafkaResult<()> {
+    producer.purge(purge_configs()[0]);
+    producer.flush(std::time::Duration::ZERO).await
+}
+
+/// A partitioner of one's own: by the key's length, `PARTITION_UA` without a key.
+#[derive(Clone, Copy)]
+pub struct ByKeyLength;
+
+impl rdkafka::producer::Partitioner for ByKeyLength {
+    fn partition(
+        &self,
+        topic_name: &str,
+        key: Option<&[u8]>,
+        partition_cnt: i32,
+        is_partition_available: impl Fn(i32) -> bool,
+    ) -> i32 {
+        let _ = (topic_name, is_partition_available(0));
+        key.map_or(rdkafka::producer::PARTITION_UA, |k| k.len() as i32 % partition_cnt.max(1))
+    }
+}
+
+/// A producer context that registers that partitioner.
+pub struct Partitioned(ByKeyLength);
+
+impl rdkafka::ClientContext for Partitioned {}
+
+impl rdkafka::producer::ProducerContext<ByKeyLength> for Partitioned {
+    type DeliveryOpaque = ();
+    fn delivery(&self, result: &rdkafka::producer::DeliveryResult<'_>, _: ()) {
+        let _ = result.as_ref().map(|m| m.partition());
+    }
+    fn get_custom_partitioner(&self) -> Option<&ByKeyLength> {
+        Some(&self.0)
+    }
+}
+
+/// What every base producer has, generic over its context and partitioner. (The std half
+/// asks `Part: Send + Sync + 'static` and `C: 'static` for the calls it runs on tokio's
+/// blocking pool, as rdkafka's threaded producer does to be created.)
+pub async fn base_producer_parts<C, Part>(
+    producer: &rdkafka::producer::BaseProducer<C, Part>,
+) -> KafkaResult<Option<(RDKafkaErrorCode, String)>>
+where
+    C: rdkafka::producer::ProducerContext<Part> + 'static,
+    Part: rdkafka::producer::Partitioner + Send + Sync + 'static,
+{
+    let _: &std::sync::Arc<C> = producer.context();
+    producer.poll(std::time::Duration::ZERO).await;
+    purged(producer).await?;
+    let client: &rdkafka::client::Client<C> = producer.client();
+    Ok(client.fatal_error())
+}
+
+/// A base producer with a partitioner of its own, at both module paths.
+pub fn partitioned_base_producer(
+    config: &ClientConfig,
+) -> KafkaResult<rdkafka::producer::base_producer::BaseProducer<Partitioned, ByKeyLength>> {
+    let producer: BaseProducer<Partitioned, ByKeyLength> = config.create_with_context(Partitioned(ByKeyLength))?;
+    let record: rdkafka::producer::base_producer::BaseRecord<'_, str, str, ()> = BaseRecord::to("t").key("k");
+    producer.send(record).map_err(|(e, _)| e)?;
+    Ok(producer)
+}
+
+/// Threaded producers: the default context, and one with a partitioner; `send` and `poll`
+/// as rdkafka's, the async `Producer` trait, at both module paths.
+pub async fn threaded_producers(
+    config: &ClientConfig,
+) -> KafkaResult<(
+    rdkafka::producer::ThreadedProducer<rdkafka::producer::DefaultProducerContext>,
+    rdkafka::producer::base_producer::ThreadedProducer<Partitioned, ByKeyLength>,
+)> {
+    use rdkafka::producer::{DefaultProducerContext, NoCustomPartitioner, ThreadedProducer};
+    let plain: ThreadedProducer<DefaultProducerContext, NoCustomPartitioner> = ThreadedProducer::from_config(config)?;
+    let partitioned: ThreadedProducer<Partitioned, ByKeyLength> =
+        config.create_with_context(Partitioned(ByKeyLength))?;
+    plain.send(BaseRecord::<str, str>::to("t").payload("p")).map_err(|(e, _)| e)?;
+    partitioned.send(BaseRecord::<str, str>::to("t").key("k")).map_err(|(e, _)| e)?;
+    plain.poll(std::time::Duration::ZERO);
+    let _: (&std::sync::Arc<DefaultProducerContext>, &rdkafka::client::Client<Partitioned>) =
+        (plain.context(), partitioned.client());
+    purged(&plain).await?;
+    purged(&partitioned).await?;
+    Ok((plain, partitioned))
+}
+
+/// Future producers with all three parameters: a context of one's own through
+/// `FromClientConfigAndContext`, any runtime, a partitioner parameter; their client and
+/// context are the future producer context's.
+pub fn future_producer_parts<C, R, Part>(
+    config: &ClientConfig,
+    context: C,
+) -> KafkaResult<rdkafka::producer::future_producer::FutureProducer<C, R, Part>>
+where
+    C: rdkafka::ClientContext + 'static,
+    R: rdkafka::util::AsyncRuntime,
+    Part: rdkafka::producer::Partitioner + 'static,
+{
+    use rdkafka::config::FromClientConfigAndContext;
+    use rdkafka::producer::future_producer::FutureProducerContext;
+    let producer: FutureProducer<C, R, Part> = FutureProducer::from_config_and_context(config, context)?;
+    let _: &std::sync::Arc<FutureProducerContext<C>> = producer.context();
+    let _: &std::sync::Arc<rdkafka::producer::FutureProducerContext<C>> = producer.client().context();
+    let _: Option<(RDKafkaErrorCode, String)> = producer.client().fatal_error();
+    producer.poll(std::time::Duration::ZERO);
+    let _: FutureProducer<C, R, Part> = producer.clone();
+    Ok(producer)
+}
+
+/// A future producer with a partitioner parameter sends, purges and flushes.
+pub async fn future_producer_with_partitioner(config: &ClientConfig) -> KafkaResult<()> {
+    use rdkafka::producer::future_producer::{Delivery, DeliveryFuture, FutureRecord, OwnedDeliveryResult};
+    let producer = future_producer_parts::<Commits, rdkafka::util::DefaultRuntime, ByKeyLength>(config, Commits)?;
+    let delivery: DeliveryFuture =
+        producer.send_result(FutureRecord::<str, str>::to("t").key("k")).map_err(|(e, _)| e)?;
+    purged(&producer).await?;
+    let result: OwnedDeliveryResult = producer.send(future_record("t", "k", b"p"), std::time::Duration::ZERO).await;
+    let _: Option<Delivery> = result.ok();
+    let _: Result<OwnedDeliveryResult, rdkafka::producer::Canceled> = delivery.await;
+    Ok(())
+}

@@ -1,32 +1,43 @@
 //! `rdkafka::consumer`: [`BaseConsumer`] and [`StreamConsumer`] around rdkafka's, and the
 //! [`Consumer`] trait with the simulation's `async` calls.
 //!
-//! `committed`, `committed_offsets`, `fetch_metadata`, `fetch_watermarks` and a synchronous
-//! `commit` wait for the broker in rdkafka: they run on tokio's blocking pool.
-//! `BaseConsumer::poll` looks at librdkafka's queue without waiting and sleeps on tokio's
-//! timer in between. The others, an asynchronous commit and `seek` among them, are rdkafka's
-//! calls made directly, without waiting.
+//! `committed`, `committed_offsets`, `fetch_metadata`, `fetch_watermarks`,
+//! `fetch_group_list`, `offsets_for_times` and a synchronous `commit` wait for the broker in
+//! rdkafka: they run on tokio's blocking pool. `BaseConsumer::poll`, its stream
+//! ([`BaseConsumer::iter`]) and its partition queues' `poll` look at librdkafka's queue
+//! without waiting and sleep on tokio's timer in between. The others, an asynchronous commit
+//! and `seek` among them, are rdkafka's calls made directly, without waiting.
+//!
+//! One difference stays: `client()` is rdkafka's [`Client`](rdkafka::client::Client), whose
+//! `fetch_metadata`, `fetch_watermarks` and `fetch_group_list` block the caller's thread
+//! (they are `async` in the simulation). Call the consumer's own, through [`Consumer`].
 
 #[path = "base_consumer.rs"]
 mod base;
 mod group_metadata;
-mod stream_consumer;
+pub mod stream_consumer;
 
 pub use base::BaseConsumer;
 
-/// rdkafka's own base consumer, under rdkafka's path: the type its `ConsumerContext`'s
-/// rebalance callbacks take (a context that overrides them names it by this path, which is
-/// the simulated consumer in the simulation).
+/// `rdkafka::consumer::base_consumer`: rdkafka's own base consumer, the type its
+/// `ConsumerContext`'s rebalance callbacks take (a context that overrides them names it by
+/// this path, which is the simulated consumer in the simulation), with rdkafka's own
+/// synchronous [`Consumer`](rdkafka::consumer::Consumer) trait for the calls a callback makes
+/// on it (`use rdkafka::consumer::base_consumer::Consumer as _;`).
+/// [`Iter`](base_consumer::Iter) and [`PartitionQueue`](base_consumer::PartitionQueue) are
+/// the wrapped [`BaseConsumer`]'s: a stream, and a queue whose `poll` is `async`, as in the
+/// simulation (rdkafka's block the thread).
 pub mod base_consumer {
+    pub use super::base::{Iter, PartitionQueue};
     pub use rdkafka::consumer::base_consumer::*;
+    pub use rdkafka::consumer::Consumer;
 }
 pub use group_metadata::ConsumerGroupMetadata;
-pub use rdkafka::consumer::{
-    CommitMode, ConsumerContext, DefaultConsumerContext, MessageStream, Rebalance, RebalanceProtocol,
-};
-pub use stream_consumer::StreamConsumer;
+pub use rdkafka::consumer::{CommitMode, ConsumerContext, DefaultConsumerContext, Rebalance, RebalanceProtocol};
+pub use stream_consumer::{MessageStream, StreamConsumer};
 
 use rdkafka::error::KafkaResult;
+use rdkafka::groups::GroupList;
 use rdkafka::metadata::Metadata;
 use rdkafka::util::Timeout;
 use rdkafka::{Offset, TopicPartitionList};
@@ -90,6 +101,8 @@ pub trait Consumer {
     fn assignment_lost(&self) -> bool;
     /// The group's rebalance protocol.
     fn rebalance_protocol(&self) -> RebalanceProtocol;
+    /// The cluster's consumer groups, or one of them.
+    async fn fetch_group_list<T: Into<Timeout>>(&self, group: Option<&str>, timeout: T) -> KafkaResult<GroupList>;
     /// Moves several assigned partitions' positions (without waiting).
     fn seek_partitions<T: Into<Timeout>>(
         &self,
@@ -260,6 +273,19 @@ macro_rules! consumer_api {
             }
             fn rebalance_protocol(&self) -> rdkafka::consumer::RebalanceProtocol {
                 rdkafka::consumer::Consumer::rebalance_protocol(&*self.inner)
+            }
+            async fn fetch_group_list<T: Into<rdkafka::util::Timeout>>(
+                &self,
+                group: Option<&str>,
+                timeout: T,
+            ) -> rdkafka::error::KafkaResult<rdkafka::groups::GroupList> {
+                let (inner, group, timeout) = (self.inner.clone(), group.map(str::to_string), timeout.into());
+                let listed = $crate::real::blocking::blocking(move || {
+                    rdkafka::consumer::Consumer::fetch_group_list(&*inner, group.as_deref(), timeout)
+                        .map($crate::real::blocking::SentGroupList)
+                })
+                .await;
+                listed.map(|sent| sent.0)
             }
             fn seek_partitions<T: Into<rdkafka::util::Timeout>>(
                 &self,

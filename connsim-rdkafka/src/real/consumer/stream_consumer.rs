@@ -1,6 +1,9 @@
-//! `rdkafka::consumer::StreamConsumer`: `recv` and `stream` are rdkafka's own, async there too.
+//! `rdkafka::consumer::stream_consumer`: [`StreamConsumer`] around rdkafka's, whose `recv`
+//! and `stream` are rdkafka's own (async there too), and rdkafka's own [`MessageStream`] and
+//! [`StreamPartitionQueue`].
 
-use super::{DefaultConsumerContext, MessageStream};
+use super::DefaultConsumerContext;
+use rdkafka::client::Client;
 use rdkafka::config::{ClientConfig, FromClientConfig, FromClientConfigAndContext};
 use rdkafka::consumer::ConsumerContext;
 use rdkafka::error::{KafkaError, KafkaResult};
@@ -8,11 +11,13 @@ use rdkafka::message::BorrowedMessage;
 use rdkafka::util::{AsyncRuntime, DefaultRuntime};
 use std::sync::Arc;
 
+pub use rdkafka::consumer::stream_consumer::{MessageStream, StreamPartitionQueue};
+
 /// A consumer whose messages are awaited: rdkafka's `StreamConsumer`, with the
 /// [`Consumer`](super::Consumer) trait's `async` calls.
 pub struct StreamConsumer<C = DefaultConsumerContext, R = DefaultRuntime>
 where
-    C: ConsumerContext + 'static,
+    C: ConsumerContext,
 {
     inner: Arc<rdkafka::consumer::StreamConsumer<C, R>>,
 }
@@ -31,8 +36,15 @@ impl<C: ConsumerContext + 'static, R: AsyncRuntime> FromClientConfigAndContext<C
 
 impl<C: ConsumerContext + 'static, R> StreamConsumer<C, R> {
     /// The consumer's context (rdkafka's call).
-    pub fn context(&self) -> &std::sync::Arc<C> {
+    pub fn context(&self) -> &Arc<C> {
         rdkafka::consumer::Consumer::context(&*self.inner)
+    }
+
+    /// The client under the consumer: rdkafka's own, whose `fetch_*` calls block the
+    /// caller's thread (`async` in the simulation); see
+    /// [`BaseConsumer::client`](super::BaseConsumer::client).
+    pub fn client(&self) -> &Client<C> {
+        rdkafka::consumer::Consumer::client(&*self.inner)
     }
 
     /// The next message of an assigned, unpaused partition.
@@ -43,6 +55,13 @@ impl<C: ConsumerContext + 'static, R> StreamConsumer<C, R> {
     /// The messages as a stream.
     pub fn stream(&self) -> MessageStream<'_, C> {
         self.inner.stream()
+    }
+
+    /// Routes one partition's messages to a queue of their own (rdkafka's call: `None` if
+    /// rdkafka finds no such partition); the consumer's own `recv` must go on for
+    /// rebalances, as in rdkafka.
+    pub fn split_partition_queue(self: &Arc<Self>, topic: &str, partition: i32) -> Option<StreamPartitionQueue<C, R>> {
+        self.inner.split_partition_queue(topic, partition)
     }
 }
 
