@@ -63,9 +63,10 @@ impl GroupInfo {
     }
 }
 
-/// The groups `fetch_group_list` found (`rdkafka::groups::GroupList`).
+/// The groups `fetch_group_list` found (`rdkafka::groups::GroupList`). Like rdkafka's it is
+/// not `Send`: take what you need from it before an `.await` in a task that must be.
 #[derive(Debug)]
-pub struct GroupList(Vec<GroupInfo>);
+pub struct GroupList(Vec<GroupInfo>, std::marker::PhantomData<*const ()>);
 
 impl GroupList {
     /// The groups.
@@ -100,6 +101,7 @@ pub(crate) async fn fetch(wire: &Wire, group: Option<&str>, timeout: Timeout) ->
                     GroupInfo { group: g, members }
                 })
                 .collect(),
+            std::marker::PhantomData,
         )),
         Some(KafkaResponse::Error(code)) => failed(code.into()),
         _ => failed(RDKafkaErrorCode::OperationTimedOut),
