@@ -55,6 +55,10 @@ pub mod metadata;
 #[cfg(madsim)]
 pub mod producer;
 #[cfg(madsim)]
+pub mod statistics;
+#[cfg(madsim)]
+mod stats_clock;
+#[cfg(madsim)]
 pub mod topic_partition_list;
 #[cfg(madsim)]
 pub mod util;
@@ -72,6 +76,8 @@ pub use client_context::{ClientContext, DefaultClientContext};
 pub use config::ClientConfig;
 #[cfg(madsim)]
 pub use message::{Message, Timestamp};
+#[cfg(madsim)]
+pub use statistics::Statistics;
 #[cfg(madsim)]
 pub use topic_partition_list::{Offset, TopicPartitionList};
 #[cfg(madsim)]

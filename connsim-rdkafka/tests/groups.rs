@@ -483,3 +483,60 @@ fn kafka_delete_groups_takes_only_an_empty_group_and_its_offsets() {
         assert_eq!(left.find_partition("t", 0).unwrap().offset(), Offset::Invalid, "its offsets went with it");
     });
 }
+
+/// librdkafka's `statistics.interval.ms`: the context's `stats` gets the client's
+/// statistics at that interval, from its polls: a consumer's partitions with the offsets it
+/// returned up to and its group's assignment; a producer's acknowledged messages and its
+/// idempotent producer id.
+#[test]
+fn librdkafka_hands_statistics_to_the_context_every_interval() {
+    use rdkafka::statistics::Statistics;
+    #[derive(Default)]
+    struct Stats(Mutex<Vec<Statistics>>);
+    impl ClientContext for Stats {
+        fn stats(&self, statistics: Statistics) {
+            self.0.lock().unwrap().push(statistics);
+        }
+    }
+    impl ConsumerContext for Stats {}
+    impl rdkafka::producer::ProducerContext for Stats {
+        type DeliveryOpaque = ();
+        fn delivery(&self, _: &rdkafka::producer::DeliveryResult<'_>, _: ()) {}
+    }
+    groups(1, |_log, _client, _gw| async move {
+        let p: rdkafka::producer::BaseProducer<Stats> =
+            config(&[("statistics.interval.ms", "1000"), ("enable.idempotence", "true")])
+                .create_with_context(Stats::default())
+                .unwrap();
+        for i in 0..3 {
+            let payload = format!("m{i}");
+            p.send(rdkafka::producer::BaseRecord::<(), str>::to("t").partition(0).payload(&payload)).unwrap();
+        }
+        p.flush(T).await.unwrap();
+        madsim::time::sleep(Duration::from_millis(1_000)).await;
+        p.poll(Duration::ZERO).await;
+        let stats = std::mem::take(&mut *p.context().0.lock().unwrap());
+        assert_eq!(stats.len(), 1, "once per interval");
+        let s = &stats[0];
+        assert_eq!(s.client_type, "producer");
+        assert_eq!(s.topics["t"].partitions[&0].txmsgs, 3);
+        assert!(s.eos.as_ref().is_some_and(|e| e.idemp_state == "Assigned"));
+
+        let c: BaseConsumer<Stats> = config(&[("group.id", "g"), ("statistics.interval.ms", "1000")])
+            .create_with_context(Stats::default())
+            .unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 0, Offset::Beginning).unwrap();
+        c.assign(&tpl).unwrap();
+        let until = madsim::time::Instant::now() + Duration::from_millis(2_500);
+        while madsim::time::Instant::now() < until {
+            c.poll(Duration::from_millis(100)).await;
+        }
+        let stats = std::mem::take(&mut *c.context().0.lock().unwrap());
+        assert_eq!(stats.len(), 2, "at 1 s and 2 s");
+        let last = stats.last().unwrap();
+        let part = &last.topics["t"].partitions[&0];
+        assert_eq!((part.app_offset, part.rxmsgs), (3, 3), "past the three messages it returned");
+        assert_eq!(last.cgrp.as_ref().map(|g| g.assignment_size), Some(1));
+    });
+}

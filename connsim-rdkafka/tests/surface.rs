@@ -739,8 +739,8 @@ pub async fn group_list<K: Consumer>(consumer: &K) -> KafkaResult<Vec<(String, u
         let _: (&str, &str, &str) = (g.state(), g.protocol(), g.protocol_type());
         for m in g.members() {
             let m: &rdkafka::groups::GroupMemberInfo = m;
-            let _: (&str, &str, &str, Option<&[u8]>, Option<&[u8]>) =
-                (m.id(), m.client_id(), m.client_host(), m.metadata(), m.assignment());
+            let _: (&str, &str, &str) = (m.id(), m.client_id(), m.client_host());
+            let _: (Option<&[u8]>, Option<&[u8]>) = (m.metadata(), m.assignment());
         }
         groups.push((g.name().to_string(), g.members().len()));
     }
@@ -898,4 +898,144 @@ pub async fn future_producer_with_partitioner(config: &ClientConfig) -> KafkaRes
     let _: Option<Delivery> = result.ok();
     let _: Result<OwnedDeliveryResult, rdkafka::producer::Canceled> = delivery.await;
     Ok(())
+}
+
+/// A context's statistics callbacks, and the fields of `Statistics` a connector reads, each
+/// with rdkafka's type.
+pub struct Stats;
+
+impl rdkafka::ClientContext for Stats {
+    fn stats(&self, statistics: rdkafka::Statistics) {
+        let _ = statistics_fields(&statistics);
+    }
+    fn stats_raw(&self, statistics: &[u8]) {
+        let _ = statistics.len();
+    }
+}
+
+/// `Statistics`' fields, typed as rdkafka types them.
+pub fn statistics_fields(stats: &rdkafka::statistics::Statistics) -> i64 {
+    use rdkafka::statistics::{Broker, ConsumerGroup, ExactlyOnceSemantics, Partition, Topic, TopicPartition, Window};
+    use std::collections::HashMap;
+    let _: (&String, &String, &String) = (&stats.name, &stats.client_id, &stats.client_type);
+    let _: [i64; 4] = [stats.ts, stats.time, stats.age, stats.replyq];
+    let _: [u64; 4] = [stats.msg_cnt, stats.msg_size, stats.msg_max, stats.msg_size_max];
+    let _: [i64; 10] = [
+        stats.tx,
+        stats.tx_bytes,
+        stats.rx,
+        stats.rx_bytes,
+        stats.txmsgs,
+        stats.txmsg_bytes,
+        stats.rxmsgs,
+        stats.rxmsg_bytes,
+        stats.simple_cnt,
+        stats.metadata_cache_cnt,
+    ];
+    let brokers: &HashMap<String, Broker> = &stats.brokers;
+    for b in brokers.values() {
+        let _: (&String, i32, &String, &String, &String) = (&b.name, b.nodeid, &b.nodename, &b.source, &b.state);
+        let _: [i64; 7] =
+            [b.stateage, b.outbuf_cnt, b.outbuf_msg_cnt, b.waitresp_cnt, b.waitresp_msg_cnt, b.txidle, b.rxidle];
+        let _: [u64; 12] = [
+            b.tx,
+            b.txbytes,
+            b.txerrs,
+            b.txretries,
+            b.req_timeouts,
+            b.rx,
+            b.rxbytes,
+            b.rxerrs,
+            b.rxcorriderrs,
+            b.rxpartial,
+            b.zbuf_grow,
+            b.buf_grow,
+        ];
+        let _: (Option<u64>, Option<i64>, Option<i64>) = (b.wakeups, b.connects, b.disconnects);
+        let _: [&Option<Window>; 4] = [&b.int_latency, &b.outbuf_latency, &b.rtt, &b.throttle];
+        let _: &HashMap<String, i64> = &b.req;
+        let toppars: &HashMap<String, TopicPartition> = &b.toppars;
+        let _: Vec<(&String, i32)> = toppars.values().map(|tp| (&tp.topic, tp.partition)).collect();
+        if let Some(w) = &b.rtt {
+            let _: [i64; 14] = [
+                w.min,
+                w.max,
+                w.avg,
+                w.sum,
+                w.cnt,
+                w.stddev,
+                w.hdrsize,
+                w.p50,
+                w.p75,
+                w.p90,
+                w.p95,
+                w.p99,
+                w.p99_99,
+                w.outofrange,
+            ];
+        }
+    }
+    let topics: &HashMap<String, Topic> = &stats.topics;
+    let mut lag = 0;
+    for t in topics.values() {
+        let _: (&String, i64, &Window, &Window) = (&t.topic, t.metadata_age, &t.batchsize, &t.batchcnt);
+        let partitions: &HashMap<i32, Partition> = &t.partitions;
+        for p in partitions.values() {
+            let _: (i32, i32, i32, bool, bool, &String) =
+                (p.partition, p.broker, p.leader, p.desired, p.unknown, &p.fetch_state);
+            let _: [i64; 17] = [
+                p.msgq_cnt,
+                p.xmit_msgq_cnt,
+                p.fetchq_cnt,
+                p.query_offset,
+                p.next_offset,
+                p.app_offset,
+                p.stored_offset,
+                p.committed_offset,
+                p.eof_offset,
+                p.lo_offset,
+                p.hi_offset,
+                p.ls_offset,
+                p.consumer_lag,
+                p.consumer_lag_stored,
+                p.msgs_inflight,
+                p.next_ack_seq,
+                p.next_err_seq,
+            ];
+            let _: [u64; 10] = [
+                p.msgq_bytes,
+                p.xmit_msgq_bytes,
+                p.fetchq_size,
+                p.txmsgs,
+                p.txbytes,
+                p.rxmsgs,
+                p.rxbytes,
+                p.msgs,
+                p.rx_ver_drops,
+                p.acked_msgid,
+            ];
+            lag += p.consumer_lag.max(0);
+        }
+    }
+    if let Some(g) = &stats.cgrp {
+        let g: &ConsumerGroup = g;
+        let _: (&String, i64, &String, i64, i64, &String, i32) = (
+            &g.state,
+            g.stateage,
+            &g.join_state,
+            g.rebalance_age,
+            g.rebalance_cnt,
+            &g.rebalance_reason,
+            g.assignment_size,
+        );
+    }
+    if let Some(e) = &stats.eos {
+        let e: &ExactlyOnceSemantics = e;
+        let _: (&String, i64, &String, i64, bool) =
+            (&e.idemp_state, e.idemp_stateage, &e.txn_state, e.txn_stateage, e.txn_may_enq);
+        let _: [i64; 3] = [e.producer_id, e.producer_epoch, e.epoch_cnt];
+    }
+    let _: rdkafka::statistics::Statistics = stats.clone();
+    let _ = format!("{stats:?}");
+    lag
 }

@@ -4,7 +4,7 @@
 use super::group::Membership;
 use crate::config::Settings;
 use crate::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
-use crate::message::{OwnedHeaders, OwnedMessage, Timestamp};
+use crate::message::{Message, OwnedHeaders, OwnedMessage, Timestamp};
 use crate::topic_partition_list::{Offset, TopicPartitionList};
 use crate::wire::Wire;
 use connsim::systems::{KafkaCode, KafkaRequest, KafkaResponse, OffsetSpec};
@@ -25,19 +25,24 @@ pub(super) struct Place {
     position: Option<u64>,
     /// How to resolve an unknown position.
     start: Option<Offset>,
-    fetch_at: u64,
+    pub(super) fetch_at: u64,
     /// Fetched messages, and the transaction markers among them.
     buffer: VecDeque<Fetched>,
     /// librdkafka's application position (`rktp_app_pos`, what `position()` answers): past
     /// the last message (or marker) returned since the partition was assigned or sought;
     /// `None` until then.
-    app_pos: Option<u64>,
+    pub(super) app_pos: Option<u64>,
     /// `auto.offset.reset=error` found no offset: the partition stopped fetching until a
     /// seek or a new assignment (librdkafka's `rd_kafka_offset_reset`).
-    stopped: bool,
+    pub(super) stopped: bool,
     /// Since when the partition's topic is unknown to the broker: librdkafka waits
     /// `topic.metadata.propagation.max.ms` before it reports it.
     missing_since: Option<u64>,
+    /// The log start, high watermark and last stable offset the last fetch answered (for
+    /// statistics).
+    pub(super) marks: Option<(u64, u64, u64)>,
+    /// Messages (and their bytes) handed to the application (for statistics).
+    pub(super) received: (u64, u64),
     /// The offset the next commit of the consumer's state commits (librdkafka's stored
     /// offset): past the last message returned, or what the application stored.
     pub(super) stored: Option<u64>,
@@ -76,7 +81,7 @@ pub(crate) enum Next {
 
 #[derive(Default)]
 pub(super) struct State {
-    assignment: Vec<(String, u32)>,
+    pub(super) assignment: Vec<(String, u32)>,
     /// The offset each partition was assigned at, as `assignment()` lists it (librdkafka's
     /// `rd_kafka_assignment_add` keeps it, `Invalid` turned into `Stored`).
     assigned_at: BTreeMap<(String, u32), Offset>,
@@ -99,6 +104,8 @@ pub(crate) struct ConsumerCore {
     pub(crate) group: Membership,
     /// The error that finished the consumer (`Client::fatal_error`).
     pub(crate) fatal: crate::client::FatalError,
+    /// When it hands its statistics to its context.
+    pub(crate) stats: crate::stats_clock::StatsClock,
 }
 
 impl Place {
@@ -139,7 +146,8 @@ impl ConsumerCore {
     pub(crate) fn new(settings: Settings) -> KafkaResult<ConsumerCore> {
         let settings = settings.for_consumer()?;
         let (wire, group) = (Wire::new(&settings)?, Membership::new(&settings));
-        Ok(ConsumerCore { wire, group, settings, state: Mutex::default(), fatal: Default::default() })
+        let stats = crate::stats_clock::StatsClock::new(settings.statistics_interval);
+        Ok(ConsumerCore { wire, group, settings, state: Mutex::default(), fatal: Default::default(), stats })
     }
 
     /// librdkafka's assignment calls need the consumer group (`group.id`).
@@ -364,6 +372,8 @@ impl ConsumerCore {
                             place.stored = Some(m.offset_u64() + 1);
                         }
                         place.app_pos = Some(place.app_pos.unwrap_or(0).max(past));
+                        let size = m.payload().map_or(0, <[u8]>::len) + m.key().map_or(0, <[u8]>::len);
+                        place.received = (place.received.0 + 1, place.received.1 + size as u64);
                         let drained = !place.buffer.iter().any(|f| matches!(f, Fetched::Message(_)));
                         place.position = Some(if drained { past.max(place.fetch_at) } else { past });
                         s.next = (s.next + i + 1) % n;
@@ -433,6 +443,7 @@ impl ConsumerCore {
                 place.start = None;
                 place.fetch_at = f.next_offset;
                 place.missing_since = None;
+                place.marks = Some((f.log_start, f.high_watermark, f.last_stable_offset));
                 let mut any = !f.entries.is_empty();
                 let mut markers = f.markers.into_iter().peekable();
                 for (offset, e) in f.entries {

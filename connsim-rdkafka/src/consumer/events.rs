@@ -37,6 +37,10 @@ pub(crate) fn next_event<C: ConsumerContext>(view: &BaseConsumer<C>) -> Served {
         }
         GroupEvent::Error(e) => Served::Error(e),
     };
+    if let Served::Rebalance = served {
+        let mut s = group.inner.lock().unwrap();
+        s.rebalances = (s.rebalances.0 + 1, connsim::net::now().as_millis() as u64);
+    }
     group.served();
     served
 }

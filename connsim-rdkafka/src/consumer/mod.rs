@@ -15,6 +15,7 @@ mod events;
 pub(crate) mod group;
 mod offsets;
 mod polled;
+mod stats;
 pub mod stream_consumer;
 mod subscription;
 mod times;

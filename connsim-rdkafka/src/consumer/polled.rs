@@ -59,6 +59,9 @@ pub(crate) async fn poll<'a, C: ConsumerContext>(
     only: Option<&(String, u32)>,
 ) -> Option<KafkaResult<BorrowedMessage<'a>>> {
     let _polling = Polling::start(&view.core);
+    if let Some(json) = view.core.stats_if_due() {
+        crate::client::ClientContext::stats_raw(&**view.client.context(), &json);
+    }
     let deadline = crate::wire::deadline(timeout);
     loop {
         if only.is_none() {

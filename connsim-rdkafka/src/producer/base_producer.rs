@@ -164,6 +164,9 @@ impl<C: ProducerContext<Part>, Part: Partitioner> BaseProducer<C, Part> {
     /// stays queued (`KafkaError::Flush(OperationTimedOut)`). A batch already sent is waited
     /// for, as librdkafka waits for requests in flight.
     async fn flush_queue(&self, timeout: Timeout) -> KafkaResult<()> {
+        if let Some(json) = self.core.stats_if_due() {
+            crate::client::ClientContext::stats_raw(&**self.context(), &json);
+        }
         let deadline = crate::wire::deadline(timeout);
         loop {
             if deadline.is_some_and(|d| madsim::time::Instant::now() >= d) && self.queued() > 0 {

@@ -105,6 +105,10 @@ pub(crate) struct Core {
     pending: Mutex<(usize, usize)>,
     /// The error that finished the producer (`Client::fatal_error`).
     pub(crate) fatal: crate::client::FatalError,
+    /// When it hands its statistics to its context.
+    pub(crate) stats: crate::stats_clock::StatsClock,
+    /// Messages (and their bytes) acknowledged per partition (for statistics).
+    pub(super) delivered: Mutex<BTreeMap<(String, u32), (u64, u64)>>,
 }
 
 /// Milliseconds since the Unix epoch on the simulation's wall clock.
@@ -122,6 +126,7 @@ impl Core {
         let wire = Wire::new(&settings)?;
         let phase = if settings.transactional_id.is_some() { Phase::Init } else { Phase::Ready };
         let builtin = BuiltIn::named(settings.partitioner.as_deref().unwrap_or("consistent_random"))?;
+        let settings_interval = settings.statistics_interval;
         Ok(Core {
             wire,
             settings,
@@ -132,6 +137,8 @@ impl Core {
             sticky: Mutex::default(),
             pending: Mutex::new((0, 0)),
             fatal: Default::default(),
+            stats: crate::stats_clock::StatsClock::new(settings_interval),
+            delivered: Mutex::default(),
         })
     }
 
@@ -171,6 +178,11 @@ impl Core {
         let mut p = self.pending.lock().unwrap();
         p.0 = p.0.saturating_sub(1);
         p.1 = p.1.saturating_sub(bytes);
+    }
+
+    /// Messages handed over and not yet reported, and their bytes.
+    pub(crate) fn pending_bytes(&self) -> (usize, usize) {
+        *self.pending.lock().unwrap()
     }
 
     /// Messages handed over and not yet reported.

@@ -93,6 +93,12 @@ impl<C: ClientContext + 'static> ClientContext for FutureProducerContext<C> {
     fn error(&self, error: KafkaError, reason: &str) {
         self.wrapped_context.error(error, reason);
     }
+    fn stats(&self, statistics: crate::statistics::Statistics) {
+        self.wrapped_context.stats(statistics);
+    }
+    fn stats_raw(&self, statistics: &[u8]) {
+        self.wrapped_context.stats_raw(statistics);
+    }
 }
 
 impl<C: ClientContext + 'static, Part: Partitioner> ProducerContext<Part> for FutureProducerContext<C> {
@@ -267,6 +273,9 @@ impl<C: ClientContext + 'static, R, Part: Partitioner> FutureProducer<C, R, Part
         K: ToBytes + ?Sized,
         P: ToBytes + ?Sized,
     {
+        if let Some(json) = self.core.stats_if_due() {
+            crate::client::ClientContext::stats_raw(&**self.context(), &json);
+        }
         let out = outgoing(&record);
         if let Err(e) = self.core.reserve(out.size()) {
             return Err((e, record));

@@ -16,6 +16,7 @@ mod future_producer_impl;
 mod partitioner;
 mod pipeline;
 mod purge;
+mod stats;
 mod threaded;
 mod txn;
 

@@ -89,6 +89,7 @@ impl Core {
             let batch = batches[i].as_ref().expect("in flight");
             let code = match answer {
                 Ok(KafkaResponse::Produced { base_offset }) => {
+                    self.count_delivered(batch);
                     outcomes[i] = Some(delivered(batch, base_offset as i64));
                     continue;
                 }
@@ -166,6 +167,18 @@ impl Core {
             transactional_id: self.settings.transactional_id.clone(),
             acks,
         })
+    }
+
+    /// A batch was acknowledged (for statistics).
+    fn count_delivered(&self, batch: &Batch) {
+        let bytes: usize = batch
+            .entries
+            .iter()
+            .map(|e| e.key.as_ref().map_or(0, Vec::len) + e.value.as_ref().map_or(0, Vec::len))
+            .sum();
+        let mut d = self.delivered.lock().unwrap();
+        let c = d.entry((batch.topic.clone(), batch.partition)).or_default();
+        *c = (c.0 + batch.entries.len() as u64, c.1 + bytes as u64);
     }
 
     /// A batch failed: a transaction that lost a message cannot commit (a fenced producer is

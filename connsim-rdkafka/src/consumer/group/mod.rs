@@ -71,6 +71,8 @@ pub(crate) struct Inner {
     pub(crate) fatal: bool,
     /// A cooperative assignment revoked partitions: rejoin at once (KIP-429).
     pub(crate) second_round: bool,
+    /// Assignments and revocations served, and when the last was (for statistics).
+    pub(crate) rebalances: (i64, u64),
     /// The subscribed topics and their partition counts at the last join: a change starts a
     /// rebalance.
     pub(crate) known_topics: std::collections::BTreeMap<String, u32>,
