@@ -6,6 +6,9 @@
 
 use connsim::net::{Endpoint, Gateway};
 use connsim::systems::{ExternalSystem, PartitionedLog, Setting, SettingEnv, TxnProtocol};
+use connsim::systems::{
+    GroupRequest, GroupResponse, JoinRequest, KafkaCode, KafkaRequest, KafkaResponse, MemberIdentity,
+};
 use rdkafka::consumer::base_consumer::{BaseConsumer as CallbackConsumer, Consumer as _};
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
@@ -231,6 +234,7 @@ fn kip345_a_static_member_restarting_in_time_gets_its_partitions_back_without_a_
         b.subscribe(&["t"]).unwrap();
         futures::join!(poll_for(&a, 3_000), poll_for(&b, 3_000));
         let before = partitions_of(&a);
+        assert_eq!(before.len(), 1);
         drop(a);
         b.context().take();
         let a = member(&[("group.instance.id", "a")]);
@@ -285,7 +289,8 @@ fn kafka_a_commit_from_a_generation_the_group_left_behind_is_refused() {
         poll_for(&b, 14_000).await;
         tpl.set_partition_offset("t", p, Offset::Offset(1)).unwrap();
         let e = a.commit(&tpl, CommitMode::Sync).await;
-        assert!(matches!(&e, Err(KafkaError::ConsumerCommit(_))), "{e:?}");
+        // a left the group: it is no member (the generation rule has a test of its own).
+        assert!(matches!(&e, Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::UnknownMemberId))), "{e:?}");
         let committed = b.committed(T).await.unwrap();
         let offset = committed.find_partition("t", p).unwrap().offset();
         assert_eq!(offset, Offset::Offset(2), "the stale commit changed nothing");
@@ -538,5 +543,278 @@ fn librdkafka_hands_statistics_to_the_context_every_interval() {
         let part = &last.topics["t"].partitions[&0];
         assert_eq!((part.app_offset, part.rxmsgs), (3, 3), "past the three messages it returned");
         assert_eq!(last.cgrp.as_ref().map(|g| g.assignment_size), Some(1));
+    });
+}
+
+/// One timeline of every member's rebalance callbacks, in the order they ran.
+type Timeline = Arc<Mutex<Vec<(&'static str, bool, Vec<i32>)>>>;
+
+struct Logged(&'static str, Timeline);
+
+impl ClientContext for Logged {}
+impl ConsumerContext for Logged {
+    fn pre_rebalance(&self, _: &CallbackConsumer<Self>, rebalance: &Rebalance<'_>) {
+        // An assignment counts from before it is applied...
+        if let Rebalance::Assign(tpl) = rebalance {
+            self.1.lock().unwrap().push((self.0, true, tpl.elements().iter().map(|e| e.partition()).collect()));
+        }
+    }
+    fn post_rebalance(&self, _: &CallbackConsumer<Self>, rebalance: &Rebalance<'_>) {
+        // ...a revocation only once it was applied.
+        if let Rebalance::Revoke(tpl) = rebalance {
+            self.1.lock().unwrap().push((self.0, false, tpl.elements().iter().map(|e| e.partition()).collect()));
+        }
+    }
+}
+
+fn logged(name: &'static str, timeline: &Timeline, extra: &[(&str, &str)]) -> Arc<BaseConsumer<Logged>> {
+    let mut c = config(QUICK);
+    for (k, v) in extra {
+        c.set(*k, *v);
+    }
+    Arc::new(c.create_with_context(Logged(name, timeline.clone())).unwrap())
+}
+
+async fn poll_logged(m: &BaseConsumer<Logged>, for_ms: u64) {
+    let until = madsim::time::Instant::now() + Duration::from_millis(for_ms);
+    while madsim::time::Instant::now() < until {
+        let _ = m.poll(Duration::from_millis(50)).await;
+    }
+}
+
+/// Replays a timeline: no partition is assigned to a member while another still holds it.
+fn assert_one_owner_at_a_time(timeline: &[(&'static str, bool, Vec<i32>)]) {
+    let mut owner: std::collections::BTreeMap<i32, &'static str> = Default::default();
+    for (who, assign, parts) in timeline {
+        for p in parts {
+            if *assign {
+                if let Some(other) = owner.insert(*p, who) {
+                    assert_eq!(other, *who, "partition {p} assigned to {who} while {other} holds it: {timeline:?}");
+                }
+            } else {
+                owner.remove(p);
+            }
+        }
+    }
+}
+
+/// KIP-429's safety rule: a partition that moves is revoked by its owner before the
+/// newcomer gets it, even when the owner's application is slow to serve the revocation.
+#[test]
+fn kip429_a_moving_partition_is_never_assigned_while_its_old_owner_holds_it() {
+    groups(4, |_log, _client, _gw| async move {
+        let coop = [("partition.assignment.strategy", "cooperative-sticky")];
+        let timeline: Timeline = Arc::default();
+        let a = logged("a", &timeline, &coop);
+        a.subscribe(&["t"]).unwrap();
+        poll_logged(&a, 2_000).await;
+        let b = logged("b", &timeline, &coop);
+        b.subscribe(&["t"]).unwrap();
+        // a's application does not poll for a while: its revocation waits.
+        poll_logged(&b, 2_000).await;
+        futures::join!(poll_logged(&a, 4_000), poll_logged(&b, 4_000));
+        let seen = timeline.lock().unwrap().clone();
+        assert_one_owner_at_a_time(&seen);
+        let b_assigns: Vec<&Vec<i32>> =
+            seen.iter().filter(|(w, assign, _)| *w == "b" && *assign).map(|(_, _, p)| p).collect();
+        assert_eq!(
+            b_assigns.first().map(|p| p.len()),
+            Some(0),
+            "b's first (incremental) assignment is empty: {seen:?}"
+        );
+        assert_eq!(b_assigns.iter().map(|p| p.len()).sum::<usize>(), 2, "the two arrive in the second: {seen:?}");
+    });
+}
+
+/// KIP-429 / `cooperative-sticky`: when a third member joins, only as many partitions move as
+/// the balance needs (one of four here); every other partition stays with its owner.
+#[test]
+fn kip429_cooperative_sticky_moves_only_what_the_balance_needs() {
+    groups(4, |_log, _client, _gw| async move {
+        let coop = [("partition.assignment.strategy", "cooperative-sticky")];
+        let timeline: Timeline = Arc::default();
+        let (a, b) = (logged("a", &timeline, &coop), logged("b", &timeline, &coop));
+        a.subscribe(&["t"]).unwrap();
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_logged(&a, 4_000), poll_logged(&b, 4_000));
+        let owned = |m: &BaseConsumer<Logged>| -> BTreeSet<i32> {
+            m.assignment().unwrap().elements().iter().map(|e| e.partition()).collect()
+        };
+        let (ba, bb) = (owned(&a), owned(&b));
+        assert_eq!((ba.len(), bb.len()), (2, 2));
+        timeline.lock().unwrap().clear();
+        let c = logged("c", &timeline, &coop);
+        c.subscribe(&["t"]).unwrap();
+        futures::join!(poll_logged(&a, 5_000), poll_logged(&b, 5_000), poll_logged(&c, 5_000));
+        let seen = timeline.lock().unwrap().clone();
+        let revoked: usize = seen.iter().filter(|(_, assign, _)| !assign).map(|(_, _, p)| p.len()).sum();
+        assert_eq!(revoked, 1, "one partition moves to c, nothing else: {seen:?}");
+        let (aa, ab) = (owned(&a), owned(&b));
+        assert!(aa.is_subset(&ba) && ab.is_subset(&bb), "a and b keep what they keep: {aa:?} {ab:?}");
+        assert_eq!(c.assignment().unwrap().count(), 1);
+    });
+}
+
+/// Kafka's `onCompleteJoin`: a dynamic member that has not rejoined when the rebalance
+/// timeout ends the join phase is removed, and the rebalance completes without it (here a's
+/// application stopped polling, so its revocation is never served and it never rejoins).
+#[test]
+fn kafka_a_dynamic_member_that_does_not_rejoin_in_time_is_removed_when_the_join_phase_ends() {
+    groups(2, |_log, _client, _gw| async move {
+        let (a, b) = (member(&[]), member(&[]));
+        a.subscribe(&["t"]).unwrap();
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 3_000), poll_for(&b, 3_000));
+        let c = member(&[]);
+        c.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&b, 12_000), poll_for(&c, 12_000));
+        let (pb, pc) = (partitions_of(&b), partitions_of(&c));
+        assert_eq!(pb.len() + pc.len(), 2, "b and c share both partitions: {pb:?} {pc:?}");
+        let listed = b.fetch_group_list(Some("g"), T).await.unwrap();
+        assert_eq!(listed.groups()[0].members().len(), 2, "a was removed");
+        drop(a);
+    });
+}
+
+/// KIP-345 / Kafka's `onCompleteJoin`: a static member that has not rejoined when the join
+/// phase ends keeps its place (and its share of the assignment) until its session expires.
+#[test]
+fn kip345_a_static_member_that_does_not_rejoin_in_time_keeps_its_place() {
+    groups(2, |_log, _client, _gw| async move {
+        let a = member(&[("group.instance.id", "a")]);
+        let b = member(&[]);
+        a.subscribe(&["t"]).unwrap();
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 3_000), poll_for(&b, 3_000));
+        let c = member(&[]);
+        c.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&b, 12_000), poll_for(&c, 12_000));
+        let listed = b.fetch_group_list(Some("g"), T).await.unwrap();
+        assert_eq!(listed.groups()[0].members().len(), 3, "a is still a member");
+        let (pb, pc) = (partitions_of(&b), partitions_of(&c));
+        assert_eq!(pb.len() + pc.len(), 1, "a's share is kept for it: {pb:?} {pc:?}");
+        drop(a);
+    });
+}
+
+/// Kafka's `validateOffsetCommit`: a member still in the group but committing with an older
+/// generation is refused `ILLEGAL_GENERATION`; during `CompletingRebalance` a member's commit
+/// is `REBALANCE_IN_PROGRESS`. (Raw requests, so the client's own bookkeeping plays no part.)
+#[test]
+fn kafka_a_members_commit_is_checked_against_the_groups_generation() {
+    groups(1, |_log, client, _gw| async move {
+        let join = JoinRequest {
+            group: "raw".into(),
+            member_id: String::new(),
+            instance_id: None,
+            client_id: "raw".into(),
+            protocol_type: "consumer".into(),
+            protocols: vec![("range".into(), Vec::new())],
+            session_timeout_ms: 6_000,
+            rebalance_timeout_ms: 10_000,
+        };
+        let KafkaResponse::Group(GroupResponse::Joined(j)) =
+            raw(&client, KafkaRequest::Group(GroupRequest::Join(join))).await
+        else {
+            panic!("no join")
+        };
+        let me = |generation| MemberIdentity { generation, member_id: j.member_id.clone(), instance_id: None };
+        let commit = |generation| KafkaRequest::OffsetCommit {
+            group: "raw".into(),
+            member: Some(me(generation)),
+            offsets: vec![("t".into(), 0, 1)],
+        };
+        // Joined, not synced: the group awaits the leader's assignment.
+        assert_eq!(raw(&client, commit(j.generation)).await, KafkaResponse::Error(KafkaCode::RebalanceInProgress));
+        let sync = GroupRequest::Sync { group: "raw".into(), member: me(j.generation), assignments: vec![] };
+        let synced = raw(&client, KafkaRequest::Group(sync)).await;
+        assert!(matches!(synced, KafkaResponse::Group(GroupResponse::Synced { .. })));
+        assert_eq!(raw(&client, commit(j.generation - 1)).await, KafkaResponse::Error(KafkaCode::IllegalGeneration));
+        assert_eq!(raw(&client, commit(j.generation)).await, KafkaResponse::Ok);
+    });
+}
+
+/// KIP-447: offsets a transaction sends with the group metadata of a generation the group
+/// has left behind are refused (`ILLEGAL_GENERATION`, abortable), though the member is still
+/// in the group; the application aborts and goes on.
+#[test]
+fn kip447_offsets_sent_with_an_older_generations_metadata_are_refused_and_the_transaction_aborts() {
+    groups(2, |_log, _client, _gw| async move {
+        let a = member(&[]);
+        a.subscribe(&["t"]).unwrap();
+        poll_for(&a, 2_000).await;
+        let old = a.group_metadata().unwrap();
+        let b = member(&[]);
+        b.subscribe(&["t"]).unwrap();
+        futures::join!(poll_for(&a, 4_000), poll_for(&b, 4_000));
+        assert_eq!(partitions_of(&a).len(), 1, "a is still a member, in a newer generation");
+        let p = transactional("stale");
+        p.init_transactions(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 0, Offset::Offset(1)).unwrap();
+        let e = p.send_offsets_to_transaction(&tpl, &old, T).await;
+        assert!(
+            matches!(&e, Err(KafkaError::Transaction(e))
+                if e.code() == RDKafkaErrorCode::IllegalGeneration && e.txn_requires_abort()),
+            "{e:?}"
+        );
+        p.abort_transaction(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        p.send_offsets_to_transaction(&tpl, &a.group_metadata().unwrap(), T).await.unwrap();
+        p.commit_transaction(T).await.unwrap();
+    });
+}
+
+/// librdkafka: a partition added to a subscribed topic (nothing else changing) starts a
+/// rebalance that assigns it.
+#[test]
+fn librdkafka_a_partition_added_alone_is_assigned_after_a_refresh() {
+    groups(1, |log, _client, _gw| async move {
+        log.create_topic("grows", 1);
+        let a = member(&[("topic.metadata.refresh.interval.ms", "1000")]);
+        a.subscribe(&["grows"]).unwrap();
+        poll_for(&a, 2_000).await;
+        assert_eq!(a.assignment().unwrap().count(), 1);
+        log.create_topic("grows", 2);
+        poll_for(&a, 4_000).await;
+        let parts: Vec<i32> = a.assignment().unwrap().elements().iter().map(|e| e.partition()).collect();
+        assert_eq!(parts, [0, 1]);
+    });
+}
+
+/// librdkafka: a read-committed consumer's end of a partition is the last stable offset: it
+/// gets `PartitionEOF` there while a transaction is open past it.
+#[test]
+fn librdkafka_a_read_committed_consumer_reaches_the_end_at_the_last_stable_offset() {
+    groups(1, |_log, _client, _gw| async move {
+        produce(2, 1).await; // m@0, m@1, a marker at 2
+        let open = transactional("open");
+        open.init_transactions(T).await.unwrap();
+        open.begin_transaction().unwrap();
+        send(&open, 0, "pending").await.unwrap(); // offset 3, open
+        let c =
+            assigned(&[("enable.partition.eof", "true"), ("isolation.level", "read_committed")], 0, Offset::Beginning);
+        let mut seen = Vec::new();
+        for _ in 0..4 {
+            match c.poll(Duration::from_millis(50)).await {
+                Some(Ok(m)) => seen.push(format!("m@{}", m.offset())),
+                Some(Err(KafkaError::PartitionEOF(p))) => seen.push(format!("eof {p}")),
+                Some(Err(e)) => panic!("{e}"),
+                None => {}
+            }
+        }
+        assert_eq!(seen, ["m@0", "m@1", "eof 0"]);
+    });
+}
+
+/// librdkafka's check (rdkafka_conf.c, `rd_kafka_conf_finalize`) is `max.poll.interval.ms <
+/// session.timeout.ms`: equal is allowed.
+#[test]
+fn librdkafka_allows_max_poll_interval_equal_to_the_session_timeout() {
+    groups(1, |_log, _client, _gw| async move {
+        let c = config(&[("group.id", "g"), ("session.timeout.ms", "30000"), ("max.poll.interval.ms", "30000")])
+            .create::<BaseConsumer>();
+        assert!(c.is_ok(), "{:?}", c.err());
     });
 }

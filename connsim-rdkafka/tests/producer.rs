@@ -11,6 +11,7 @@ use rdkafka::producer::{
     PurgeConfig, ThreadedProducer,
 };
 use rdkafka::{ClientContext, Message, Timestamp};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -270,7 +271,9 @@ fn kafka_a_lost_produce_request_reorders_a_partition_only_without_idempotence() 
         kept.dedup();
         assert_eq!(kept, sent, "nothing lost (a dropped answer may have written one twice)");
         // The idempotent run appends to the same partition, after the first run's.
-        let (read_all, _) = burst(&gw, &[("enable.idempotence", "true")], 20, Some((FaultRule::drop(0.5), 10))).await;
+        let (read_all, took) =
+            burst(&gw, &[("enable.idempotence", "true")], 20, Some((FaultRule::drop(0.5), 10))).await;
+        assert!(took >= Duration::from_millis(50), "a request was lost and retried: {took:?}");
         assert_eq!(read_all[read_plain.len()..], sent[..], "in order and once each with idempotence");
     });
 }
@@ -288,5 +291,139 @@ fn kafka_a_lost_produce_answer_duplicates_only_without_idempotence() {
             burst(&gw, &[("enable.idempotence", "true")], 5, Some((FaultRule::lose_response(0.5), 10))).await;
         let idempotent = &all[plain.len()..];
         assert_eq!(idempotent, ["m0", "m1", "m2", "m3", "m4"]);
+    });
+}
+
+/// librdkafka's `rd_kafka_curr_msgs_sub` runs when a message is destroyed, after its delivery
+/// report was served: a message in flight still counts against
+/// `queue.buffering.max.messages`, so a send meanwhile is refused `QueueFull`.
+#[test]
+fn librdkafka_a_message_counts_against_the_queue_until_its_report_is_served() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        kill_log();
+        let p: BaseProducer<Reports> = config(&[("queue.buffering.max.messages", "1"), ("message.timeout.ms", "1000")])
+            .create_with_context(Reports::default())
+            .unwrap();
+        p.send(record("a")).unwrap();
+        let meanwhile = async {
+            madsim::time::sleep(Duration::from_millis(100)).await; // a is in flight now
+            (p.send(record("b")).map_err(|(e, _)| e), p.in_flight_count())
+        };
+        let ((), (refused, counted)) = futures::join!(p.poll(Duration::from_secs(2)), meanwhile);
+        assert_eq!(refused, Err(KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull)), "a is unreported");
+        assert_eq!(counted, 1);
+        assert_eq!(*p.context().0.lock().unwrap(), [Err(RDKafkaErrorCode::MessageTimedOut)]);
+        p.send(record("b")).unwrap();
+    });
+}
+
+fn code(r: Result<rdkafka::producer::OwnedDeliveryResult, rdkafka::producer::Canceled>) -> Option<RDKafkaErrorCode> {
+    match r {
+        Ok(Err((e, _))) => e.rdkafka_error_code(),
+        _ => None,
+    }
+}
+
+/// `Producer::purge` on a future producer: `queue()` fails only what is queued, leaving the
+/// request in flight to its own fate; `inflight()` only what is in flight, leaving the queue.
+#[test]
+fn rdkafka_a_future_producers_purge_takes_back_only_what_its_flags_name() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        kill_log();
+        let rec = |payload| FutureRecord::<str, str>::to("t").partition(0).payload(payload);
+        let p: FutureProducer = config(&[("message.timeout.ms", "1000")]).create().unwrap();
+        let in_flight = p.send_result(rec("a")).unwrap();
+        madsim::time::sleep(Duration::from_millis(5)).await;
+        let queued = p.send_result(rec("b")).unwrap();
+        p.purge(PurgeConfig::default().queue());
+        assert_eq!(code(queued.await), Some(RDKafkaErrorCode::PurgeQueue));
+        assert_eq!(code(in_flight.await), Some(RDKafkaErrorCode::MessageTimedOut), "not purged");
+
+        let in_flight = p.send_result(rec("c")).unwrap();
+        madsim::time::sleep(Duration::from_millis(5)).await;
+        let queued = p.send_result(rec("d")).unwrap();
+        p.purge(PurgeConfig::default().inflight());
+        assert_eq!(code(in_flight.await), Some(RDKafkaErrorCode::PurgeInflight));
+        assert_eq!(code(queued.await), Some(RDKafkaErrorCode::MessageTimedOut), "sent after, not purged");
+    });
+}
+
+/// librdkafka purges what is in flight at once ("void any future acknowledgements"), not when
+/// the request would have timed out.
+#[test]
+fn librdkafka_a_purge_of_in_flight_messages_fails_them_at_once() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        kill_log();
+        let p: FutureProducer = config(&[("message.timeout.ms", "10000")]).create().unwrap();
+        let in_flight = p.send_result(FutureRecord::<str, str>::to("t").partition(0).payload("a")).unwrap();
+        madsim::time::sleep(Duration::from_millis(5)).await;
+        let started = madsim::time::Instant::now();
+        p.purge(PurgeConfig::default().inflight());
+        assert_eq!(code(in_flight.await), Some(RDKafkaErrorCode::PurgeInflight));
+        assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
+    });
+}
+
+/// librdkafka's sticky partitioner (`rd_kafka_msg_sticky_partition`, KIP-480): messages
+/// without a key go to one partition for `sticky.partitioning.linger.ms` (10 ms), then to
+/// another drawn at random; a key is hashed, never sticky.
+#[test]
+fn librdkafka_keyless_messages_stick_to_a_partition_for_the_linger_then_move() {
+    sim(TxnProtocol::Classic, |log, _h, _client| async move {
+        log.create_topic("wide", 16);
+        let p: FutureProducer = config(&[]).create().unwrap();
+        let keyless = || FutureRecord::<str, str>::to("wide").payload("v");
+        let together: Vec<_> = (0..20).map(|_| p.send_result(keyless()).unwrap()).collect();
+        let mut parts = BTreeSet::new();
+        for d in together {
+            parts.insert(d.await.unwrap().unwrap().partition);
+        }
+        assert_eq!(parts.len(), 1, "one partition within the linger: {parts:?}");
+        let mut apart = BTreeSet::new();
+        for _ in 0..20 {
+            apart.insert(p.send(keyless(), T).await.unwrap().partition);
+            madsim::time::sleep(Duration::from_millis(15)).await;
+        }
+        assert!(apart.len() > 1, "a new partition after each linger: {apart:?}");
+        let keyed = p.send(FutureRecord::<str, str>::to("wide").key("kafka").payload("v"), T).await.unwrap();
+        assert_eq!(keyed.partition, (0x5bbc_7517u32 % 16) as i32, "crc32(kafka) % 16");
+    });
+}
+
+/// Kafka's idempotent producer state: a retry of one of the last five batches is answered
+/// with the offset it was written at, so every delivery report is a success at the message's
+/// offset in the log (not just "the log has no duplicate").
+#[test]
+fn kafka_a_recognised_retry_is_reported_delivered_at_its_first_offset() {
+    use connsim::net::FaultRule;
+    #[derive(Default)]
+    struct Landed(Mutex<Vec<Result<i64, RDKafkaErrorCode>>>);
+    impl ClientContext for Landed {}
+    impl ProducerContext for Landed {
+        type DeliveryOpaque = ();
+        fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+            let r = match result {
+                Ok(m) => Ok(m.offset()),
+                Err((e, _)) => Err(e.rdkafka_error_code().unwrap()),
+            };
+            self.0.lock().unwrap().push(r);
+        }
+    }
+    sim_on_network(TxnProtocol::Classic, |_log, _h, _client, gw| async move {
+        let p: BaseProducer<Landed> = config(&[("batch.num.messages", "1"), ("enable.idempotence", "true")])
+            .create_with_context(Landed::default())
+            .unwrap();
+        let payloads: Vec<String> = (0..5).map(|i| format!("m{i}")).collect();
+        for payload in &payloads {
+            p.send(record(payload)).unwrap();
+        }
+        let now = connsim::net::now().as_millis() as u64;
+        gw.add_rule(FaultRule::lose_response(0.5).kind("kafka.produce").window(now, now + 10));
+        let started = madsim::time::Instant::now();
+        p.flush(Duration::from_secs(10)).await.unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(50), "an answer was lost and the batch retried");
+        gw.heal();
+        assert_eq!(*p.context().0.lock().unwrap(), [Ok(0), Ok(1), Ok(2), Ok(3), Ok(4)]);
+        assert_eq!(read("read_uncommitted", 0).await, payloads);
     });
 }

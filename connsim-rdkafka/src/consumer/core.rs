@@ -189,6 +189,8 @@ impl ConsumerCore {
         s.next = 0;
         drop(s);
         self.removed(old.into_iter());
+        // librdkafka clears `assignment_lost` in the unassignment itself.
+        self.group.inner.lock().unwrap().lost = false;
     }
 
     /// Partitions left the assignment: with `enable.auto.commit`, their stored offsets are
@@ -255,6 +257,9 @@ impl ConsumerCore {
         s.next = 0;
         drop(s);
         self.removed(removed.into_iter());
+        if !add {
+            self.group.inner.lock().unwrap().lost = false;
+        }
         Ok(())
     }
 

@@ -78,9 +78,10 @@ pub(crate) struct Outgoing {
 }
 
 impl Outgoing {
-    /// What it counts for against `queue.buffering.max.kbytes` (librdkafka: key and value).
+    /// What it counts for against `queue.buffering.max.kbytes` (librdkafka's
+    /// `rd_kafka_curr_msgs_add`: the payload's length).
     pub(crate) fn size(&self) -> usize {
-        self.key.as_ref().map_or(0, Vec::len) + self.payload.as_ref().map_or(0, Vec::len)
+        self.payload.as_ref().map_or(0, Vec::len)
     }
 }
 

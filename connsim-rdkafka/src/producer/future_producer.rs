@@ -123,10 +123,14 @@ struct Queue {
     /// Messages waiting with their delivery's sender, and whether the sending task runs.
     waiting: Mutex<(Vec<Waiting>, bool)>,
     drained: Notify,
-    /// A purge of what is in flight: the batch the task sends now is reported
-    /// `PurgeInflight`, whatever the broker answers.
-    purge_inflight: std::sync::atomic::AtomicBool,
+    /// The batch the task sends now: its messages' deliveries, copies and sizes. A purge of
+    /// what is in flight takes them and reports `PurgeInflight` at once; the broker's answer
+    /// then goes nowhere.
+    in_flight: Mutex<Vec<InFlight>>,
 }
+
+/// A message in flight: where its delivery goes, the message to hand back, its size.
+type InFlight = (oneshot::Sender<OwnedDeliveryResult>, OwnedMessage, usize);
 
 /// A producer whose `send` waits for the delivery (`rdkafka::producer::FutureProducer`).
 /// Dropping the last clone purges what is queued and in flight: each such message's future
@@ -299,14 +303,14 @@ impl<C: ClientContext + 'static, R, Part: Partitioner> FutureProducer<C, R, Part
                         w.0.drain(..).collect()
                     };
                     let (messages, senders): (Vec<Outgoing>, Vec<_>) = batch.into_iter().unzip();
-                    let copies: Vec<OwnedMessage> = messages.iter().map(owned).collect();
-                    let sizes: Vec<usize> = messages.iter().map(Outgoing::size).collect();
+                    let flying = senders.into_iter().zip(&messages).map(|(tx, m)| (tx, owned(m), m.size()));
+                    *queue.in_flight.lock().unwrap() = flying.collect();
                     let results = core.send_batch(messages).await;
-                    let purged = queue.purge_inflight.swap(false, std::sync::atomic::Ordering::SeqCst);
-                    for (((result, tx), copy), size) in results.into_iter().zip(senders).zip(copies).zip(sizes) {
+                    let flown = std::mem::take(&mut *queue.in_flight.lock().unwrap());
+                    // Empty if a purge took them meanwhile (and reported them).
+                    for (result, (tx, copy, size)) in results.into_iter().zip(flown) {
                         core.release(size);
                         let _ = tx.send(match result {
-                            _ if purged => Err((KafkaError::MessageProduction(RDKafkaErrorCode::PurgeInflight), copy)),
                             Ok(d) => Ok(Delivery { partition: d.partition, offset: d.offset, timestamp: d.timestamp }),
                             Err(e) => Err((e, copy)),
                         });
@@ -350,8 +354,12 @@ impl<C: ClientContext + 'static, R, Part: Partitioner> FutureProducer<C, R, Part
     /// Purges what is queued (each future resolves `PurgeQueue`) and, if asked, what is in
     /// flight (`PurgeInflight`, whatever the broker does with it).
     fn purge_queue(&self, flags: PurgeConfig) {
-        if flags.purges_inflight() && self.queue.waiting.lock().unwrap().1 {
-            self.queue.purge_inflight.store(true, std::sync::atomic::Ordering::SeqCst);
+        if flags.purges_inflight() {
+            let purged = std::mem::take(&mut *self.queue.in_flight.lock().unwrap());
+            for (tx, copy, size) in purged {
+                self.core.release(size);
+                let _ = tx.send(Err((KafkaError::MessageProduction(RDKafkaErrorCode::PurgeInflight), copy)));
+            }
         }
         if !flags.purges_queue() {
             return;

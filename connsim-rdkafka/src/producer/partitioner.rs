@@ -160,6 +160,10 @@ impl BuiltIn {
         let n = partitions.max(1);
         // Without a key the `_random` partitioners (and `random`) stick to one partition for
         // a while; `consistent_random` counts an empty key as none too.
+        // `random` draws every keyed message afresh; only a keyless one sticks.
+        if self == BuiltIn::Random && key.is_some() {
+            return random(n);
+        }
         let keyless = match self {
             BuiltIn::Random => true,
             BuiltIn::ConsistentRandom => key.is_none_or_empty(),

@@ -71,6 +71,9 @@ pub(crate) struct Inner {
     pub(crate) fatal: bool,
     /// A cooperative assignment revoked partitions: rejoin at once (KIP-429).
     pub(crate) second_round: bool,
+    /// `max.poll.interval.ms` passed while the handler waited for the application: it left
+    /// the group already (cleared when the application polls again).
+    pub(crate) poll_exceeded: bool,
     /// Assignments and revocations served, and when the last was (for statistics).
     pub(crate) rebalances: (i64, u64),
     /// The subscribed topics and their partition counts at the last join: a change starts a
@@ -145,7 +148,10 @@ impl Membership {
 
     /// The application entered a poll.
     pub(crate) fn poll_started(&self) {
-        self.inner.lock().unwrap().polling += 1;
+        let mut s = self.inner.lock().unwrap();
+        s.polling += 1;
+        s.poll_exceeded = false;
+        drop(s);
         self.wake.notify_one();
     }
 

@@ -277,7 +277,22 @@ async fn wait_served(c: &ConsumerCore, epoch: u64) -> bool {
             biased;
             _ = c.group.wake.notified() => {}
             _ = madsim::time::sleep(c.settings.heartbeat_interval) => {
-                heartbeat(c).await;
+                // librdkafka's `max.poll.interval.ms` timer runs whatever the handler waits
+                // for: an application that does not poll to serve its rebalance leaves the
+                // group (and is told at its next poll).
+                let max_poll_ms = c.settings.max_poll_interval.as_millis() as u64;
+                let exceeded = c.group.max_poll_exceeded(max_poll_ms).is_some()
+                    && !std::mem::replace(&mut c.group.inner.lock().unwrap().poll_exceeded, true);
+                if exceeded {
+                    if c.settings.group_instance_id.is_none() {
+                        send_leave(c).await;
+                    }
+                    c.group.inner.lock().unwrap().member_id.clear();
+                    let e = KafkaError::MessageConsumption(RDKafkaErrorCode::PollExceeded);
+                    c.group.queue(GroupEvent::Error(e));
+                } else if !c.group.inner.lock().unwrap().poll_exceeded {
+                    heartbeat(c).await;
+                }
             }
         }
     }

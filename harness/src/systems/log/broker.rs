@@ -88,13 +88,17 @@ impl PartitionedLog {
             }
             // AddOffsetsToTxn: the group joins the transaction, which starts if none is.
             KafkaRequest::TxnOffsetCommit { transactional_id, producer, group, member, offsets } => {
+                // AddOffsetsToTxn first (the transaction starts at its coordinator), then the
+                // group coordinator's TxnOffsetCommit checks the member (KIP-447): a refusal
+                // leaves a transaction the client can abort.
+                if let Err(code) = s.kafka.join(&transactional_id, producer, now_ms) {
+                    return refuse(code);
+                }
                 if let Err(code) = s.kafka.members.validate_txn_commit(&group, member.as_ref()) {
                     return refuse(code);
                 }
-                match s.kafka.join(&transactional_id, producer, now_ms) {
-                    Ok(txn) => txn.offsets.extend(offsets.into_iter().map(|(t, p, o)| (group.clone(), t, p, o))),
-                    Err(code) => return refuse(code),
-                }
+                let txn = s.kafka.join(&transactional_id, producer, now_ms).expect("joined above");
+                txn.offsets.extend(offsets.into_iter().map(|(t, p, o)| (group.clone(), t, p, o)));
                 KafkaResponse::Ok
             }
             KafkaRequest::AddPartitionsToTxn { transactional_id, producer, topic, partition } => {

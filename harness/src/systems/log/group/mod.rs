@@ -524,16 +524,22 @@ fn try_complete_join(group: &mut Group, now_ms: u64, out: &mut Replies) {
     for id in late {
         remove_member(group, &id, out);
     }
-    group.generation += 1;
     if !group.members.values().any(|m| m.awaiting_join.is_some()) {
-        // Nobody rejoined (or nobody is left): the group is empty now.
-        group.members.retain(|_, m| m.awaiting_join.is_some());
-        group.statics.retain(|_, id| group.members.contains_key(id));
+        if !group.members.is_empty() {
+            // Only static members are left and none rejoined: Kafka's `onCompleteJoin` waits
+            // again, until they rejoin or their sessions expire.
+            let timeout = group.members.values().map(|m| m.rebalance_timeout_ms).max().unwrap_or(0);
+            group.join_deadline_ms = now_ms + timeout;
+            return;
+        }
+        // Nobody is left: the group is empty now.
+        group.generation += 1;
         group.state = GroupState::Empty;
         group.protocol = None;
         group.leader = None;
         return;
     }
+    group.generation += 1;
     group.protocol_type = group.members.values().next().map(|m| m.protocol_type.clone()).unwrap_or_default();
     group.protocol = group.select_protocol();
     let leader_stays =
