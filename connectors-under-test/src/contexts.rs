@@ -134,7 +134,7 @@ pub fn kafka_source_with<S: SourceSetup>(
 
 /// A sink context for a variant of the Kafka sink, skipping what the reference skips.
 pub fn kafka_sink_with<S: SinkSetup>(setup: S) -> SinkFromSetup<S> {
-    sink_from_setup(setup, &["sink-kafka"]).skipping(KAFKA_SKIPS.0, KAFKA_SKIPS.1)
+    sink_from_setup(setup, &["sink-kafka"]).skipping(KAFKA_SKIPS.0, KAFKA_SKIPS.1).over_kafka()
 }
 
 /// The Kafka source reading the case's splits as partitions, from the earliest offset.
@@ -144,7 +144,9 @@ pub fn kafka_source() -> SourceFromSetup<impl Fn(TestData) -> KafkaSourceSetup +
 
 /// The exactly-once Kafka sink (rdkafka's API) on a broker following `protocol`.
 pub fn kafka_sink(protocol: TxnProtocol) -> SinkFromSetup<KafkaSinkSetup> {
-    sink_from_setup(KafkaSinkSetup { partitions: 4, protocol }, &["sink-kafka"]).skipping(KAFKA_SKIPS.0, KAFKA_SKIPS.1)
+    sink_from_setup(KafkaSinkSetup { partitions: 4, protocol }, &["sink-kafka"])
+        .skipping(KAFKA_SKIPS.0, KAFKA_SKIPS.1)
+        .over_kafka()
 }
 
 /// The suite case the write-ahead Kafka sink cannot aim at, and why.

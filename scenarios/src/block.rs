@@ -75,6 +75,19 @@ pub enum Fault {
         /// Receiver.
         to: Option<Target>,
     },
+    /// Messages arrive `ms` late, overtaken by what their sender sent next on the same link:
+    /// as a request that waited on a connection the client abandoned reaches the server after
+    /// its retry on a new one. Order per connection holds, order across connections does not.
+    Straggle {
+        /// How late.
+        ms: u64,
+        /// Message-kind prefix (e.g. `"kafka.produce"`).
+        kind: Option<String>,
+        /// Sender.
+        from: Option<Target>,
+        /// Receiver.
+        to: Option<Target>,
+    },
     /// The request takes effect, its response is lost (the caller times out).
     LoseResponses {
         /// Chance per response.

@@ -56,5 +56,5 @@ pub mod prelude {
     pub use connsim::cluster::Phase;
     pub use connsim::net::Refusal;
     pub use connsim::run::Spread;
-    pub use connsim::systems::Setting;
+    pub use connsim::systems::{Setting, TxnProtocol};
 }

@@ -67,6 +67,12 @@ pub fn fault(f: &Fault) -> String {
                 opt_target(to)
             )
         }
+        Fault::Straggle { ms, kind, from, to } => format!(
+            "Fault::Straggle {{ ms: {ms}, kind: {}, from: {}, to: {} }}",
+            opt_str(kind),
+            opt_target(from),
+            opt_target(to)
+        ),
         Fault::LoseResponses { probability, kind, from, to } => format!(
             "Fault::LoseResponses {{ probability: {probability:?}, kind: {}, from: {}, to: {} }}",
             opt_str(kind),
@@ -142,6 +148,12 @@ impl Block {
             } => {
                 format!("slow_system({s:?}, {ms}, {for_ms})")
             }
+            Block::Fault {
+                fault: Fault::Straggle { ms, kind: Some(k), from: None, to: Some(Target::System(s)) },
+                for_ms,
+            } => {
+                format!("straggle({s:?}, {k:?}, {ms}, {for_ms})")
+            }
             Block::Fault { fault: Fault::Partition { a, b }, for_ms } => {
                 format!("partition({}, {}, {for_ms})", target(a), target(b))
             }
@@ -159,6 +171,9 @@ impl Block {
             }
             Block::Configure { system, setting: Setting::RetentionMs(Some(ms)) } => {
                 format!("retention({system:?}, {ms})")
+            }
+            Block::Configure { system, setting: Setting::TransactionProtocol(p) } => {
+                format!("transaction_protocol({system:?}, TxnProtocol::{p:?})")
             }
             Block::Configure { system, setting } => {
                 format!("Block::Configure {{ system: {system:?}.into(), setting: Setting::{setting:?} }}")

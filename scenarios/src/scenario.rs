@@ -89,6 +89,10 @@ impl Scenario {
             return s;
         }
         s.blocks.retain(|b| b != block);
+        // Straggling requests are what the broker recognises as retries it already appended.
+        if straggles(block) && !s.blocks.iter().any(straggles) {
+            s.requires.retain(|m| m != "message-straggled" && m != "produce-deduplicated");
+        }
         if let Block::Crash { at: Some(phase), .. } = block {
             s.requires.retain(|m| m != phase.mark());
         }
@@ -357,6 +361,20 @@ impl ScenarioOutcome {
     /// Reports of failed seeds.
     pub fn failures(&self) -> Vec<&RunReport> {
         self.outcome.failures()
+    }
+}
+
+/// Whether `block` lets messages straggle anywhere inside it.
+fn straggles(block: &Block) -> bool {
+    match block {
+        Block::Fault { fault: crate::block::Fault::Straggle { .. }, .. } => true,
+        Block::During { fault: crate::block::Fault::Straggle { .. }, .. } => true,
+        Block::During { body, .. } | Block::Repeat { block: body, .. } | Block::TimeLimit { block: body, .. } => {
+            straggles(body)
+        }
+        Block::Seq(v) | Block::OneOf(v) => v.iter().any(straggles),
+        Block::Phases { safety, .. } => straggles(safety),
+        _ => false,
     }
 }
 

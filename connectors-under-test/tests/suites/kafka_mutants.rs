@@ -63,3 +63,40 @@ fn a_kafka_source_reading_uncommitted_data_passes_without_aborted_transactions()
     print!("{outcome}");
     assert!(outcome.failed_cases().is_empty(), "caught without aborted transactions:\n{outcome}");
 }
+
+/// The cases aimed at a Kafka broker's own behaviour run against the sinks that reach their
+/// log through Kafka's protocol, and only those: the native-protocol log sink never sends a
+/// Kafka request, so its straggling marks could never be reached.
+#[test]
+fn the_kafka_broker_cases_aim_only_at_sinks_over_kafka() {
+    let kafka = [
+        "produce requests straggle",
+        "a classic broker without partition verification, requests straggle",
+    ];
+    for target in ["kafka-sink", "kafka-sink (KIP-890)", "kafka-source -> kafka-sink"] {
+        let names = catalogue::suite(target).case_names();
+        for case in kafka {
+            assert!(names.iter().any(|n| n == case), "{target} runs {case:?}: {names:?}");
+        }
+    }
+    for target in ["txn-log-sink", "file-sink", "log-source -> txn-log-sink", "kafka-source"] {
+        let names = catalogue::suite(target).case_names();
+        assert!(!names.iter().any(|n| kafka.contains(&n.as_str())), "{target} runs no Kafka case: {names:?}");
+    }
+}
+
+/// The requests straggling past the client's timeout on a classic broker that does not
+/// verify partitions (KAFKA-14402's setting): a late `EndTxn` of a fenced producer, or a
+/// late produce, answers a committer that takes `Fenced` for "committed" with the refusal it
+/// trusts. Without the straggling windows, the same case passes.
+#[test]
+fn a_kafka_committer_taking_fenced_for_committed_is_exposed_by_straggling_requests() {
+    let case = "a classic broker without partition verification, requests straggle";
+    let windows = straggle("sink-kafka", "kafka.", 80, 15).then(wait(60)).repeat(12);
+    only_exposed_by(
+        || mutant("mutant: kafka committer takes fenced for committed", "no-loss"),
+        case,
+        windows,
+        "no-loss",
+    );
+}

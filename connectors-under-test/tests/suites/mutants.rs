@@ -255,9 +255,19 @@ fn block_mark(block: &Block) -> Option<&'static str> {
             Some("zombie-global-commit")
         }
         Block::During { fault: Fault::Delay { .. }, .. } => Some("request-outlived-its-sender"),
+        Block::Repeat { block, .. } if straggles(block) => Some("message-straggled"),
         Block::NewJob { from: NewJobFrom::WithoutState } => Some("new-job:without-state"),
         Block::NewJob { from: NewJobFrom::OlderSavepoint } => Some("new-job:older-savepoint"),
         _ => None,
+    }
+}
+
+/// Whether `block` is, or runs, a straggling window.
+fn straggles(block: &Block) -> bool {
+    match block {
+        Block::Fault { fault: Fault::Straggle { .. }, .. } => true,
+        Block::Seq(v) => v.iter().any(straggles),
+        _ => false,
     }
 }
 

@@ -5,7 +5,7 @@ use super::{Block, Fault, NewJobFrom, Target, Worker};
 use connsim::cluster::Phase;
 use connsim::net::Refusal;
 use connsim::run::Spread;
-use connsim::systems::Setting;
+use connsim::systems::{Setting, TxnProtocol};
 
 /// A crash being built: [`crash`], then optionally [`Crash::at`] and [`Crash::restart_after`].
 #[derive(Clone, Debug, PartialEq)]
@@ -115,6 +115,15 @@ pub fn delay_messages(ms: u64, kind: Option<&str>, for_ms: u64) -> Block {
     Block::Fault { fault: Fault::Delay { ms, kind: kind.map(String::from), from: None, to: None }, for_ms }
 }
 
+/// Requests of `kind` (prefix) to the external system `system` straggle, for `for_ms`: each
+/// arrives `ms` late, after what its sender sent next (a request that waited on a connection
+/// the client abandoned reaches the server after its retry on a new one). Order per
+/// connection holds, order across connections does not.
+pub fn straggle(system: &str, kind: &str, ms: u64, for_ms: u64) -> Block {
+    let to = Some(Target::System(system.into()));
+    Block::Fault { fault: Fault::Straggle { ms, kind: Some(kind.into()), from: None, to }, for_ms }
+}
+
 /// Lose the responses to requests sent to `to`, with `probability`, for `for_ms`.
 pub fn lose_responses(probability: f64, to: Target, for_ms: u64) -> Block {
     Block::Fault { fault: Fault::LoseResponses { probability, kind: None, from: None, to: Some(to) }, for_ms }
@@ -138,6 +147,13 @@ pub fn slow_system(system: &str, ms: u64, for_ms: u64) -> Block {
 /// their first write) and fences their producer epoch, as Kafka's `transaction.timeout.ms`.
 pub fn transaction_timeout(system: &str, ms: u64) -> Block {
     Block::Configure { system: system.into(), setting: Setting::TransactionTimeoutMs(Some(ms)) }
+}
+
+/// From now on the log `system`'s Kafka face follows the transaction protocol `protocol`
+/// ([`TxnProtocol::ClassicUnverified`]: a broker before KIP-890 part 1, where a produce the
+/// transaction never added opens a hanging transaction, KAFKA-14402).
+pub fn transaction_protocol(system: &str, protocol: TxnProtocol) -> Block {
+    Block::Configure { system: system.into(), setting: Setting::TransactionProtocol(protocol) }
 }
 
 /// From now on the log `system` deletes input records older than `ms` (Kafka's

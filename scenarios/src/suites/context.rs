@@ -119,6 +119,12 @@ pub trait SinkContext: Send + Sync + 'static {
     fn supports(&self, _case: &str) -> Result<(), String> {
         Ok(())
     }
+    /// The systems among [`systems`](Self::systems) the sink reaches through Kafka's protocol
+    /// (rdkafka's clients): the suites add cases aimed at a Kafka broker's own behaviour
+    /// (straggling requests, a broker without partition verification). None by default.
+    fn kafka_systems(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A source context made of a function from the case's data to a [`SourceSetup`].
@@ -201,11 +207,13 @@ pub struct SinkFromSetup<S> {
     setup: S,
     systems: Vec<String>,
     skipped: Vec<(String, String)>,
+    kafka: bool,
 }
 
 /// A sink context from a [`SinkSetup`] whose systems are the nodes `systems`.
 pub fn sink_from_setup<S: SinkSetup>(setup: S, systems: &[&str]) -> SinkFromSetup<S> {
-    SinkFromSetup { setup, systems: systems.iter().map(|s| s.to_string()).collect(), skipped: Vec::new() }
+    let systems = systems.iter().map(|s| s.to_string()).collect();
+    SinkFromSetup { setup, systems, skipped: Vec::new(), kafka: false }
 }
 
 impl<S> SinkFromSetup<S> {
@@ -213,6 +221,11 @@ impl<S> SinkFromSetup<S> {
     /// the fault it aims at has nothing to act on in this sink).
     pub fn skipping(mut self, case: &str, why: &str) -> Self {
         self.skipped.push((case.to_string(), why.to_string()));
+        self
+    }
+    /// The sink reaches its systems through Kafka's protocol ([`SinkContext::kafka_systems`]).
+    pub fn over_kafka(mut self) -> Self {
+        self.kafka = true;
         self
     }
 }
@@ -227,6 +240,13 @@ impl<S: SinkSetup> SinkContext for SinkFromSetup<S> {
     }
     fn systems(&self) -> Vec<String> {
         self.systems.clone()
+    }
+    fn kafka_systems(&self) -> Vec<String> {
+        if self.kafka {
+            self.systems.clone()
+        } else {
+            Vec::new()
+        }
     }
     fn supports(&self, case: &str) -> Result<(), String> {
         match self.skipped.iter().find(|(c, _)| c == case) {

@@ -277,6 +277,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
         new_jobs: true,
         global_committer: has_global_committer(&SinkOf { ctx: ctx.clone() }),
         committers_apart: true,
+        kafka: ctx.kafka_systems(),
     };
     let (c, k) = (ctx.clone(), ctx.clone());
     let cases = build_cases(
@@ -312,6 +313,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
         new_jobs: true,
         global_committer: has_global_committer(&SinkOf { ctx: sink.clone() }),
         committers_apart: true,
+        kafka: sink.kafka_systems(),
     };
     let (s1, k1, s2, k2) = (source.clone(), sink.clone(), source.clone(), sink.clone());
     let cases = build_cases(

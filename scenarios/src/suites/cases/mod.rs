@@ -12,6 +12,7 @@
 //! faults land while records still flow (at least five checkpoints complete before the end
 //! of input on seed 1 of every case; a test holds the suites to it).
 
+mod kafka;
 mod optional;
 
 use super::context::TestData;
@@ -99,6 +100,10 @@ pub struct Systems {
     pub new_jobs: bool,
     /// Whether the sink commits through a global committer, so a case cuts off its task.
     pub global_committer: bool,
+    /// The sink's systems it reaches through Kafka's protocol (rdkafka): cases aim at a Kafka
+    /// broker's own behaviour there (straggling requests, a broker without partition
+    /// verification).
+    pub kafka: Vec<String>,
     /// Whether a case runs the sink's committers apart from its writers and cuts one off: a
     /// sink's concern (the sink and pipeline suites), unless a global committer commits.
     pub committers_apart: bool,
@@ -577,6 +582,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     if aimed.source_grows {
         optional::growing_source(aimed, &mut cases);
     }
+    kafka::kafka_broker(aimed, &mut cases);
     if aimed.global_committer {
         optional::global_committer_zombie(&mut cases);
     } else if aimed.committers_apart {
