@@ -79,6 +79,8 @@ pub fn all() -> Vec<Target> {
         target("file-sink", "sink", None, || suites::sink(file_sink())),
         target("txn-log-sink", "sink", None, || suites::sink(txn_log_sink())),
         target("object-sink", "sink", None, || suites::sink(object_sink())),
+        target("object-sink (5 MiB parts)", "sink", None, || suites::sink(object_sink_real_parts())),
+        target("object-sink (single puts)", "sink", None, || suites::sink(object_sink_single_puts())),
         target("table-sink (global committer)", "sink", None, || suites::sink(table_sink())),
         target("file-sink (3 committers apart)", "sink", None, || suites::sink(file_sink()).committer_parallelism(3)),
         target("log-sink (at-least-once, flush)", "sink", None, || suites::sink(log_sink(BarrierMode::Flush))),

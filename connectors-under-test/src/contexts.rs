@@ -167,6 +167,16 @@ pub fn object_sink() -> SinkFromSetup<ObjectSinkSetup> {
     sink_from_setup(ObjectSinkSetup::default(), &["s3"])
 }
 
+/// The object-store sink with S3's real 5 MiB parts: at the suites' volumes, single puts.
+pub fn object_sink_real_parts() -> SinkFromSetup<ObjectSinkSetup> {
+    sink_from_setup(ObjectSinkSetup::real_parts(), &["s3"])
+}
+
+/// The object-store sink without multipart uploads: every file one conditional put.
+pub fn object_sink_single_puts() -> SinkFromSetup<ObjectSinkSetup> {
+    sink_from_setup(ObjectSinkSetup::single_puts(), &["s3"])
+}
+
 /// The exactly-once transactional log sink.
 pub fn txn_log_sink() -> SinkFromSetup<TxnLogSinkSetup> {
     sink_from_setup(TxnLogSinkSetup { partitions: 4 }, &["sink-log"])

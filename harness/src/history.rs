@@ -320,6 +320,8 @@ pub enum EventKind {
     FaultRule { description: String },
     /// The job finished (all input read and committed).
     JobFinished,
+    /// A bucket started a multipart upload of `key` (`CreateMultipartUpload`).
+    UploadStarted { key: String, upload: String },
     /// A subtask declined a checkpoint.
     Declined {
         subtask: usize,

@@ -169,7 +169,10 @@ fn job() -> BoxedStrategy<JobSettings> {
 }
 
 fn generated(blocks: Vec<Block>, job: JobSettings) -> Scenario {
-    Scenario { name: "generated".into(), blocks, requires: Vec::new(), shares: Default::default(), job }
+    let mut s = Scenario::new("generated");
+    s.blocks = blocks;
+    s.job = job;
+    s
 }
 
 /// Scenarios the generator may produce. The blocks are drawn first, so turning

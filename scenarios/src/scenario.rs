@@ -27,6 +27,12 @@ pub struct Scenario {
     /// that must reach it.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub shares: std::collections::BTreeMap<String, u8>,
+    /// Per required mark on a path a connector may not take by design (a sink that never
+    /// starts a multipart upload has none to expire): the mark a seed must reach to be
+    /// judged. The share counts only those seeds; if none reached it, the requirement does
+    /// not apply, and the outcome says so.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub given: std::collections::BTreeMap<String, String>,
     /// Job settings the scenario fixes for itself, over the runner's configuration.
     #[serde(default, skip_serializing_if = "JobSettings::is_empty")]
     pub job: JobSettings,
@@ -40,6 +46,7 @@ impl Scenario {
             blocks: Vec::new(),
             requires: Vec::new(),
             shares: Default::default(),
+            given: Default::default(),
             job: JobSettings::default(),
         }
     }
@@ -179,6 +186,21 @@ impl Scenario {
         self
     }
 
+    /// Requires `mark` on `percent` % of the seeds that reached `given`: for a path only some
+    /// connectors take (an upload to expire exists only for a sink that starts one). A
+    /// connector whose seeds never reach `given` is not judged on `mark`, and the outcome
+    /// says so; one that reaches it is held to the share over those seeds.
+    pub fn requires_where(mut self, mark: &str, percent: u8, given: &str) -> Self {
+        self = self.requires_on(mark, percent);
+        self.given.insert(mark.to_string(), given.to_string());
+        self
+    }
+
+    /// The mark a seed must reach to be judged on `mark` ([`requires_where`](Self::requires_where)).
+    pub fn given_of(&self, mark: &str) -> Option<&str> {
+        self.given.get(mark).map(String::as_str)
+    }
+
     /// The percentage of a suite case's seeds that must reach `mark` (100 unless
     /// [`requires_on`](Self::requires_on) says otherwise).
     pub fn share_of(&self, mark: &str) -> u8 {
@@ -203,7 +225,7 @@ impl Scenario {
         for (i, b) in self.blocks.iter().enumerate() {
             b.validate().map_err(|e| format!("scenario {:?}, block {i} ({}): {e}", self.name, b.to_rust()))?;
         }
-        for m in &self.requires {
+        for m in self.requires.iter().chain(self.given.values()) {
             if !MARKS.iter().any(|(k, _)| k == m) {
                 return Err(format!("scenario {:?} requires unknown coverage mark {m:?}", self.name));
             }
@@ -220,9 +242,10 @@ impl Scenario {
             s.push_str(&format!("\n    .then({})", b.to_rust()));
         }
         for m in &self.requires {
-            match self.shares.get(m) {
-                Some(p) => s.push_str(&format!("\n    .requires_on({m:?}, {p})")),
-                None => s.push_str(&format!("\n    .requires({m:?})")),
+            match (self.shares.get(m), self.given.get(m)) {
+                (Some(p), Some(g)) => s.push_str(&format!("\n    .requires_where({m:?}, {p}, {g:?})")),
+                (Some(p), None) => s.push_str(&format!("\n    .requires_on({m:?}, {p})")),
+                (None, _) => s.push_str(&format!("\n    .requires({m:?})")),
             }
         }
         s
@@ -352,9 +375,12 @@ impl ScenarioOutcome {
         self.assert_reached();
     }
 
-    /// Panics unless every mark the scenario requires was reached by some seed.
+    /// Panics unless every mark the scenario requires was reached by some seed (a mark
+    /// required only where another was reached, if some seed reached that one).
     pub fn assert_reached(&self) {
-        let marks: Vec<&str> = self.scenario.requires.iter().map(String::as_str).collect();
+        let reached = |m: &str| self.outcome.reports.iter().any(|r| r.marks.iter().any(|x| x == m));
+        let applies = |m: &&str| self.scenario.given_of(m).is_none_or(reached);
+        let marks: Vec<&str> = self.scenario.requires.iter().map(String::as_str).filter(applies).collect();
         self.outcome.assert_reached(&marks);
     }
 

@@ -165,7 +165,8 @@ impl Sink for ObjectSink {
 /// progress to recover.
 #[derive(Clone, Debug)]
 pub struct ObjectSinkSetup {
-    /// The sink's part size and the bucket's minimum.
+    /// The sink's part size and the bucket's minimum (the bucket's minimum stays S3's 5 MiB
+    /// when the part size is larger).
     pub part_size: usize,
 }
 
@@ -175,15 +176,36 @@ impl Default for ObjectSinkSetup {
     }
 }
 
+/// S3's smallest part but the last: 5 MiB.
+pub const S3_MIN_PART_SIZE: usize = 5 * 1024 * 1024;
+
+impl ObjectSinkSetup {
+    /// Parts of S3's real minimum, 5 MiB: at the suites' volumes no file fills one, so every
+    /// file is a single conditional put and no multipart upload is ever started.
+    pub fn real_parts() -> Self {
+        Self { part_size: S3_MIN_PART_SIZE }
+    }
+    /// No multipart uploads at all: every file is put whole (on a bucket with S3's minimum).
+    pub fn single_puts() -> Self {
+        Self { part_size: usize::MAX }
+    }
+}
+
 impl SinkSetup for ObjectSinkSetup {
     type Sink = ObjectSink;
     fn name(&self) -> String {
-        "object-sink".into()
+        match self.part_size {
+            256 => "object-sink".into(),
+            usize::MAX => "object-sink(single puts)".into(),
+            S3_MIN_PART_SIZE => "object-sink(5 MiB parts)".into(),
+            n => format!("object-sink({n} B parts)"),
+        }
     }
     fn build(&self, world: &mut World) -> ObjectSink {
         let bucket = Bucket::new("s3", "out/", world.history().clone());
         let env = SettingEnv { seed: 0, history: world.history().clone() };
-        bucket.configure(&Setting::MinPartSize(self.part_size as u64), &env).expect("a bucket has a minimum part size");
+        let minimum = self.part_size.min(S3_MIN_PART_SIZE) as u64;
+        bucket.configure(&Setting::MinPartSize(minimum), &env).expect("a bucket has a minimum part size");
         world.set_output(bucket.output());
         world.add_system(Arc::new(bucket));
         ObjectSink {

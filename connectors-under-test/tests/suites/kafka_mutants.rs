@@ -69,10 +69,7 @@ fn a_kafka_source_reading_uncommitted_data_passes_without_aborted_transactions()
 /// Kafka request, so its straggling marks could never be reached.
 #[test]
 fn the_kafka_broker_cases_aim_only_at_sinks_over_kafka() {
-    let kafka = [
-        "produce requests straggle",
-        "a classic broker without partition verification, requests straggle",
-    ];
+    let kafka = ["produce requests straggle", "a classic broker without partition verification, requests straggle"];
     for target in ["kafka-sink", "kafka-sink (KIP-890)", "kafka-source -> kafka-sink"] {
         let names = catalogue::suite(target).case_names();
         for case in kafka {

@@ -50,11 +50,13 @@ pub const MARKS: &[(&str, &str)] = &[
     ("system-request-lost", "a request to an external system was dropped"),
     ("request-refused", "an external system refused a request (unavailable, throttled, disk full)"),
     ("commit-request-refused", "an external system refused a request while a committer was committing"),
+    ("commit-under-refusal", "a committer started a commit while a refusal rule was in force (its requests could be refused)"),
     ("transaction-timed-out", "the log aborted a transaction open longer than its transaction timeout"),
     ("append-torn", "the file system wrote only part of an append and did not answer"),
     ("s3-slow-down", "the bucket refused a request 503 SlowDown (throttled, not applied)"),
     ("s3-internal-error", "the bucket answered a request 500 InternalError (applied or not)"),
     ("upload-expired", "the bucket's lifecycle rule aborted a multipart upload that was not completed in time"),
+    ("upload-started", "the bucket started a multipart upload (a lifecycle rule may expire it)"),
     ("group-session-expired", "the log's group coordinator removed a consumer whose heartbeats stopped for its session timeout"),
     ("transaction-hanging", "a broker without partition verification wrote a transactional produce no transaction of its coordinator holds"),
     ("message-straggled", "a message arrived late, overtaken by the later messages of its link (a request on an abandoned connection)"),
@@ -130,16 +132,35 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut hosted: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
     // Checkpoints triggered by the current job-master incarnation, neither completed nor aborted.
     let mut open_checkpoints: BTreeSet<u64> = BTreeSet::new();
+    // Refusal rules in force: a commit attempted under one may have its requests refused.
+    let mut refusing = 0usize;
     for e in events {
         match &e.kind {
             EventKind::CommitAttempt { .. } | EventKind::GlobalCommitAttempt { .. } => {
                 committing.insert(&e.node);
+                if refusing > 0 {
+                    marks.insert("commit-under-refusal");
+                }
             }
+            EventKind::FaultRule { description } => match description.split_once(' ') {
+                Some(("add", rule)) if rule.starts_with("Refuse") => {
+                    refusing += 1;
+                    if !committing.is_empty() {
+                        marks.insert("commit-under-refusal");
+                    }
+                }
+                Some(("remove", rule)) if rule.starts_with("Refuse") => refusing = refusing.saturating_sub(1),
+                _ if description == "heal" => refusing = 0,
+                _ => {}
+            },
             EventKind::CommitOutcome { .. } | EventKind::GlobalCommitOutcome { .. } => {
                 committing.remove(e.node.as_str());
             }
             EventKind::Fault { fault: FaultKind::Partition, .. } => {
                 marks.insert("partition");
+            }
+            EventKind::UploadStarted { .. } => {
+                marks.insert("upload-started");
             }
             _ => {}
         }

@@ -37,7 +37,7 @@ pub use context::{
     sink_from_setup, source_from_setup, SinkContext, SinkFromSetup, SourceContext, SourceFromSetup, TestData,
     DISCOVERY_INTERVAL_MS,
 };
-pub use outcome::{CaseResult, MarkShare, SuiteOutcome, VACUOUS_MAX_PERCENT};
+pub use outcome::{CaseResult, MarkShare, Required, SuiteOutcome, VACUOUS_MAX_PERCENT};
 pub use run::{timeline_path, write_timeline, SWARM_SHARE_PERCENT};
 
 use crate::block::Block;

@@ -51,34 +51,56 @@ pub struct MarkShare {
     pub seeds: usize,
     /// The percentage of seeds that must reach it.
     pub required_percent: u8,
+    /// The mark a seed must reach to count ([`Scenario::requires_where`]): `seeds` counts
+    /// only those. `None`: every seed counts.
+    pub given: Option<String>,
 }
 
+/// A required mark: its name, its share in percent, and the mark a seed must reach to count.
+pub type Required = (String, u8, Option<String>);
+
 impl MarkShare {
-    /// The shares of `required` (mark, percentage) among `marks`, one list of marks per seed.
-    pub fn count<'a>(required: &[(String, u8)], marks: impl Iterator<Item = &'a [String]> + Clone) -> Vec<MarkShare> {
-        let seeds = marks.clone().count();
+    /// The shares of `required` among `marks`, one list of marks per seed.
+    pub fn count<'a>(required: &[Required], marks: impl Iterator<Item = &'a [String]> + Clone) -> Vec<MarkShare> {
         required
             .iter()
-            .map(|(mark, percent)| MarkShare {
-                mark: mark.clone(),
-                reached: marks.clone().filter(|m| m.contains(mark)).count(),
-                seeds,
-                required_percent: *percent,
+            .map(|(mark, percent, given)| {
+                let judged = marks.clone().filter(|m| given.as_ref().is_none_or(|g| m.contains(g)));
+                MarkShare {
+                    mark: mark.clone(),
+                    reached: judged.clone().filter(|m| m.contains(mark)).count(),
+                    seeds: judged.count(),
+                    required_percent: *percent,
+                    given: given.clone(),
+                }
             })
             .collect()
     }
 
+    /// Whether the requirement applies: every seed counts, or some seed reached its `given`.
+    pub fn applies(&self) -> bool {
+        self.given.is_none() || self.seeds > 0
+    }
+
     /// Whether enough seeds reached the mark: at least one, and the required share; a share of
-    /// 0 is only reported.
+    /// 0 is only reported, and a requirement that does not apply ([`applies`](Self::applies))
+    /// is met.
     pub fn met(&self) -> bool {
         self.required_percent == 0
+            || !self.applies()
             || (self.reached > 0 && self.reached * 100 >= usize::from(self.required_percent) * self.seeds)
     }
 }
 
 impl fmt::Display for MarkShare {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let (Some(given), false) = (&self.given, self.applies()) {
+            return write!(f, "{} not judged: no seed reached {given}", self.mark);
+        }
         write!(f, "{} {}/{}", self.mark, self.reached, self.seeds)?;
+        if let Some(given) = &self.given {
+            write!(f, " seeds reaching {given}")?;
+        }
         match self.required_percent {
             0 => f.write_str(" (reported)")?,
             100 => {}
@@ -406,21 +428,50 @@ mod tests {
         let seeds: Vec<Vec<String>> =
             (0..20).map(|i| if i < 17 { vec!["response-lost".into()] } else { vec![] }).collect();
         let marks = seeds.iter().map(|m| m.as_slice());
-        let every = MarkShare::count(&[("response-lost".into(), 100)], marks.clone());
+        let every = MarkShare::count(&[("response-lost".into(), 100, None)], marks.clone());
         assert!(!every[0].met() && every[0].to_string() == "response-lost 17/20 MISSED", "{}", every[0]);
-        let half = MarkShare::count(&[("response-lost".into(), 85)], marks.clone());
+        let half = MarkShare::count(&[("response-lost".into(), 85, None)], marks.clone());
         assert!(half[0].met() && half[0].to_string() == "response-lost 17/20 (needs 85%)", "{}", half[0]);
-        assert!(!MarkShare::count(&[("response-lost".into(), 90)], marks.clone())[0].met());
+        assert!(!MarkShare::count(&[("response-lost".into(), 90, None)], marks.clone())[0].met());
         // A share of 0 is only reported; any other share needs one seed at least.
-        let none = MarkShare::count(&[("partition".into(), 0)], marks.clone());
+        let none = MarkShare::count(&[("partition".into(), 0, None)], marks.clone());
         assert!(none[0].met() && none[0].to_string() == "partition 0/20 (reported)", "{}", none[0]);
-        assert!(!MarkShare::count(&[("partition".into(), 1)], marks.clone())[0].met());
+        assert!(!MarkShare::count(&[("partition".into(), 1, None)], marks.clone())[0].met());
         let mut case = CaseResult::new("occasional lost responses");
         case.mark_shares = every;
         case.missed_marks = vec!["response-lost".into()];
         case.reports = Vec::new();
         let outcome = SuiteOutcome { suite: "sink suite".into(), cases: vec![case], event_time: String::new() };
         assert!(!outcome.cases[0].passed());
+    }
+
+    /// A mark required where another was reached is judged over those seeds only; where no
+    /// seed reached that one, it is not judged (a sink that never starts an upload has none
+    /// to expire), and where some did it is held to its share as any other mark.
+    #[test]
+    fn a_mark_required_where_another_was_reached_is_judged_over_those_seeds_only() {
+        let seed = |marks: &[&str]| marks.iter().map(|m| m.to_string()).collect::<Vec<String>>();
+        let required = [("upload-expired".to_string(), 50, Some("upload-started".to_string()))];
+        // Four seeds started an upload, three of them saw it expire; six never started one.
+        let mut seeds: Vec<Vec<String>> = (0..6).map(|_| seed(&["crash"])).collect();
+        seeds.extend((0..3).map(|_| seed(&["upload-started", "upload-expired"])));
+        seeds.push(seed(&["upload-started"]));
+        let share = &MarkShare::count(&required, seeds.iter().map(|m| m.as_slice()))[0];
+        assert!(share.met() && share.applies(), "{share}");
+        assert_eq!(share.to_string(), "upload-expired 3/4 seeds reaching upload-started (needs 50%)");
+        // Judged over every seed, 3 of 10 would miss the share.
+        let plain = &MarkShare::count(&[("upload-expired".into(), 50, None)], seeds.iter().map(|m| m.as_slice()))[0];
+        assert!(!plain.met(), "{plain}");
+        // One of four expiring misses 50 % of the seeds that started an upload.
+        let mut few: Vec<Vec<String>> = (0..3).map(|_| seed(&["upload-started"])).collect();
+        few.push(seed(&["upload-started", "upload-expired"]));
+        let share = &MarkShare::count(&required, few.iter().map(|m| m.as_slice()))[0];
+        assert!(!share.met(), "{share}");
+        // No seed started one: not judged.
+        let none: Vec<Vec<String>> = (0..10).map(|_| seed(&["crash"])).collect();
+        let share = &MarkShare::count(&required, none.iter().map(|m| m.as_slice()))[0];
+        assert!(share.met() && !share.applies(), "{share}");
+        assert_eq!(share.to_string(), "upload-expired not judged: no seed reached upload-started");
     }
 
     #[test]

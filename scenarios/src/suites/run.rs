@@ -5,7 +5,7 @@
 //! HTML timeline (hundreds of KB: every event of the run) goes into `timelines/` beside it, a
 //! directory that git ignores by itself, and is drawn again whenever the case fails again.
 
-use super::{Body, CaseResult, CaseSpec, MarkShare, Settings};
+use super::{Body, CaseResult, CaseSpec, MarkShare, Required, Settings};
 use crate::generate::{self, Generator};
 use crate::replay::CaseFile;
 use connsim::cluster::Exchange;
@@ -136,11 +136,12 @@ pub(super) fn run_case(
             };
             // Shares count the seeds this scenario ran, not the saved cases replayed first.
             let own = out.outcome.reports[out.rerun..].iter().map(|r| r.marks.as_slice());
-            let mut required: Vec<(String, u8)> =
-                scenario.requires.iter().map(|m| (m.clone(), scenario.share_of(m))).collect();
+            let given = |m: &str| scenario.given_of(m).map(String::from);
+            let mut required: Vec<Required> =
+                scenario.requires.iter().map(|m| (m.clone(), scenario.share_of(m), given(m))).collect();
             // In event time, every fixed case's faults meet watermarks that must move on.
             if settings.event_time.is_ok() && !scenario.requires.iter().any(|m| m == "watermark-advanced") {
-                required.push(("watermark-advanced".into(), 100));
+                required.push(("watermark-advanced".into(), 100, None));
             }
             result.mark_shares = MarkShare::count(&required, own);
             let own = &out.outcome.reports[out.rerun..];
@@ -195,8 +196,8 @@ pub(super) fn run_case(
         Body::Swarm => {
             let seeds = runner.seed_list();
             let search = generate::search(&runner, &swarm(systems, settings), seeds);
-            let required: Vec<(String, u8)> =
-                spec.requires.iter().map(|m| (m.to_string(), SWARM_SHARE_PERCENT)).collect();
+            let required: Vec<Required> =
+                spec.requires.iter().map(|m| (m.to_string(), SWARM_SHARE_PERCENT, None)).collect();
             result.mark_shares = MarkShare::count(&required, search.reports.iter().map(|r| r.marks.as_slice()));
             let mut minimal = search.found.as_ref().map(|f| f.minimal.clone());
             if let (Some(found), Some(m)) = (&search.found, &mut minimal) {

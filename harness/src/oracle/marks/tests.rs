@@ -214,3 +214,37 @@ fn a_commit_by_a_committer_apart_covers_the_writers_prepared_checkpoints() {
     events.push(crash);
     assert!(!reached(&events, false).contains(mark), "the committer apart committed checkpoint 1");
 }
+
+/// `commit-under-refusal` is the path `commit-request-refused` needs: a commit started while a
+/// refusal rule was in force, or a refusal rule installed while a commit was under way. A
+/// commit before the rule, or after its removal or a heal, is not on it; nor is one under a
+/// rule of another action.
+#[test]
+fn a_commit_is_under_refusal_only_while_a_refusal_rule_is_in_force() {
+    let mark = "commit-under-refusal";
+    let rule = |d: &str| at("gateway", EventKind::FaultRule { description: d.into() });
+    let refuse = "Refuse { probability: 0.4, refusal: Unavailable } kind=* *->s3 [100ms, inf)";
+    let commit =
+        || at("taskexecutor-0", EventKind::CommitAttempt { subtask: 0, attempt: 1, checkpoint: 2, requests: 1 });
+    let done = || {
+        let outcome = CommitOutcome::Committed;
+        at("taskexecutor-0", EventKind::CommitOutcome { subtask: 0, attempt: 1, checkpoint: 2, outcome })
+    };
+    let add = rule(&format!("add {refuse}"));
+    let remove = rule(&format!("remove {refuse}"));
+    assert!(reached(&[add.clone(), commit()], false).contains(mark));
+    assert!(reached(&[commit(), add.clone()], false).contains(mark), "installed while committing");
+    assert!(!reached(&[commit(), done(), add.clone()], false).contains(mark), "the commit ended before");
+    assert!(!reached(&[add.clone(), remove, commit()], false).contains(mark), "removed before the commit");
+    assert!(!reached(&[add, rule("heal"), commit()], false).contains(mark), "healed before the commit");
+    let drop = rule("add Drop { probability: 1.0 } kind=* *->s3 [0ms, inf)");
+    assert!(!reached(&[drop, commit()], false).contains(mark), "a drop rule refuses nothing");
+}
+
+/// A bucket's `UploadStarted` is the path `upload-expired` needs.
+#[test]
+fn an_upload_a_bucket_started_is_the_path_its_expiry_needs() {
+    let started = at("s3", EventKind::UploadStarted { key: "out/part-0".into(), upload: "upload-1".into() });
+    assert!(reached(&[started], false).contains("upload-started"));
+    assert!(!reached(&[], false).contains("upload-started"));
+}

@@ -117,6 +117,14 @@ impl Bucket {
         self.history.record(&self.name, event);
     }
 
+    /// An upload the bucket started (`upload-started`): what a lifecycle rule may expire.
+    fn record_upload_start(&self, key: &str, resp: &S3Response) {
+        if let S3Response::UploadCreated { upload } = resp {
+            let event = EventKind::UploadStarted { key: key.to_string(), upload: upload.clone() };
+            self.history.record(&self.name, event);
+        }
+    }
+
     /// Serves one request, or answers it with an error fault.
     fn handle(&self, caller: &Caller, req: S3Request) -> S3Response {
         let now_ms = crate::net::now().as_millis() as u64;
@@ -149,9 +157,15 @@ impl Bucket {
         } else {
             None
         };
-        let Some((name, applied, error)) = fault else { return inner.state.apply(req, now_ms) };
+        let Some((name, applied, error)) = fault else {
+            let resp = inner.state.apply(req, now_ms);
+            drop(inner);
+            self.record_upload_start(&key, &resp);
+            return resp;
+        };
         if applied {
-            inner.state.apply(req, now_ms);
+            let resp = inner.state.apply(req, now_ms);
+            self.record_upload_start(&key, &resp);
         }
         let what = if applied { "applied" } else { "not applied" };
         let event = EventKind::Fault {

@@ -146,7 +146,9 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         lost_responses = lost_responses.then(lose_responses(0.5, Target::System(s.clone()), 150)).then(checkpoint());
     }
     if !systems.is_empty() {
-        lost_responses = lost_responses.requires("response-lost");
+        // A sink that writes only at barriers (each file put whole, its tail at the barrier)
+        // sends nothing in the window on a few seeds: 190 of 200 lose a response there.
+        lost_responses = lost_responses.requires_on("response-lost", 90);
     }
     // Now and then, for a long while, an external system's answer is lost (a flaky network,
     // not a burst): between two checkpoints a writer sends many requests after one whose
@@ -223,8 +225,10 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         refusals = refusals.then(wait(100)).requires("request-refused");
     }
     if !aimed.sink.is_empty() && exactly_once {
-        // A refusal while a committer commits: only when a commit falls into the window.
-        refusals = refusals.requires_on("commit-request-refused", 10);
+        // A refusal while a committer commits: only when a commit falls into the window, so
+        // judged over the seeds where one did (a sink rolling its files rarely commits
+        // outside it on every seed).
+        refusals = refusals.requires_where("commit-request-refused", 10, "commit-under-refusal");
     }
     // One worker's requests to the sink's systems take 400 ms longer (a stuck connection,
     // far past the clients' timeouts), and the worker crashes 250 ms in: what it sent lands
@@ -541,7 +545,9 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             .then(wait(100))
             .then(crash(Worker::Any).at(Phase::BeforeBarrier).restart_after(400))
             .then(wait(300))
-            .requires_on("upload-expired", 50);
+            // Only a sink that starts multipart uploads has one to expire: a sink putting each
+            // file whole (or with parts larger than the suites' files) is not judged on it.
+            .requires_where("upload-expired", 50, "upload-started");
         cases.insert(cases.len() - 1, case("incomplete uploads expire while a writer is down", 1, Region, expiry));
     }
     if !aimed.retaining.is_empty() {
