@@ -320,8 +320,6 @@ pub enum EventKind {
     FaultRule { description: String },
     /// The job finished (all input read and committed).
     JobFinished,
-    /// A bucket started a multipart upload of `key` (`CreateMultipartUpload`).
-    UploadStarted { key: String, upload: String },
     /// A subtask declined a checkpoint.
     Declined {
         subtask: usize,
@@ -396,6 +394,9 @@ pub enum EventKind {
         attempt: u64,
         ms: u64,
     },
+    /// A bucket started a multipart upload of `key` (`CreateMultipartUpload`). Last, so the
+    /// encoding of every older variant stays as it was.
+    UploadStarted { key: String, upload: String },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system

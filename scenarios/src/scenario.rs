@@ -86,6 +86,9 @@ impl Scenario {
             for b in s.blocks.iter_mut().filter(|b| *b == block) {
                 *b = (**body).clone();
             }
+            if matches!(fault, crate::block::Fault::Straggle { .. }) && !s.blocks.iter().any(straggles) {
+                s.requires.retain(|m| m != "message-straggled" && m != "produce-deduplicated");
+            }
             if matches!(fault, crate::block::Fault::Delay { .. }) && !s.blocks.iter().any(delays) {
                 s.requires.retain(|m| m != "message-delayed" && m != "request-outlived-its-sender");
                 // A notification held up is what makes a replaced global committer commit.

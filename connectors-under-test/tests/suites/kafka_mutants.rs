@@ -83,13 +83,14 @@ fn the_kafka_broker_cases_aim_only_at_sinks_over_kafka() {
 }
 
 /// The requests straggling past the client's timeout on a classic broker that does not
-/// verify partitions (KAFKA-14402's setting): a late `EndTxn` of a fenced producer, or a
-/// late produce, answers a committer that takes `Fenced` for "committed" with the refusal it
-/// trusts. Without the straggling windows, the same case passes.
+/// verify partitions (KAFKA-14402's setting): a producer's first `InitProducerId`, arriving
+/// after its retry, bumps the epoch and fences the live producer, and a committer that takes
+/// `Fenced` for "committed" drops its batch. Without the straggling windows, the same case
+/// passes.
 #[test]
 fn a_kafka_committer_taking_fenced_for_committed_is_exposed_by_straggling_requests() {
     let case = "a classic broker without partition verification, requests straggle";
-    let windows = straggle("sink-kafka", "kafka.", 80, 15).then(wait(60)).repeat(12);
+    let windows = suites::cases::kafka::straggling(&["sink-kafka".into()], &suites::cases::kafka::EVERY_REQUEST);
     only_exposed_by(
         || mutant("mutant: kafka committer takes fenced for committed", "no-loss"),
         case,

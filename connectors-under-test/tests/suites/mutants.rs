@@ -265,7 +265,9 @@ fn block_mark(block: &Block) -> Option<&'static str> {
 /// Whether `block` is, or runs, a straggling window.
 fn straggles(block: &Block) -> bool {
     match block {
-        Block::Fault { fault: Fault::Straggle { .. }, .. } => true,
+        Block::Fault { fault: Fault::Straggle { .. }, .. } | Block::During { fault: Fault::Straggle { .. }, .. } => {
+            true
+        }
         Block::Seq(v) => v.iter().any(straggles),
         _ => false,
     }

@@ -147,3 +147,30 @@ fn a_case_the_context_cannot_support_is_skipped_visibly() {
     assert_eq!(outcome.seeds(), 0);
     outcome.assert_ok(); // a skip is not a failure
 }
+
+/// A mark judged only over the seeds that took its path (`Scenario::requires_where`) is
+/// judged for the sinks built to take it: the default object sink starts uploads, the
+/// transactional sinks commit under the refusals. Only the object sink that puts every file
+/// whole is not judged on an expiring upload, and says so.
+#[test]
+fn the_sinks_that_take_a_path_judged_where_taken_are_judged_on_it() {
+    let expiry = "incomplete uploads expire while a writer is down";
+    let refusals = "external systems refuse requests";
+    let share = |target: &str, case: &str, mark: &str| {
+        let outcome = catalogue::suite(target).only(case).seeds(SEEDS).run();
+        let result = outcome.cases.iter().find(|c| c.case == case).expect("the case ran");
+        result.mark_shares.iter().find(|m| m.mark == mark).cloned().expect("the case requires the mark")
+    };
+    for (target, case, mark) in [
+        ("object-sink", expiry, "upload-expired"),
+        ("object-sink", refusals, "commit-request-refused"),
+        ("txn-log-sink", refusals, "commit-request-refused"),
+        ("kafka-sink", refusals, "commit-request-refused"),
+        ("file-sink", refusals, "commit-request-refused"),
+    ] {
+        let share = share(target, case, mark);
+        assert!(share.applies() && share.met() && share.seeds > 0, "{target}, {case:?}: {share}");
+    }
+    let whole = share("object-sink (single puts)", expiry, "upload-expired");
+    assert!(!whole.applies() && whole.met(), "{whole}");
+}

@@ -223,7 +223,8 @@ fn a_commit_by_a_committer_apart_covers_the_writers_prepared_checkpoints() {
 fn a_commit_is_under_refusal_only_while_a_refusal_rule_is_in_force() {
     let mark = "commit-under-refusal";
     let rule = |d: &str| at("gateway", EventKind::FaultRule { description: d.into() });
-    let refuse = "Refuse { probability: 0.4, refusal: Unavailable } kind=* *->s3 [100ms, inf)";
+    // The descriptions as the gateway records them: "add {rule}", "remove {rule}", "heal".
+    let refuse = crate::net::FaultRule::refuse(0.4, crate::net::Refusal::Unavailable).to("s3").to_string();
     let commit =
         || at("taskexecutor-0", EventKind::CommitAttempt { subtask: 0, attempt: 1, checkpoint: 2, requests: 1 });
     let done = || {
@@ -237,7 +238,7 @@ fn a_commit_is_under_refusal_only_while_a_refusal_rule_is_in_force() {
     assert!(!reached(&[commit(), done(), add.clone()], false).contains(mark), "the commit ended before");
     assert!(!reached(&[add.clone(), remove, commit()], false).contains(mark), "removed before the commit");
     assert!(!reached(&[add, rule("heal"), commit()], false).contains(mark), "healed before the commit");
-    let drop = rule("add Drop { probability: 1.0 } kind=* *->s3 [0ms, inf)");
+    let drop = rule(&format!("add {}", crate::net::FaultRule::drop(1.0).to("s3")));
     assert!(!reached(&[drop, commit()], false).contains(mark), "a drop rule refuses nothing");
 }
 

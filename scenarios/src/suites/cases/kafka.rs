@@ -6,13 +6,28 @@ use super::{case, CaseSpec, Systems};
 use crate::prelude::*;
 use connsim::cluster::FailoverStrategy::Region;
 
-/// Straggling windows in a case: every 60 ms, the requests of `kind` sent in the next 15 ms
-/// arrive 80 ms late: past the clients' request timeout (50 ms in the simulation), so each
-/// client retries on a new connection and the first attempt arrives after the retry.
-fn straggling(systems: &[String], kind: &str) -> Block {
-    let windows = systems.iter().map(|s| straggle(s, kind, 80, 15)).reduce(Block::then).expect("a Kafka system");
-    windows.then(wait(60)).repeat(12)
+/// The straggling windows of the Kafka cases: every 75 ms, the requests of `kinds` (kind
+/// prefixes such as `"kafka.produce"`) to `systems` sent in the next 15 ms arrive 80 ms late:
+/// past the clients' request timeout (50 ms in the simulation), so each client retries on a
+/// new connection and the first attempt arrives after the retry. A test that removes them
+/// from a case ([`Scenario::without`]) builds the same block.
+pub fn straggling(systems: &[String], kinds: &[&str]) -> Block {
+    let mut window = wait(15);
+    for s in systems {
+        for kind in kinds {
+            let to = Some(Target::System(s.clone()));
+            window = during(Fault::Straggle { ms: 80, kind: Some(kind.to_string()), from: None, to }, window);
+        }
+    }
+    window.then(wait(60)).repeat(12)
 }
+
+/// Every Kafka request, for the case on a broker without partition verification: a
+/// transaction's produces, its partitions' registration, its end, and `InitProducerId` too.
+/// A late `InitProducerId` without a producer id (a producer's first) bumps the epoch past the
+/// live producer's and fences it, on a real broker as here: a correct sink survives being
+/// fenced by its own straggler as by any other incarnation.
+pub const EVERY_REQUEST: [&str; 1] = ["kafka."];
 
 /// The two cases, when the sink reaches some system through Kafka's protocol.
 ///
@@ -26,7 +41,8 @@ fn straggling(systems: &[String], kind: &str) -> Block {
 ///   after the transaction ended (KAFKA-14402); such a write opens a hanging transaction that
 ///   holds the partition's last stable offset and never times out. A sink whose client waits
 ///   for every produce before it ends a transaction, and fences its previous epochs, never
-///   leaves one; every Kafka request straggles here, the transaction's own included.
+///   leaves one; every Kafka request straggles here ([`EVERY_REQUEST`]), and a writer
+///   crashes.
 pub(super) fn kafka_broker(aimed: &Systems, cases: &mut Vec<CaseSpec>) {
     let systems = aimed.kafka.as_slice();
     if systems.is_empty() {
@@ -34,7 +50,7 @@ pub(super) fn kafka_broker(aimed: &Systems, cases: &mut Vec<CaseSpec>) {
     }
     let produce = Scenario::new("produce requests straggle")
         .then(wait(100))
-        .then(straggling(systems, "kafka.produce"))
+        .then(straggling(systems, &["kafka.produce"]))
         .requires_on("message-straggled", 80)
         .requires_on("produce-deduplicated", 50);
     cases.insert(cases.len() - 1, case("produce requests straggle", 4, Region, produce));
@@ -45,9 +61,9 @@ pub(super) fn kafka_broker(aimed: &Systems, cases: &mut Vec<CaseSpec>) {
     }
     let unverified = unverified
         .then(wait(100))
-        .then(straggling(systems, "kafka."))
+        .then(straggling(systems, &EVERY_REQUEST))
         .then(crash(Worker::Any).restart_after(30))
-        .then(straggling(systems, "kafka."))
+        .then(straggling(systems, &EVERY_REQUEST))
         .requires_on("message-straggled", 80)
         .requires_on("produce-deduplicated", 50);
     cases.insert(cases.len() - 1, case(name, 4, Region, unverified));

@@ -12,7 +12,7 @@
 //! faults land while records still flow (at least five checkpoints complete before the end
 //! of input on seed 1 of every case; a test holds the suites to it).
 
-mod kafka;
+pub mod kafka;
 mod optional;
 
 use super::context::TestData;
