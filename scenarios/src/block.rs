@@ -368,6 +368,19 @@ impl Block {
         }
     }
 
+    /// Whether a fault `is` accepts is held anywhere inside this block (a held fault, or one
+    /// around a body), combinators searched through.
+    pub fn any_fault(&self, is: &impl Fn(&Fault) -> bool) -> bool {
+        match self {
+            Block::Fault { fault, .. } => is(fault),
+            Block::During { fault, body } => is(fault) || body.any_fault(is),
+            Block::Repeat { block, .. } | Block::TimeLimit { block, .. } => block.any_fault(is),
+            Block::Seq(v) | Block::OneOf(v) => v.iter().any(|b| b.any_fault(is)),
+            Block::Phases { safety, .. } => safety.any_fault(is),
+            _ => false,
+        }
+    }
+
     /// Every block kind this block uses, itself included.
     pub fn kinds(&self, out: &mut std::collections::BTreeSet<&'static str>) {
         out.insert(self.kind());

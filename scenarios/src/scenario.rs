@@ -395,28 +395,10 @@ impl ScenarioOutcome {
 
 /// Whether `block` lets messages straggle anywhere inside it.
 fn straggles(block: &Block) -> bool {
-    match block {
-        Block::Fault { fault: crate::block::Fault::Straggle { .. }, .. } => true,
-        Block::During { fault: crate::block::Fault::Straggle { .. }, .. } => true,
-        Block::During { body, .. } | Block::Repeat { block: body, .. } | Block::TimeLimit { block: body, .. } => {
-            straggles(body)
-        }
-        Block::Seq(v) | Block::OneOf(v) => v.iter().any(straggles),
-        Block::Phases { safety, .. } => straggles(safety),
-        _ => false,
-    }
+    block.any_fault(&|f| matches!(f, crate::block::Fault::Straggle { .. }))
 }
 
 /// Whether `block` delays messages anywhere inside it.
 fn delays(block: &Block) -> bool {
-    match block {
-        Block::Fault { fault: crate::block::Fault::Delay { .. }, .. } => true,
-        Block::During { fault: crate::block::Fault::Delay { .. }, .. } => true,
-        Block::During { body, .. } | Block::Repeat { block: body, .. } | Block::TimeLimit { block: body, .. } => {
-            delays(body)
-        }
-        Block::Seq(v) | Block::OneOf(v) => v.iter().any(delays),
-        Block::Phases { safety, .. } => delays(safety),
-        _ => false,
-    }
+    block.any_fault(&|f| matches!(f, crate::block::Fault::Delay { .. }))
 }

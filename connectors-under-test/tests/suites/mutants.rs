@@ -255,21 +255,12 @@ fn block_mark(block: &Block) -> Option<&'static str> {
             Some("zombie-global-commit")
         }
         Block::During { fault: Fault::Delay { .. }, .. } => Some("request-outlived-its-sender"),
-        Block::Repeat { block, .. } if straggles(block) => Some("message-straggled"),
+        Block::Repeat { block, .. } if block.any_fault(&|f| matches!(f, Fault::Straggle { .. })) => {
+            Some("message-straggled")
+        }
         Block::NewJob { from: NewJobFrom::WithoutState } => Some("new-job:without-state"),
         Block::NewJob { from: NewJobFrom::OlderSavepoint } => Some("new-job:older-savepoint"),
         _ => None,
-    }
-}
-
-/// Whether `block` is, or runs, a straggling window.
-fn straggles(block: &Block) -> bool {
-    match block {
-        Block::Fault { fault: Fault::Straggle { .. }, .. } | Block::During { fault: Fault::Straggle { .. }, .. } => {
-            true
-        }
-        Block::Seq(v) => v.iter().any(straggles),
-        _ => false,
     }
 }
 
