@@ -153,6 +153,9 @@ pub fn all() -> Vec<Target> {
         target("mutant: kafka source reads uncommitted", "source", Some("no-phantoms"), || {
             suites::source(kafka_source_with("kafka-source(read_uncommitted)", kafka::reads_uncommitted))
         }),
+        target("mutant: kafka source skips tombstones", "source", Some("no-loss"), || {
+            suites::source(kafka_source_with("kafka-source(skips tombstones)", kafka::skips_tombstones))
+        }),
         target("mutant: kafka source commits offsets on poll", "pipeline", Some("no-loss"), || {
             suites::pipeline(
                 kafka_source_with("kafka-source(commits on poll)", kafka::commits_on_poll),
@@ -165,6 +168,18 @@ pub fn all() -> Vec<Target> {
                 kafka::KafkaSinkBug::FencedAsCommitted,
             )))
         }),
+        target("mutant: kafka sink's serializer drops headers", "sink", Some("no-corruption"), || {
+            suites::sink(kafka_sink_with(kafka::BuggyKafkaSinkSetup(
+                KafkaSinkSetup { partitions: 4, protocol: TxnProtocol::Classic },
+                kafka::KafkaSinkBug::DropsHeaders,
+            )))
+        }),
+        target("mutant: kafka sink's serializer writes a null key as text", "sink", Some("no-corruption"), || {
+            suites::sink(kafka_sink_with(kafka::BuggyKafkaSinkSetup(
+                KafkaSinkSetup { partitions: 4, protocol: TxnProtocol::Classic },
+                kafka::KafkaSinkBug::NullKeyAsText,
+            )))
+        }),
         sink_mutant("mutant: premature commit", "no-premature-visibility", "fs", || PrematureCommitSetup),
         sink_mutant("mutant: object sink completes uploads at the barrier", "no-premature-visibility", "s3", || {
             BuggyObjectSinkSetup(ObjectBug::CompletesAtBarrier)
@@ -174,6 +189,12 @@ pub fn all() -> Vec<Target> {
         }),
         sink_mutant("mutant: object sink aborts recorded uploads on close", "no-loss", "s3", || {
             BuggyObjectSinkSetup(ObjectBug::AbortsOnClose)
+        }),
+        sink_mutant("mutant: object sink defers completions", "declared-loss", "s3", || {
+            BuggyObjectSinkSetup(ObjectBug::DefersCompletions)
+        }),
+        sink_mutant("mutant: object sink takes a gone upload for completed", "no-loss", "s3", || {
+            BuggyObjectSinkSetup(ObjectBug::TakesGoneUploadsForCompleted)
         }),
         sink_mutant("mutant: object sink fails on its own put", "liveness", "s3", || {
             BuggyObjectSinkSetup(ObjectBug::FailsOnItsOwnPut)

@@ -94,7 +94,13 @@ impl ElementCodec for RowCodec {
         Row { id: record.id.0, key: record.key, at_ms: record.event_time_ms, body: record.payload.clone() }
     }
     fn record(row: &Row) -> Result<Record, String> {
-        Ok(Record { id: RecordId(row.id), key: row.key, event_time_ms: row.at_ms, payload: row.body.clone() })
+        Ok(Record {
+            id: RecordId(row.id),
+            key: row.key,
+            event_time_ms: row.at_ms,
+            payload: row.body.clone(),
+            extras: None,
+        })
     }
 }
 
@@ -130,7 +136,8 @@ mod tests {
 
     #[test]
     fn a_row_reads_back_as_the_record_it_carries_and_a_bad_document_says_why() {
-        let record = Record { id: RecordId(5), key: 12, event_time_ms: -4, payload: b"value-12\x00\xff".to_vec() };
+        let record =
+            Record { id: RecordId(5), key: 12, event_time_ms: -4, payload: b"value-12\x00\xff".to_vec(), extras: None };
         let bytes = encode_row(&RowCodec::element(&record));
         assert!(std::str::from_utf8(&bytes).unwrap().starts_with(r#"{"id":5,"key":12,"at_ms":-4,"body":""#));
         assert_eq!(RowCodec::record(&decode_row(&bytes).unwrap()).unwrap(), record);
@@ -142,7 +149,7 @@ mod tests {
 
     #[test]
     fn a_binary_row_reads_back_and_a_wrong_length_says_so() {
-        let record = Record { id: RecordId(6), key: 1, event_time_ms: 9, payload: b"abc".to_vec() };
+        let record = Record { id: RecordId(6), key: 1, event_time_ms: 9, payload: b"abc".to_vec(), extras: None };
         let mut bytes = encode_row_binary(&RowCodec::element(&record));
         assert_eq!(RowCodec::record(&decode_row_binary(&bytes).unwrap()).unwrap(), record);
         assert_eq!(BinaryRowFormat.seen(&bytes).unwrap(), Seen::of(&record));

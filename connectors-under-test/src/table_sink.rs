@@ -246,4 +246,8 @@ impl SinkSetup for TableSinkSetup {
     fn build(&self, world: &mut World) -> Self::Sink {
         ElementSink::new(self.table_sink(world))
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }

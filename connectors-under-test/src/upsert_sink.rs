@@ -119,4 +119,8 @@ impl SinkSetup for UpsertSinkSetup {
         world.add_system(Arc::new(kv));
         ElementSink::new(UpsertSink { store: "kv".into(), claims_exactly_once: self.claims_exactly_once })
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }

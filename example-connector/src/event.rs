@@ -40,7 +40,13 @@ impl ElementCodec for EventCodec {
         Event { id: record.id.0, user: record.key, at_ms: record.event_time_ms, body: record.payload.clone() }
     }
     fn record(event: &Event) -> Result<Record, String> {
-        Ok(Record { id: RecordId(event.id), key: event.user, event_time_ms: event.at_ms, payload: event.body.clone() })
+        Ok(Record {
+            id: RecordId(event.id),
+            key: event.user,
+            event_time_ms: event.at_ms,
+            payload: event.body.clone(),
+            extras: None,
+        })
     }
 }
 

@@ -148,4 +148,8 @@ impl SinkSetup for StagingSinkSetup {
         world.add_system(Arc::new(store));
         ElementSink::new(StagingSink { store: "store".into() })
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }

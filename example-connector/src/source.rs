@@ -322,4 +322,8 @@ impl SourceSetup for FeedSourceSetup {
         let (partitions, unbounded) = (self.partitions, self.unbounded);
         ElementSource::new(FeedSource { feed: "feed".into(), partitions, unbounded })
     }
+    /// Its element type holds no null key or value, no headers, and text payloads only.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries::PLAIN
+    }
 }

@@ -394,9 +394,15 @@ pub enum EventKind {
         attempt: u64,
         ms: u64,
     },
-    /// A bucket started a multipart upload of `key` (`CreateMultipartUpload`). Last, so the
-    /// encoding of every older variant stays as it was.
+    /// A bucket started a multipart upload of `key` (`CreateMultipartUpload`).
     UploadStarted { key: String, upload: String },
+    /// A system's own rule destroyed data no commit had made visible: a lifecycle rule
+    /// aborted upload `upload` of `key`, and with its parts the records they held (as the
+    /// output's format decodes them). A loss of those records is unavoidable once it
+    /// happened; a connector that says so (a commit failed with a known reason naming the key
+    /// or the upload) has declared it. Last, so the encoding of every older variant stays as
+    /// it was.
+    DataDestroyed { key: String, upload: String, records: Vec<RecordId> },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system

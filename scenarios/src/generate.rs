@@ -164,6 +164,7 @@ fn job() -> BoxedStrategy<JobSettings> {
             sink_parallelism: writers.filter(|_| exchange.is_some()),
             concurrent_checkpoints,
             committer_parallelism: None,
+            declared_loss: false,
         })
         .boxed()
 }

@@ -23,6 +23,10 @@ pub struct JobSettings {
     /// Committers as tasks of their own, this many ([`connsim::cluster::SinkParallelism::committers`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub committer_parallelism: Option<usize>,
+    /// The scenario makes a loss unavoidable (an upload expires before its checkpoint's
+    /// commit can run): a loss the connector declares passes `declared-loss`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub declared_loss: bool,
 }
 
 impl JobSettings {
@@ -44,6 +48,9 @@ impl JobSettings {
         }
         if let Some(n) = self.committer_parallelism {
             config.job.sink.committers = Some(n);
+        }
+        if self.declared_loss {
+            config.declared_loss_allowed = true;
         }
     }
 
@@ -84,6 +91,9 @@ impl JobSettings {
         }
         if let Some(n) = self.committer_parallelism {
             s.push_str(&format!("\n    .committer_parallelism({n})"));
+        }
+        if self.declared_loss {
+            s.push_str("\n    .loss_may_be_declared()");
         }
         s
     }

@@ -55,6 +55,7 @@ pub mod prelude {
     pub use connsim::cluster::Exchange;
     pub use connsim::cluster::Phase;
     pub use connsim::net::Refusal;
+    pub use connsim::record::DataKind;
     pub use connsim::run::Spread;
     pub use connsim::systems::{Setting, TxnProtocol};
 }

@@ -70,6 +70,15 @@ impl Scenario {
         self
     }
 
+    /// The scenario makes a loss unavoidable (an upload expires before its checkpoint's
+    /// commit can run): a loss the connector declares, a commit failed with a known reason
+    /// naming what is gone, passes `declared-loss`; a loss it does not declare still fails
+    /// `no-loss`. In every other scenario a declared loss fails `declared-loss`.
+    pub fn loss_may_be_declared(mut self) -> Self {
+        self.job.declared_loss = true;
+        self
+    }
+
     /// Lets `n` checkpoints be pending at once (over the runner's).
     pub fn concurrent_checkpoints(mut self, n: usize) -> Self {
         self.job.concurrent_checkpoints = Some(n);
@@ -143,7 +152,8 @@ impl Scenario {
                 s.requires.retain(|m| m != "s3-internal-error");
             }
             Block::Configure { setting: connsim::systems::Setting::ExpireIncompleteUploadsAfterMs(_), .. } => {
-                s.requires.retain(|m| m != "upload-expired");
+                // Without the rule nothing expires, and nothing is destroyed to declare.
+                s.requires.retain(|m| m != "upload-expired" && m != "loss-declared");
             }
             _ => {}
         }

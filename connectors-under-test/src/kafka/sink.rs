@@ -69,12 +69,19 @@ pub struct KafkaWriter {
     staged: Vec<LogEntry>,
 }
 
+impl KafkaWriter {
+    /// Stages one serialized record for the next checkpoint's transaction.
+    pub fn stage(&mut self, entry: LogEntry) {
+        self.staged.push(entry);
+    }
+}
+
 impl SinkWriter for KafkaWriter {
     type Committable = StagedBatch;
     type State = ();
 
     async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
-        self.staged.push(RecordLogFormat::encode(&record));
+        self.stage(RecordLogFormat::encode(&record));
         Ok(())
     }
 

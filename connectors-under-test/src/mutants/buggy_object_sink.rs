@@ -25,6 +25,18 @@
 //!   lost copy is retried by the client after the delete, finds no tail, and the tail's
 //!   records are lost. Caught by `no-loss`, only when a copy of a restored file's tail
 //!   fails.
+//! - [`ObjectBug::TakesGoneUploadsForCompleted`]: the committer takes `NoSuchUpload` on a
+//!   completion for "an earlier attempt completed it" and reports the commit done, without
+//!   looking for the object. True after a lost answer; false when a lifecycle rule aborted
+//!   the upload first: its records are gone and the sink claims they are committed. Caught
+//!   by `no-loss` (a silent loss) in "uploads expire before their checkpoint's commit",
+//!   where the reference declares the same loss and passes.
+//! - [`ObjectBug::DefersCompletions`]: the committer holds each completion back 300 ms after
+//!   it first sees it, to complete uploads in batches (fewer requests), answering "retry
+//!   later" meanwhile. Correct, if slow, until a lifecycle rule aborts uploads sooner: then
+//!   the uploads of completed checkpoints expire in its hands, and it declares their loss
+//!   honestly, a loss it made itself. Caught by `declared-loss` in "incomplete uploads
+//!   expire while a writer is down", where nothing makes a loss unavoidable.
 
 use crate::object_sink::{ObjectCommitter, ObjectSink, ObjectSinkSetup, ObjectWriter, PartFile, WriterState};
 use connsim::api::{
@@ -33,7 +45,7 @@ use connsim::api::{
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
 use connsim::{ConnectorError, Record};
-use object_store::multipart::MultipartStore;
+use object_store::multipart::{MultipartStore, PartId};
 use object_store::path::Path;
 use object_store::ObjectStoreExt;
 use serde::{Deserialize, Serialize};
@@ -51,6 +63,10 @@ pub enum ObjectBug {
     FailsOnItsOwnPut,
     /// Renames a recovered tail by copy and delete, the delete not waiting for the copy.
     RenamesTailUnconfirmed,
+    /// Takes an upload gone at completion for one completed before.
+    TakesGoneUploadsForCompleted,
+    /// Holds each completion back 300 ms to batch them.
+    DefersCompletions,
 }
 
 /// The object sink with one bug.
@@ -116,7 +132,12 @@ impl SinkWriter for BuggyObjectWriter {
 pub struct BuggyObjectCommitter {
     inner: ObjectCommitter,
     bug: ObjectBug,
+    /// When each upload's completion was first asked for ([`ObjectBug::DefersCompletions`]).
+    first_asked: std::collections::BTreeMap<String, connsim::time::Instant>,
 }
+
+/// How long [`ObjectBug::DefersCompletions`] holds a completion back.
+const DEFERRED: std::time::Duration = std::time::Duration::from_millis(300);
 
 impl BuggyObjectCommitter {
     async fn commit_one(&self, file: &PartFile) -> CommitOutcome {
@@ -136,6 +157,16 @@ impl BuggyObjectCommitter {
                 // The copy's request goes out first, then the delete's, at once.
                 futures::join!(self.inner.publish_tail(f), delete).0
             }
+            (ObjectBug::TakesGoneUploadsForCompleted, PartFile::Upload { upload, parts, .. }) => {
+                let ids = parts.iter().map(|p| PartId { content_id: p.clone() }).collect();
+                let path = Path::from(file.key());
+                match self.inner.store.complete_multipart(&path, upload, ids).await {
+                    Ok(_) => CommitOutcome::Committed,
+                    // The bug: gone means completed, without a look for the object.
+                    Err(object_store::Error::NotFound { .. }) => CommitOutcome::AlreadyCommitted,
+                    Err(_) => CommitOutcome::RetryLater,
+                }
+            }
             _ => self.inner.commit_one(file).await,
         }
     }
@@ -146,6 +177,14 @@ impl Committer for BuggyObjectCommitter {
     async fn commit(&mut self, requests: Vec<CommitRequest<PartFile>>) -> Vec<CommitOutcome> {
         let mut out = Vec::with_capacity(requests.len());
         for r in requests {
+            if let (ObjectBug::DefersCompletions, PartFile::Upload { upload, .. }) = (self.bug, &r.committable) {
+                let now = connsim::time::Instant::now();
+                // The bug: a completion waits for its batch, whatever the bucket's rules.
+                if now.duration_since(*self.first_asked.entry(upload.clone()).or_insert(now)) < DEFERRED {
+                    out.push(CommitOutcome::RetryLater);
+                    continue;
+                }
+            }
             out.push(self.commit_one(&r.committable).await);
         }
         out
@@ -168,7 +207,7 @@ impl Sink for BuggyObjectSink {
     }
 
     fn create_committer(&self, ctx: CommitterContext) -> BuggyObjectCommitter {
-        BuggyObjectCommitter { inner: self.sink.create_committer(ctx), bug: self.bug }
+        BuggyObjectCommitter { inner: self.sink.create_committer(ctx), bug: self.bug, first_asked: Default::default() }
     }
 }
 

@@ -113,4 +113,8 @@ impl<B: TableBug> SinkSetup for BuggyTableSinkSetup<B> {
     fn build(&self, world: &mut World) -> Self::Sink {
         ElementSink::new(BuggyTableSink { inner: TableSinkSetup.table_sink(world), bug: self.0.clone() })
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }

@@ -12,6 +12,22 @@
 //!   for the same batch arrives late, after this attempt's own: the older attempt crashed
 //!   with the request in flight, and the fencing aborted this attempt's transaction. The
 //!   batch is then lost. Caught by `no-loss` in "slow requests outlive a crashed writer".
+//! - **Drops headers** (sink): the serializer builds the producer record from the key, the
+//!   value and the timestamp, and never copies the headers (a serializer written against
+//!   the record API before headers existed, KIP-82, and never revisited). Every header a
+//!   record had is gone from the output; a downstream consumer that routes or traces by
+//!   header sees none. Caught by `no-corruption` naming the headers, on the suites' real
+//!   data (a fifth of its records have headers); plain data has none, and it passes.
+//! - **Null key as text** (sink): the serializer renders the key through a string
+//!   formatter, so a null key becomes the bytes `<null>` (Java's `String.valueOf(null)`
+//!   shape), and every null-keyed record lands with a key no producer wrote (compaction
+//!   then keeps one of them under that key). Caught by `no-corruption` naming the key, on
+//!   real data; plain data has no null keys, and it passes.
+//! - **Skips tombstones** (source): the deserializer makes nothing of a record whose value
+//!   is null, and the reader emits nothing for it (Flink's `DeserializationSchema` contract:
+//!   null means "skip"), so every tombstone of the input is lost. Caught by `no-loss` on the
+//!   suites' real data (a record in eleven is a tombstone); plain data has none, and it
+//!   passes.
 //! - **Commits on poll** (source): the split reader commits the offsets of what it polled
 //!   to the group as it polls, the way a plain consumer loop does, and nothing commits when
 //!   a checkpoint completes. A restore from a checkpoint shows nothing: it reads the
@@ -27,10 +43,12 @@ use crate::kafka::{
 use crate::log_source::{LogEmitter, LogEnumState, LogSplit};
 use connsim::api::{
     Boundedness, CommitOutcome, CommitRequest, Committer, CommitterContext, EnumeratorContext, FetchedBatch,
-    FetcherMode, NoGlobalCommitter, ReaderContext, Sink, Source, SourceReaderBase, SplitReader, SplitsChange,
-    WatermarkStrategy, WriterContext,
+    FetcherMode, NoGlobalCommitter, ReaderContext, Sink, SinkWriter, Source, SourceReaderBase, SplitReader,
+    SplitsChange, WatermarkStrategy, WriterContext,
 };
+use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, SourceSetup, World};
+use connsim::systems::RecordLogFormat;
 use connsim::{ConnectorError, Record};
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::RDKafkaErrorCode;
@@ -48,6 +66,42 @@ pub fn reads_uncommitted(data: crate::LogSourceSetup) -> KafkaSourceSetup {
 pub enum KafkaSinkBug {
     /// Takes `Fenced` for "committed".
     FencedAsCommitted,
+    /// Its serializer drops every header.
+    DropsHeaders,
+    /// Its serializer writes a null key as the text `<null>`.
+    NullKeyAsText,
+}
+
+/// The reference writer behind a serializer with the sink's bug.
+pub struct BuggyKafkaWriter {
+    inner: KafkaWriter,
+    bug: KafkaSinkBug,
+}
+
+impl SinkWriter for BuggyKafkaWriter {
+    type Committable = StagedBatch;
+    type State = ();
+
+    async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
+        let mut entry = RecordLogFormat::encode(&record);
+        match self.bug {
+            KafkaSinkBug::FencedAsCommitted => {}
+            // The bug: the producer record is built without the record's headers.
+            KafkaSinkBug::DropsHeaders => entry.headers.clear(),
+            // The bug: the key goes through a string formatter, null and all.
+            KafkaSinkBug::NullKeyAsText => {
+                entry.key.get_or_insert_with(|| b"<null>".to_vec());
+            }
+        }
+        self.inner.stage(entry);
+        Ok(())
+    }
+    async fn flush(&mut self, end_of_input: bool) -> Result<(), ConnectorError> {
+        self.inner.flush(end_of_input).await
+    }
+    async fn prepare_commit(&mut self, checkpoint: CheckpointId) -> Result<Vec<StagedBatch>, ConnectorError> {
+        self.inner.prepare_commit(checkpoint).await
+    }
 }
 
 /// The Kafka sink with a buggy committer.
@@ -71,6 +125,7 @@ impl CommitBatch for BuggyKafkaCommitter {
                 Err(Short { code: Some(RDKafkaErrorCode::Fenced), .. }) => Ok(CommitOutcome::AlreadyCommitted),
                 other => other,
             },
+            KafkaSinkBug::DropsHeaders | KafkaSinkBug::NullKeyAsText => self.inner.commit_batch(batch).await,
         }
     }
 }
@@ -85,15 +140,15 @@ impl Committer for BuggyKafkaCommitter {
 impl Sink for BuggyKafkaSink {
     type Committable = StagedBatch;
     type WriterState = ();
-    type Writer = KafkaWriter;
+    type Writer = BuggyKafkaWriter;
     type Committer = BuggyKafkaCommitter;
     type GlobalCommitter = NoGlobalCommitter<Self::Committable>;
 
     fn keeps_split_order(&self) -> bool {
         true
     }
-    async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<KafkaWriter, ConnectorError> {
-        self.sink.create_writer(ctx, restored).await
+    async fn create_writer(&self, ctx: WriterContext, restored: Vec<()>) -> Result<BuggyKafkaWriter, ConnectorError> {
+        Ok(BuggyKafkaWriter { inner: self.sink.create_writer(ctx, restored).await?, bug: self.bug })
     }
     fn create_committer(&self, _ctx: CommitterContext) -> BuggyKafkaCommitter {
         BuggyKafkaCommitter { inner: KafkaCommitter::new(self.sink.clone()), bug: self.bug }
@@ -114,23 +169,39 @@ impl SinkSetup for BuggyKafkaSinkSetup {
     }
 }
 
-/// The Kafka source whose split reader commits what it polls.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct PollCommittingKafkaSource(pub KafkaSource);
+/// Which bug the source's split reader has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum KafkaSourceBug {
+    /// Commits the group's offsets of what it polled, as it polls.
+    CommitsOnPoll,
+    /// Its deserializer makes nothing of a null value, and nothing is emitted.
+    SkipsTombstones,
+}
 
-/// The reference split reader, and a consumer that commits the group's offsets after every
-/// fetch.
-pub struct PollCommitting {
+/// The Kafka source with a buggy split reader.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct BuggyKafkaSource(pub KafkaSource, pub KafkaSourceBug);
+
+/// The reference split reader with the bug: for [`KafkaSourceBug::CommitsOnPoll`], a
+/// consumer that commits the group's offsets after every fetch.
+pub struct BuggyKafkaSplitReader {
     inner: KafkaSplitReader,
+    bug: KafkaSourceBug,
     committer: Option<Arc<BaseConsumer>>,
 }
 
-impl SplitReader for PollCommitting {
+impl SplitReader for BuggyKafkaSplitReader {
     type Split = LogSplit;
     type Element = (u64, Record);
 
     async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
-        let batch = self.inner.fetch().await?;
+        let mut batch = self.inner.fetch().await?;
+        if self.bug == KafkaSourceBug::SkipsTombstones {
+            // The bug: a deserializer that returns nothing for a null value (Flink's
+            // DeserializationSchema: null means "skip this record").
+            batch.elements.retain(|(_, (_, record))| !record.extras().null_value);
+            return Ok(batch);
+        }
         // The bug: what was polled is committed now, before a checkpoint covers it.
         let mut next: BTreeMap<(String, i32), i64> = BTreeMap::new();
         for (id, (offset, _)) in &batch.elements {
@@ -160,11 +231,11 @@ impl SplitReader for PollCommitting {
     }
 }
 
-impl Source for PollCommittingKafkaSource {
+impl Source for BuggyKafkaSource {
     type Split = LogSplit;
     type EnumState = LogEnumState;
     type Enumerator = KafkaEnumerator;
-    type Reader = KafkaReader<PollCommitting>;
+    type Reader = KafkaReader<BuggyKafkaSplitReader>;
 
     fn boundedness(&self) -> Boundedness {
         self.0.boundedness()
@@ -178,33 +249,44 @@ impl Source for PollCommittingKafkaSource {
     fn watermark_strategy(&self) -> Option<WatermarkStrategy> {
         self.0.watermark_strategy()
     }
-    fn create_reader(&self, ctx: ReaderContext) -> KafkaReader<PollCommitting> {
-        let source = self.0.clone();
-        let make = move || PollCommitting {
+    fn create_reader(&self, ctx: ReaderContext) -> KafkaReader<BuggyKafkaSplitReader> {
+        let (source, bug) = (self.0.clone(), self.1);
+        let make = move || BuggyKafkaSplitReader {
             inner: KafkaSplitReader::new(&source),
-            committer: source.consumer_config().create::<BaseConsumer>().ok().map(Arc::new),
+            bug,
+            committer: (bug == KafkaSourceBug::CommitsOnPoll)
+                .then(|| source.consumer_config().create::<BaseConsumer>().ok().map(Arc::new))
+                .flatten(),
         };
         let base = SourceReaderBase::new(ctx, make, LogEmitter::new(self.0.watermarks), FetcherMode::Single);
-        // Nothing commits when a checkpoint completes.
-        KafkaReader::new(base, &KafkaSource { group_id: None, ..self.0.clone() })
+        match bug {
+            // Nothing commits when a checkpoint completes.
+            KafkaSourceBug::CommitsOnPoll => KafkaReader::new(base, &KafkaSource { group_id: None, ..self.0.clone() }),
+            KafkaSourceBug::SkipsTombstones => KafkaReader::new(base, &self.0),
+        }
     }
 }
 
-/// Sets the poll-committing source up as the reference's setup does.
+/// Sets the buggy source up as the reference's setup does.
 #[derive(Clone, Debug)]
-pub struct PollCommittingSetup(pub KafkaSourceSetup);
+pub struct BuggyKafkaSourceSetup(pub KafkaSourceSetup, pub KafkaSourceBug);
 
-impl SourceSetup for PollCommittingSetup {
-    type Source = PollCommittingKafkaSource;
+impl SourceSetup for BuggyKafkaSourceSetup {
+    type Source = BuggyKafkaSource;
     fn name(&self) -> String {
-        format!("{}(commits on poll)", self.0.name())
+        format!("{}({:?})", self.0.name(), self.1)
     }
-    fn build(&self, world: &mut World) -> PollCommittingKafkaSource {
-        PollCommittingKafkaSource(self.0.build(world))
+    fn build(&self, world: &mut World) -> BuggyKafkaSource {
+        BuggyKafkaSource(self.0.build(world), self.1)
     }
 }
 
 /// The Kafka source committing offsets on poll, over `data`.
-pub fn commits_on_poll(data: crate::LogSourceSetup) -> PollCommittingSetup {
-    PollCommittingSetup(KafkaSourceSetup::new(data))
+pub fn commits_on_poll(data: crate::LogSourceSetup) -> BuggyKafkaSourceSetup {
+    BuggyKafkaSourceSetup(KafkaSourceSetup::new(data), KafkaSourceBug::CommitsOnPoll)
+}
+
+/// The Kafka source skipping tombstones, over `data`.
+pub fn skips_tombstones(data: crate::LogSourceSetup) -> BuggyKafkaSourceSetup {
+    BuggyKafkaSourceSetup(KafkaSourceSetup::new(data), KafkaSourceBug::SkipsTombstones)
 }

@@ -84,8 +84,13 @@ impl Sink for LossyStateSink {
         restored: Vec<Vec<StateRecord>>,
     ) -> Result<LossyStateWriter, ConnectorError> {
         // The bug: the payload is not carried back into the record.
-        let back =
-            |s: StateRecord| Record { id: s.id, key: s.key, event_time_ms: s.event_time_ms, payload: Vec::new() };
+        let back = |s: StateRecord| Record {
+            id: s.id,
+            key: s.key,
+            event_time_ms: s.event_time_ms,
+            payload: Vec::new(),
+            extras: None,
+        };
         let records = restored.into_iter().map(|batch| batch.into_iter().map(back).collect()).collect();
         Ok(LossyStateWriter(self.0.create_writer(ctx, records).await?))
     }

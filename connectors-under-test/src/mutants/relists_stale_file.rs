@@ -86,4 +86,8 @@ impl SinkSetup for RelistsStaleFileSetup {
     fn build(&self, world: &mut World) -> Self::Sink {
         ElementSink::new(RelistsStaleFileSink(TableSinkSetup.table_sink(world)))
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }

@@ -126,6 +126,10 @@ impl SinkSetup for UpsertDecodedBy {
         world.add_system(Arc::new(kv));
         ElementSink::new(UpsertSink { store: "kv".into(), claims_exactly_once: false })
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }
 
 /// The reference table sink, its rows decoded by `Decoder`.
@@ -141,6 +145,10 @@ impl SinkSetup for TableDecodedBy {
         world.set_output(table.output());
         world.add_system(Arc::new(table));
         ElementSink::new(TableSink { table: "table".into() })
+    }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
     }
 }
 

@@ -54,6 +54,10 @@ impl SinkSetup for Watched {
         });
         TableSinkSetup.build(world)
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }
 
 #[test]

@@ -98,3 +98,46 @@ fn a_kafka_committer_taking_fenced_for_committed_is_exposed_by_straggling_reques
         "no-loss",
     );
 }
+
+/// A serializer that drops headers is caught by what a downstream consumer decodes, naming
+/// the field; on plain data (no headers) the same case and seeds pass.
+#[test]
+fn a_kafka_serializer_dropping_headers_is_named_by_the_field_and_needs_real_data() {
+    let suite = || mutant("mutant: kafka sink's serializer drops headers", "no-corruption");
+    caught_with_the_field_named(suite, "headers");
+}
+
+/// A serializer that writes a null key as text is caught naming the key; plain data has no
+/// null keys, and the same case and seeds pass.
+#[test]
+fn a_kafka_serializer_writing_a_null_key_as_text_is_named_by_the_field_and_needs_real_data() {
+    let suite = || mutant("mutant: kafka sink's serializer writes a null key as text", "no-corruption");
+    caught_with_the_field_named(suite, "key");
+}
+
+/// The mutant's suite fails `no-corruption` in a fixed case within the fixed seeds, with
+/// `field` named in the verdict, and passes that case on the same seeds with plain data.
+fn caught_with_the_field_named(suite: impl Fn() -> suites::Suite, field: &str) {
+    caught_by_a_fixed_case(suite(), catalogue::suite("kafka-sink"), "no-corruption");
+    let outcome = suite().only("single split").seeds(FIXED_SEEDS).run();
+    let case = outcome.cases.iter().find(|c| c.case == "single split").expect("the case ran");
+    let report = case.reports.iter().find(|r| r.failed_checks().contains(&"no-corruption")).expect("caught");
+    let verdict = report.verdicts.iter().find(|v| v.check == "no-corruption").expect("its verdict");
+    let named = format!("({field} on ");
+    assert!(verdict.summary.contains(&named), "the verdict names the {field}: {}", verdict.summary);
+    assert!(verdict.evidence[0].contains(&format!("with the {field} other than")), "{:?}", verdict.evidence);
+    let plain = suite().only("single split").data(DataKind::Plain).seeds(FIXED_SEEDS).run();
+    print!("{plain}");
+    assert!(plain.failed_cases().is_empty(), "caught on plain data:\n{plain}");
+}
+
+/// A deserializer that skips null values loses every tombstone of the input; plain data has
+/// none, and the same case and seeds pass.
+#[test]
+fn a_kafka_source_skipping_tombstones_loses_them_and_needs_real_data() {
+    let suite = || mutant("mutant: kafka source skips tombstones", "no-loss");
+    caught_by_a_fixed_case(suite(), catalogue::suite("kafka-source"), "no-loss");
+    let plain = suite().only("single split").data(DataKind::Plain).seeds(FIXED_SEEDS).run();
+    print!("{plain}");
+    assert!(plain.failed_cases().is_empty(), "caught on plain data:\n{plain}");
+}

@@ -111,13 +111,19 @@ pub(crate) const FIXED_SEEDS: u64 = 20;
 /// while the reference connector it was made from passes that case on that seed (so the
 /// catch is the bug's, not the harness's).
 pub(crate) fn caught_by_a_fixed_case(suite: Suite, reference: Suite, check: &str) {
+    caught_by_a_fixed_case_within(suite, reference, check, FIXED_SEEDS)
+}
+
+/// [`caught_by_a_fixed_case`] within `seeds` seeds, for a mutant only a few seeds in a
+/// hundred expose (its test says how rare).
+pub(crate) fn caught_by_a_fixed_case_within(suite: Suite, reference: Suite, check: &str, seeds: u64) {
     let fixed =
         |r: &suites::CaseResult| r.case != "swarm" && r.reports.iter().any(|x| x.failed_checks().contains(&check));
-    let outcome = suite.seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fixed);
+    let outcome = suite.seeds(seeds).run_until(|_, _, _| {}, fixed);
     print!("{outcome}");
     let caught = outcome.cases.iter().find(|c| fixed(c));
     let Some(case) = caught else {
-        panic!("the mutant survived: no fixed case failed {check} within {FIXED_SEEDS} seeds\n{outcome}");
+        panic!("the mutant survived: no fixed case failed {check} within {seeds} seeds\n{outcome}");
     };
     let report = case.reports.iter().find(|r| r.failed_checks().contains(&check)).expect("found above");
     println!("caught by {check} in case {:?}, seed {}", case.case, report.seed);
@@ -209,19 +215,31 @@ fn transactions_left_open_by_removed_subtasks_block_read_committed_readers() {
 /// Caught by `case` within [`FIXED_SEEDS`] seeds, failing `check`, while the same seeds of
 /// the same case with `block` taken out never fail `check`: the bug needs that block.
 pub(crate) fn only_exposed_by(suite: impl Fn() -> Suite, case: &str, block: impl Into<Block>, check: &str) {
+    only_exposed_within(suite, case, block, check, FIXED_SEEDS)
+}
+
+/// [`only_exposed_by`] over `seeds` seeds, for a mutant only a few seeds in a hundred
+/// expose (its test says how rare).
+pub(crate) fn only_exposed_within(
+    suite: impl Fn() -> Suite,
+    case: &str,
+    block: impl Into<Block>,
+    check: &str,
+    seeds: u64,
+) {
     let block = block.into();
     let fails = |r: &suites::CaseResult| r.reports.iter().any(|x| x.failed_checks().contains(&check));
-    let with = suite().only(case).seeds(FIXED_SEEDS).run_until(|_, _, _| {}, fails);
+    let with = suite().only(case).seeds(seeds).run_until(|_, _, _| {}, fails);
     print!("{with}");
     let Some((_, report)) = with.caught_by(check) else {
-        panic!("the mutant survived {case:?}: {check} never failed within {FIXED_SEEDS} seeds\n{with}");
+        panic!("the mutant survived {case:?}: {check} never failed within {seeds} seeds\n{with}");
     };
     assert!(
         report.marks.iter().any(|m| Some(m.as_str()) == block_mark(&block) || zombie_commit(&block, m)),
         "the failing seed never reached {block:?}"
     );
     println!("caught by {check} in {case:?}, seed {}", report.seed);
-    let without = suite().only(case).without(block.clone()).seeds(FIXED_SEEDS).run();
+    let without = suite().only(case).without(block.clone()).seeds(seeds).run();
     assert!(
         without.caught_by(check).is_none(),
         "{case:?} without {} fails {check} too: the block is not what exposes the bug\n{without}",

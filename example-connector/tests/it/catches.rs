@@ -85,6 +85,10 @@ impl SinkSetup for EagerSinkSetup {
     fn build(&self, world: &mut World) -> Self::Sink {
         ElementSink::new(EagerSink(StagingSinkSetup.build(world).inner().clone()))
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }
 
 #[test]

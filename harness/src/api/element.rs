@@ -340,7 +340,13 @@ mod tests {
         }
         fn record(key: &u64) -> Result<Record, String> {
             match key {
-                42 => Ok(Record { id: crate::record::RecordId(7), key: 42, event_time_ms: 1, payload: Vec::new() }),
+                42 => Ok(Record {
+                    id: crate::record::RecordId(7),
+                    key: 42,
+                    event_time_ms: 1,
+                    payload: Vec::new(),
+                    extras: None,
+                }),
                 other => Err(format!("no record has key {other}")),
             }
         }
@@ -353,7 +359,13 @@ mod tests {
         // The runtime's output: event time on, split "s" current from an earlier poll, one
         // record already there.
         let mut out = ReaderOutput { event_time: true, ..ReaderOutput::default() };
-        out.records.push(Record { id: crate::record::RecordId(1), key: 0, event_time_ms: 0, payload: Vec::new() });
+        out.records.push(Record {
+            id: crate::record::RecordId(1),
+            key: 0,
+            event_time_ms: 0,
+            payload: Vec::new(),
+            extras: None,
+        });
         out.split_runs.push((0, "s".to_string()));
         reader.poll_next(&mut out).expect("traced");
         assert_eq!(out.records.iter().map(|r| r.id.0).collect::<Vec<_>>(), vec![1, 7]);

@@ -57,6 +57,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("s3-internal-error", "the bucket answered a request 500 InternalError (applied or not)"),
     ("upload-expired", "the bucket's lifecycle rule aborted a multipart upload that was not completed in time"),
     ("upload-started", "the bucket started a multipart upload (a lifecycle rule may expire it)"),
+    ("loss-declared", "a system's own rule destroyed records no commit had made visible (an upload expired), and a commit failed with a known reason naming what was destroyed"),
     ("group-session-expired", "the log's group coordinator removed a consumer whose heartbeats stopped for its session timeout"),
     ("transaction-hanging", "a broker without partition verification wrote a transactional produce no transaction of its coordinator holds"),
     ("message-straggled", "a message arrived late, overtaken by the later messages of its link (a request on an abandoned connection)"),
@@ -105,6 +106,10 @@ fn is_system(node: &str) -> bool {
 /// subtask's reader takes the barrier (a subtask may host only a reader, or only a writer).
 pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut marks = BTreeSet::new();
+    let until = events.iter().position(|e| matches!(e.kind, EventKind::Converged)).unwrap_or(events.len());
+    if !crate::oracle::declared::declared_losses(&events[..until]).is_empty() {
+        marks.insert("loss-declared");
+    }
     // Nodes with a commit in progress (between an attempt and its first outcome).
     let mut committing: BTreeSet<&str> = BTreeSet::new();
     let mut handed = HandedOver::new(events);

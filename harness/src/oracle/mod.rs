@@ -12,6 +12,7 @@
 //! imports nothing from `run/`, which calls it.
 
 pub mod checks;
+pub mod declared;
 mod expect;
 pub mod marks;
 pub(crate) mod observe;

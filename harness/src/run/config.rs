@@ -2,6 +2,7 @@
 //! report prints exactly what ran.
 
 use crate::cluster::JobConfig;
+use crate::record::DataKind;
 use serde::{Deserialize, Serialize};
 
 /// Faults injected during the safety phase.
@@ -46,6 +47,13 @@ pub struct RunConfig {
     /// How much of the verification runs beside the engine (default: all of it).
     #[serde(default, skip_serializing_if = "Verification::is_full")]
     pub verification: Verification,
+    /// Whether the run makes a loss unavoidable (a scenario's `loss_may_be_declared`): a loss
+    /// the connector declares then passes `declared-loss`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub declared_loss_allowed: bool,
+    /// Which data the run's records have (default: shaped as real systems hold it).
+    #[serde(default, skip_serializing_if = "DataKind::is_real")]
+    pub data: DataKind,
 }
 
 /// What runs beside the engine (the cluster, the systems, the gateway and the faults).
@@ -81,6 +89,8 @@ impl Default for RunConfig {
             faults: FaultConfig::default(),
             liveness_ms: 30_000,
             verification: Verification::Full,
+            declared_loss_allowed: false,
+            data: DataKind::Real,
         }
     }
 }

@@ -30,6 +30,7 @@ fn stream(seed: u64, id: u64) -> ChaCha8Rng {
 const WORKLOAD: u64 = 1;
 const NETWORK: u64 = 2;
 const FAULTS: u64 = 3;
+const DATA: u64 = 4;
 
 /// Runs one seed on the current thread with the configuration's random faults
 /// ([`RandomFaults`]) and checks it. See [`simulate_script`].
@@ -60,6 +61,7 @@ pub fn simulate_script<T: Testbed>(testbed: &T, config: &RunConfig, seed: u64, s
 trait ErasedTestbed {
     fn name(&self) -> String;
     fn build(&self, world: &mut World) -> (ErasedSource, ErasedSink);
+    fn carries(&self) -> crate::record::Carries;
 }
 
 impl<T: Testbed> ErasedTestbed for T {
@@ -69,6 +71,9 @@ impl<T: Testbed> ErasedTestbed for T {
     fn build(&self, world: &mut World) -> (ErasedSource, ErasedSink) {
         let (source, sink) = Testbed::build(self, world);
         (ErasedSource::new(source), ErasedSink::new(sink))
+    }
+    fn carries(&self) -> crate::record::Carries {
+        Testbed::carries(self)
     }
 }
 
@@ -205,6 +210,7 @@ async fn drive(
     virtual_ms: Arc<Mutex<u64>>,
 ) {
     let mut world = World::new(history.clone(), stream(seed, WORKLOAD));
+    world.shape_data(crate::record::DataShape::new(config.data, testbed.carries(), &mut stream(seed, DATA)));
     let (source, sink) = testbed.build(&mut world);
     let output = world.output.clone().expect("the testbed's sink setup must call World::set_output");
     let bounded = source.boundedness() == crate::api::Boundedness::Bounded;
@@ -233,6 +239,7 @@ async fn drive(
             liveness_ms: config.liveness_ms,
             panic: None,
             starts: world.starts.clone(),
+            declared_loss_allowed: config.declared_loss_allowed,
         });
     }
     observer.observe(Cause::Setup);

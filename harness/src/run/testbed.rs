@@ -4,7 +4,7 @@
 use crate::api::{Sink, Source};
 use crate::history::History;
 use crate::oracle::{StartPosition, Starts};
-use crate::record::{Record, RecordId};
+use crate::record::{Carries, DataShape, Record};
 use crate::systems::{ExternalSystem, OutputReader};
 use rand_chacha::ChaCha8Rng;
 use std::future::Future;
@@ -12,17 +12,21 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Makes records with run-unique ids; cheap to clone into a during-run workload.
+/// Makes records with run-unique ids, shaped as the run's data is ([`DataShape`]: real
+/// dates, null keys, tombstones, headers, as far as the connectors carry them); cheap to
+/// clone into a during-run workload.
 #[derive(Clone, Default)]
 pub struct RecordMaker {
     last: Arc<AtomicU64>,
+    shape: DataShape,
 }
 
 impl RecordMaker {
-    /// A new record with a run-unique id.
+    /// A new record with a run-unique id, `key` and `payload`, shaped as the run's data is
+    /// (its payload may gain bytes, or become a tombstone's empty one).
     pub fn make(&self, key: u64, payload: Vec<u8>) -> Record {
         let n = self.last.fetch_add(1, Ordering::Relaxed) + 1;
-        Record { id: RecordId(n), key, event_time_ms: n as i64, payload }
+        self.shape.record(n, key, payload)
     }
 }
 
@@ -85,6 +89,10 @@ impl World {
     pub fn declare_split_start(&mut self, split: &str, start: StartPosition) {
         self.starts.splits.insert(split.to_string(), start);
     }
+    /// Shapes the records the world makes from now on (the run sets it before the build).
+    pub(crate) fn shape_data(&mut self, shape: DataShape) {
+        self.records.shape = shape;
+    }
     /// The workload's random stream (seeded from the run's seed).
     pub fn rng(&mut self) -> &mut ChaCha8Rng {
         &mut self.rng
@@ -130,6 +138,12 @@ pub trait SourceSetup: Send + Sync + 'static {
     fn name(&self) -> String;
     /// Creates the source system(s), writes the test data and returns the source.
     fn build(&self, world: &mut World) -> Self::Source;
+    /// What the source's system and deserializer carry end to end beyond plain records
+    /// (null keys, tombstones, headers, binary payloads): the run's data has no shape it
+    /// leaves out. Everything by default; say what your element type or format cannot hold.
+    fn carries(&self) -> Carries {
+        Carries::ALL
+    }
 }
 
 /// Sets up a sink and where its output becomes visible.
@@ -140,6 +154,13 @@ pub trait SinkSetup: Send + Sync + 'static {
     fn name(&self) -> String;
     /// Creates the sink system(s), declares the output ([`World::set_output`]) and returns the sink.
     fn build(&self, world: &mut World) -> Self::Sink;
+    /// What the sink and its output's format carry end to end beyond plain records (null
+    /// keys, tombstones, headers, binary payloads): the run's data has no shape it leaves
+    /// out, and every field of what it does carry is compared. Everything by default; say
+    /// what your element type or format cannot hold.
+    fn carries(&self) -> Carries {
+        Carries::ALL
+    }
 }
 
 /// What the sink a setup builds promises ([`Sink::delivery_guarantee`]): the setup is built
@@ -236,6 +257,10 @@ pub trait Testbed: Send + Sync + 'static {
     fn name(&self) -> String;
     /// Builds systems, data and connectors into `world`.
     fn build(&self, world: &mut World) -> (Self::Source, Self::Sink);
+    /// What the source and the sink both carry end to end ([`SourceSetup::carries`]).
+    fn carries(&self) -> Carries {
+        Carries::ALL
+    }
 }
 
 /// A source setup feeding a sink setup.
@@ -249,5 +274,8 @@ impl<A: SourceSetup, B: SinkSetup> Testbed for Pipeline<A, B> {
     }
     fn build(&self, world: &mut World) -> (A::Source, B::Sink) {
         (self.0.build(world), self.1.build(world))
+    }
+    fn carries(&self) -> Carries {
+        self.0.carries().and(self.1.carries())
     }
 }

@@ -437,7 +437,8 @@ mod tests {
     use super::*;
 
     fn line(id: u64, payload: &[u8]) -> Vec<u8> {
-        Record { id: crate::record::RecordId(id), key: 1, event_time_ms: 0, payload: payload.to_vec() }.encode_line()
+        Record { id: crate::record::RecordId(id), key: 1, event_time_ms: 0, payload: payload.to_vec(), extras: None }
+            .encode_line()
     }
 
     fn ids(entries: &[Entry]) -> Vec<Option<u64>> {

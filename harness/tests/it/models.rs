@@ -34,7 +34,7 @@ async fn host(gw: &Gateway, system: Arc<dyn ExternalSystem>) -> Endpoint {
 }
 
 fn rec(id: u64) -> Record {
-    Record { id: RecordId(id), key: 0, event_time_ms: 0, payload: vec![] }
+    Record { id: RecordId(id), key: 0, event_time_ms: 0, payload: vec![], extras: None }
 }
 
 /// `rec(id)` as a producer serializes it.
@@ -475,6 +475,7 @@ impl LogFormat for HeaderLayout {
             key: text(&e.key).ok_or("no key")?,
             event_time_ms: e.timestamp_ms,
             payload: e.value.clone().unwrap_or_default(),
+            extras: None,
         };
         Ok(Seen::of(&r))
     }
@@ -487,7 +488,13 @@ fn a_topic_of_its_own_format_is_written_by_producers_and_read_back_in_it() {
     // the topic has when it is read.
     let output = log.output("t");
     log.create_topic_with("t", 2, Arc::new(HeaderLayout));
-    let r = |id: u64| Record { id: RecordId(id), key: id * 10, event_time_ms: id as i64, payload: vec![id as u8] };
+    let r = |id: u64| Record {
+        id: RecordId(id),
+        key: id * 10,
+        event_time_ms: id as i64,
+        payload: vec![id as u8],
+        extras: None,
+    };
     log.append("t", 0, vec![r(1), r(2)]);
     log.append_each("t", vec![(1, r(3))]);
     let stored = log.read_committed("t");

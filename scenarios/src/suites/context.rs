@@ -5,6 +5,7 @@
 //! ([`World::add_system`]).
 
 use connsim::api::{Boundedness, Sink, Source};
+use connsim::record::Carries;
 use connsim::run::{SinkSetup, SourceSetup, World};
 use std::sync::Arc;
 
@@ -98,6 +99,12 @@ pub trait SourceContext: Send + Sync + 'static {
     fn alignment(&self) -> Result<(), String> {
         Ok(())
     }
+    /// What the source's system and deserializer carry end to end beyond plain records
+    /// ([`SourceSetup::carries`]): the suites' data holds no shape it leaves out.
+    /// Everything by default.
+    fn carries(&self) -> Carries {
+        Carries::ALL
+    }
 }
 
 /// Runs a sink under the suites.
@@ -124,6 +131,12 @@ pub trait SinkContext: Send + Sync + 'static {
     /// (straggling requests, a broker without partition verification). None by default.
     fn kafka_systems(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// What the sink and its output's format carry end to end beyond plain records
+    /// ([`SinkSetup::carries`]): the suites' data holds no shape it leaves out, and every
+    /// field of what it does carry is compared. Everything by default.
+    fn carries(&self) -> Carries {
+        Carries::ALL
     }
 }
 
@@ -200,6 +213,9 @@ impl<S: SourceSetup, F: Fn(TestData) -> S + Send + Sync + 'static> SourceContext
     fn alignment(&self) -> Result<(), String> {
         self.no_alignment.clone().map_or(Ok(()), Err)
     }
+    fn carries(&self) -> Carries {
+        (self.make)(TestData::paced(1, 1, 0)).carries()
+    }
 }
 
 /// A sink context made of a [`SinkSetup`].
@@ -248,6 +264,9 @@ impl<S: SinkSetup> SinkContext for SinkFromSetup<S> {
             Vec::new()
         }
     }
+    fn carries(&self) -> Carries {
+        self.setup.carries()
+    }
     fn supports(&self, case: &str) -> Result<(), String> {
         match self.skipped.iter().find(|(c, _)| c == case) {
             Some((_, why)) => Err(why.clone()),
@@ -272,6 +291,9 @@ impl<C: SourceContext> SourceSetup for SourceOf<C> {
     fn build(&self, world: &mut World) -> C::Source {
         self.ctx.build(world, self.data)
     }
+    fn carries(&self) -> Carries {
+        self.ctx.carries()
+    }
 }
 
 /// A sink context as a per-case [`SinkSetup`].
@@ -286,6 +308,9 @@ impl<C: SinkContext> SinkSetup for SinkOf<C> {
     }
     fn build(&self, world: &mut World) -> C::Sink {
         self.ctx.build(world)
+    }
+    fn carries(&self) -> Carries {
+        self.ctx.carries()
     }
 }
 
@@ -324,5 +349,8 @@ impl<S: SourceSetup> SourceSetup for BoundednessProbe<S> {
         let source = self.setup.build(world);
         *self.seen.lock().expect("the probe's lock") = Some(source.boundedness());
         source
+    }
+    fn carries(&self) -> Carries {
+        self.setup.carries()
     }
 }

@@ -100,6 +100,8 @@ struct Settings {
     exact_range: bool,
     /// Every seed runs twice and the histories must match (also `CONNSIM_CHECK_DETERMINISM=1`).
     check_determinism: bool,
+    /// Which data every case's records have (default: real data).
+    data: connsim::record::DataKind,
     /// Event time: `Ok(Some(strategy))` the job reads the source with it, `Ok(None)` with the
     /// source's own; either way its fixed cases require `watermark-advanced` on every seed.
     /// `Err(why)`: not armed, and why.
@@ -347,6 +349,7 @@ impl Suite {
             committer_parallelism: None,
             exact_range: false,
             check_determinism: false,
+            data: connsim::record::DataKind::Real,
             event_time: Err("the sink suite reads connsim's generator, without event time".into()),
             alignment: Err("the sink suite reads connsim's generator, without event time".into()),
         };
@@ -413,6 +416,14 @@ impl Suite {
     /// The first seed of every case's range.
     pub fn first_seed(mut self, seed: u64) -> Self {
         self.settings.first_seed = seed;
+        self
+    }
+
+    /// Runs every case on `data` instead of real data: with [`DataKind::Plain`](connsim::record::DataKind::Plain),
+    /// to show that a bug needs real data (null keys, tombstones, headers, real dates), a
+    /// mutant a case catches on real data should pass the same seeds on plain data.
+    pub fn data(mut self, data: connsim::record::DataKind) -> Self {
+        self.settings.data = data;
         self
     }
 

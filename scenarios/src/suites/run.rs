@@ -56,6 +56,7 @@ pub(super) fn run_case(
             c.job.exchange = exchange;
         }
         c.job.aligned_barriers = !settings.unaligned;
+        c.data = settings.data;
         c.job.runtime_bug = settings.runtime_bug;
         c.job.sink.writers = settings.sink_parallelism;
         c.job.sink.committers = settings.committer_parallelism;

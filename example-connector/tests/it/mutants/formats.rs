@@ -66,6 +66,10 @@ impl SinkSetup for ReserializedSetup {
     fn build(&self, world: &mut World) -> Self::Sink {
         ElementSink::new(Reserialized(StagingSinkSetup.build(world).inner().clone(), self.0))
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }
 
 /// The feed source with another deserializer: the event id from the first header, whatever
@@ -92,6 +96,10 @@ impl SourceSetup for FirstHeaderSetup {
     }
     fn build(&self, world: &mut World) -> Self::Source {
         ElementSource::new(FirstHeaderSource(self.0.build(world).inner().clone()))
+    }
+    /// Its element type holds no null key or value, no headers, and text payloads only.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries::PLAIN
     }
 }
 

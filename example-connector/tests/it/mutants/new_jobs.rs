@@ -82,6 +82,10 @@ impl SinkSetup for NamesByCheckpointSetup {
     fn build(&self, world: &mut World) -> Self::Sink {
         ElementSink::new(NamesByCheckpoint(StagingSinkSetup.build(world).inner().clone()))
     }
+    /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries { binary_payloads: true, ..connsim::record::Carries::PLAIN }
+    }
 }
 
 #[test]

@@ -188,6 +188,10 @@ impl SourceSetup for MisreadSetup {
     fn build(&self, world: &mut World) -> Self::Source {
         ElementSource::new(MisreadSource(self.0.build(world).inner().clone(), self.1))
     }
+    /// Its element type holds no null key or value, no headers, and text payloads only.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries::PLAIN
+    }
 }
 
 #[test]

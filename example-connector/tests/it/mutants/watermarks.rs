@@ -88,6 +88,10 @@ impl SourceSetup for BatchTimeSetup {
     fn build(&self, world: &mut World) -> Self::Source {
         ElementSource::new(BatchTimeSource(self.0.build(world).inner().clone()))
     }
+    /// Its element type holds no null key or value, no headers, and text payloads only.
+    fn carries(&self) -> connsim::record::Carries {
+        connsim::record::Carries::PLAIN
+    }
 }
 
 #[test]

@@ -247,7 +247,13 @@ mod tests {
     }
 
     fn record(id: u64) -> Payload {
-        Payload::Records(vec![Record { id: RecordId(id), key: id, event_time_ms: 0, payload: Vec::new() }])
+        Payload::Records(vec![Record {
+            id: RecordId(id),
+            key: id,
+            event_time_ms: 0,
+            payload: Vec::new(),
+            extras: None,
+        }])
     }
 
     /// Hands channel `c` its next message in order.

@@ -46,6 +46,8 @@ pub struct RunEnd {
     pub panic: Option<String>,
     /// Where the source starts reading each split.
     pub starts: Starts,
+    /// Whether the case makes a loss unavoidable, so a declared one passes `declared-loss`.
+    pub declared_loss_allowed: bool,
 }
 
 impl RunEnd {
@@ -64,6 +66,7 @@ impl RunEnd {
             liveness_ms: 30_000,
             panic: None,
             starts: Starts::default(),
+            declared_loss_allowed: false,
         }
     }
 }
@@ -105,6 +108,10 @@ pub struct RunFacts {
     /// Event index at which the output converged, if it did: a bounded job's `JobFinished`,
     /// an unbounded one's `Converged`.
     pub converged: Option<usize>,
+    /// The records whose loss the connector declared, with why ([`crate::oracle::declared`]).
+    pub declared: BTreeMap<RecordId, String>,
+    /// Whether the case makes a loss unavoidable (a declared one then passes).
+    pub declared_loss_allowed: bool,
     /// `produced` by id when ids are dense (they are when a [`crate::run::RecordMaker`] made
     /// them): the checks look a record up for every record they see.
     dense: Vec<Option<Origin>>,
@@ -154,6 +161,7 @@ impl RunFacts {
             }
         }
         let expected = end.starts.expected(&events);
+        let declared = crate::oracle::declared::declared_losses(&events);
         let max_id = produced_in_order.iter().map(|(id, _)| id.0 as usize).max().unwrap_or(0);
         let dense = if max_id <= 4 * produced_in_order.len() + 1024 {
             let mut dense = vec![None; max_id + 1];
@@ -195,6 +203,8 @@ impl RunFacts {
             expected,
             completed,
             converged,
+            declared,
+            declared_loss_allowed: end.declared_loss_allowed,
             dense,
         }
     }

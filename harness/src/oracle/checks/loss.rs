@@ -1,5 +1,7 @@
 //! No loss: every expected record (produced at or after its split's declared start) is in
-//! the output at the end.
+//! the output at the end, unless the connector declared its loss (a system's own rule
+//! destroyed it, and a commit said so: `declared-loss` judges those).
+//! A destroyed record whose commit claimed success is lost silently.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::attempt::Shown;
@@ -10,10 +12,20 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Runs the check.
 pub fn check(f: &RunFacts) -> Verdict {
     let visible: IdSet = f.visible_final.iter().map(|s| s.id).collect();
-    let lost: Vec<RecordId> = f.expected.required.iter().filter(|id| !visible.contains(id)).copied().collect();
+    let missing = f.expected.required.iter().filter(|id| !visible.contains(id));
+    let (declared, lost): (Vec<RecordId>, Vec<RecordId>) = missing.partition(|id| f.declared.contains_key(id));
     let expected = f.expected.required.len();
-    if lost.is_empty() {
+    if lost.is_empty() && declared.is_empty() {
         return Verdict::pass("no-loss", format!("all {expected} expected records are in the output"));
+    }
+    if lost.is_empty() {
+        return Verdict::pass(
+            "no-loss",
+            format!(
+                "all {expected} expected records are in the output but {}, whose loss the connector declared (declared-loss)",
+                declared.len()
+            ),
+        );
     }
     // For each lost record: was it ever emitted, and by which checkpoints was it covered?
     let wanted: BTreeSet<RecordId> = lost.iter().take(EVIDENCE_MAX).copied().collect();

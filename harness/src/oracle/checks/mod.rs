@@ -4,7 +4,8 @@
 //!
 //! | check | what fails it |
 //! |---|---|
-//! | `no-loss` | an expected record missing from the final output |
+//! | `no-loss` | an expected record missing from the final output, unless the connector declared its loss |
+//! | `declared-loss` | a record lost, its loss declared by the connector, where the case does not make it unavoidable |
 //! | `no-duplicates` | a record visible twice (at-least-once: more often than the history explains) |
 //! | `no-phantoms` | a record never produced, or from before its split's start, became visible |
 //! | `no-corruption` | a record became visible with other content than was produced; visible garbage |
@@ -19,6 +20,7 @@
 
 mod alignment;
 mod corruption;
+mod declared_loss;
 mod duplicates;
 mod event_time;
 mod index;
@@ -116,6 +118,7 @@ pub const EVIDENCE_MAX: usize = 10;
 pub fn run_all(facts: &RunFacts) -> Vec<Verdict> {
     vec![
         loss::check(facts),
+        declared_loss::check(facts),
         duplicates::check(facts),
         phantoms::check(facts),
         corruption::check(facts),

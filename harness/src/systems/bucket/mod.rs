@@ -95,8 +95,9 @@ impl Bucket {
     pub fn incomplete_uploads(&self) -> Vec<(String, String)> {
         let now_ms = crate::net::now().as_millis() as u64;
         let mut inner = self.inner.lock().unwrap();
+        let format = inner.format.clone();
         for expired in inner.state.expire(now_ms) {
-            self.record_expiry(&expired.0, &expired.1.key);
+            self.record_expiry(&expired.0, &expired.1, format.as_ref());
         }
         inner.state.uploads.iter().map(|(id, u)| (id.clone(), u.key.clone())).collect()
     }
@@ -106,7 +107,8 @@ impl Bucket {
             .is_some_and(|rest| !rest.is_empty() && !rest.split('/').any(|c| c.starts_with('.')))
     }
 
-    fn record_expiry(&self, upload: &str, key: &str) {
+    fn record_expiry(&self, upload: &str, u: &state::Upload, format: Option<&Arc<dyn FileFormat>>) {
+        let key = &u.key;
         let event = EventKind::Fault {
             fault: crate::history::FaultKind::UploadExpired,
             from: self.name.clone(),
@@ -115,6 +117,25 @@ impl Bucket {
             call: None,
         };
         self.history.record(&self.name, event);
+        // What the parts held, as a downstream reader would have decoded the object.
+        let bytes: Vec<u8> = u.parts.values().flat_map(|(b, _)| b.iter().copied()).collect();
+        let entries = match format {
+            None => super::fs::line_entries(key, &bytes),
+            Some(f) => {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.entries(key, &bytes))).unwrap_or_default()
+            }
+        };
+        let records: Vec<_> = entries
+            .into_iter()
+            .filter_map(|e| match e {
+                super::Entry::Record(s) => Some(s.id),
+                super::Entry::Garbage(_) => None,
+            })
+            .collect();
+        if !records.is_empty() {
+            let event = EventKind::DataDestroyed { key: key.clone(), upload: upload.to_string(), records };
+            self.history.record(&self.name, event);
+        }
     }
 
     /// An upload the bucket started (`upload-started`): what a lifecycle rule may expire.
@@ -141,8 +162,9 @@ impl Bucket {
             S3Request::Copy { to, .. } => to.clone(),
         };
         let mut inner = self.inner.lock().unwrap();
+        let format = inner.format.clone();
         for (upload, u) in inner.state.expire(now_ms) {
-            self.record_expiry(&upload, &u.key);
+            self.record_expiry(&upload, &u, format.as_ref());
         }
         let f = &mut inner.faults;
         let fault = if f.slow_down > 0.0 && f.rng.gen_bool(f.slow_down) {
@@ -191,8 +213,9 @@ impl Bucket {
             let msg = match due {
                 Some(at) if at <= now_ms => {
                     let mut inner = self.inner.lock().unwrap();
+                    let format = inner.format.clone();
                     for (upload, u) in inner.state.expire(now_ms) {
-                        self.record_expiry(&upload, &u.key);
+                        self.record_expiry(&upload, &u, format.as_ref());
                     }
                     drop(inner);
                     inbox.observe_internal("s3.lifecycle");

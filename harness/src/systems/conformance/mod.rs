@@ -178,13 +178,26 @@ fn run<S>(store: &S, build: Build<S>, check: Property<S>) -> Result<(), String> 
     })
 }
 
-/// The record with id `id` the properties write.
+/// The record with id `id` the properties write: every third has a null key and headers,
+/// every fifth is a tombstone, so a model that drops either fails its properties.
 fn rec(id: u64) -> Record {
-    Record {
-        id: RecordId(id),
-        key: id % 7,
-        event_time_ms: id as i64,
-        payload: format!("conformance {id}").into_bytes(),
+    let plain = Record::new(RecordId(id), id % 7, id as i64, format!("conformance {id}").into_bytes());
+    let extras = crate::record::Extras {
+        null_key: id.is_multiple_of(3),
+        null_value: id.is_multiple_of(5),
+        headers: id
+            .is_multiple_of(3)
+            .then(|| crate::record::Header { key: "h".into(), value: Some(vec![id as u8, 0xff]) })
+            .into_iter()
+            .collect(),
+    };
+    match extras.is_empty() {
+        true => plain,
+        false => Record {
+            payload: if extras.null_value { vec![] } else { plain.payload.clone() },
+            extras: Some(Box::new(extras)),
+            ..plain
+        },
     }
 }
 

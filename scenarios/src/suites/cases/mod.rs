@@ -549,6 +549,24 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
             // file whole (or with parts larger than the suites' files) is not judged on it.
             .requires_where("upload-expired", 50, "upload-started");
         cases.insert(cases.len() - 1, case("incomplete uploads expire while a writer is down", 1, Region, expiry));
+        // The lifecycle rule aborts uploads 250 ms after they started, and every checkpoint's
+        // notification is lost for 400 ms: the committables of the checkpoints completed
+        // meanwhile wait for a notification, and their uploads expire first. The records are
+        // gone for good (completed checkpoints cover them: the source never replays them), so
+        // the loss is unavoidable, and the sink must declare it: a commit failed with a known
+        // reason naming the upload or its key. One that claims success loses them silently.
+        let mut gone = Scenario::new("uploads expire before their checkpoint's commit");
+        for s in &aimed.stores {
+            gone = gone.then(expire_incomplete_uploads(s, 250));
+        }
+        gone = gone
+            .then(wait(50))
+            .then(drop_messages(1.0, Some("Notify"), 400))
+            .then(wait(100))
+            .loss_may_be_declared()
+            .requires("notify-lost")
+            .requires_where("loss-declared", 50, "upload-started");
+        cases.insert(cases.len() - 1, case("uploads expire before their checkpoint's commit", 2, Region, gone));
     }
     if !aimed.retaining.is_empty() {
         // The source system deletes input older than 150 ms. A reader frozen for 600 ms is

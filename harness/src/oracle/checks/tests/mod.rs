@@ -2,6 +2,7 @@
 //! and fails, naming the evidence, on one that breaks it. The history builder is here; the
 //! checks of records, of event time and of new jobs have a file each.
 
+mod declared;
 mod event_time;
 mod new_jobs;
 mod records;
@@ -16,7 +17,7 @@ use crate::systems::Entry;
 
 /// The record with id `id` as the tests produce it.
 fn rec(id: u64) -> Record {
-    Record { id: RecordId(id), key: id, event_time_ms: id as i64, payload: format!("p{id}").into_bytes() }
+    Record { id: RecordId(id), key: id, event_time_ms: id as i64, payload: format!("p{id}").into_bytes(), extras: None }
 }
 
 fn seen(id: u64) -> Seen {

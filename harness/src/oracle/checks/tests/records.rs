@@ -86,10 +86,43 @@ fn no_phantoms_fails_on_a_record_never_produced_or_before_its_start() {
 fn no_corruption_fails_on_changed_content_and_on_garbage() {
     let mut h = clean();
     h.change(true, vec![Seen { id: RecordId(2), digest: 7 }], Cause::Setup);
-    fails(h.verdict("no-corruption"), "r2 (split s pos 1) became visible with other content");
+    fails(h.verdict("no-corruption"), "r2 (split s pos 1) became visible with the key, the event time, the value and");
     let mut g = clean();
     g.end.visible = Ok(vec![Entry::Garbage("out/f: line 3 is not a record".into())]);
     fails(g.verdict("no-corruption"), "line 3 is not a record");
+}
+
+/// A changed field is named, in the evidence and in the summary's count per field, as a
+/// downstream reader decodes it: a dropped header, a null key written as text, a tombstone
+/// written as an empty value.
+#[test]
+fn no_corruption_names_the_field_that_changed() {
+    use crate::record::{DigestBuilder, Field};
+    let produced = rec(2);
+    let as_read = |f: &dyn Fn(&mut DigestBuilder)| {
+        let mut d = DigestBuilder::new(produced.key, produced.event_time_ms);
+        d.bytes(&produced.payload);
+        f(&mut d);
+        d.finish()
+    };
+    type Change<'a> = &'a dyn Fn(&mut DigestBuilder);
+    let cases: [(Change, &str, &str); 3] = [
+        (&|d| d.header("trace", Some(b"t")), "with the headers other than", "(headers on 1)"),
+        (&|d| d.null_key(), "with the key other than", "(key on 1)"),
+        (&|d| d.null_value(), "with the value other than", "(value on 1)"),
+    ];
+    for (change, evidence, summary) in cases {
+        let mut h = clean();
+        h.change(true, vec![Seen { id: RecordId(2), digest: as_read(change) }], Cause::Setup);
+        let v = h.verdict("no-corruption");
+        fails(v.clone(), evidence);
+        assert!(v.summary.contains(summary), "{}", v.summary);
+    }
+    // And what is read as produced passes: the lanes only name, they do not excuse.
+    let mut same = clean();
+    same.change(true, vec![Seen { id: RecordId(2), digest: as_read(&|_| {}) }], Cause::Setup);
+    assert!(same.verdict("no-corruption").passed);
+    assert_eq!(Field::differing(as_read(&|_| {}), produced.digest()), []);
 }
 
 #[test]
