@@ -30,7 +30,7 @@ pub fn declared_losses(events: &[Event]) -> BTreeMap<RecordId, String> {
             _ => continue,
         };
         for (at, key, upload, records) in &destroyed {
-            if reason.contains(key) || reason.contains(upload) {
+            if names(reason, key) || names(reason, upload) {
                 let why =
                     format!("upload {upload} of {key} destroyed at event #{at}, declared at event #{i}: {reason}");
                 for id in records.iter() {
@@ -40,4 +40,33 @@ pub fn declared_losses(events: &[Event]) -> BTreeMap<RecordId, String> {
         }
     }
     declared
+}
+
+/// Whether `reason` names `token` whole: not as a piece of a longer key or id
+/// (`out/part-1` is not named by `out/part-10` or `out/part-1-tail`).
+fn names(reason: &str, token: &str) -> bool {
+    let part_of_a_name = |c: char| c.is_alphanumeric() || "-_./".contains(c);
+    !token.is_empty()
+        && reason.match_indices(token).any(|(at, _)| {
+            let before = reason[..at].chars().next_back();
+            let after = reason[at + token.len()..].chars().next();
+            !before.is_some_and(part_of_a_name) && !after.is_some_and(part_of_a_name)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names;
+
+    #[test]
+    fn a_key_or_upload_is_named_whole() {
+        assert!(names("upload upload-7 of out/part-1 is gone", "out/part-1"));
+        assert!(names("upload upload-7 of out/part-1 is gone", "upload-7"));
+        assert!(names("gone: out/part-1", "out/part-1"));
+        assert!(names("\"out/part-1\" expired", "out/part-1"));
+        assert!(!names("upload upload-70 of out/part-10 is gone", "out/part-1"));
+        assert!(!names("upload upload-70 of out/part-10 is gone", "upload-7"));
+        assert!(!names("the tail out/part-1-tail is gone", "out/part-1"));
+        assert!(!names("anything", ""));
+    }
 }
