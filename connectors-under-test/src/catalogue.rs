@@ -162,6 +162,12 @@ pub fn all() -> Vec<Target> {
                 kafka_sink(TxnProtocol::Classic),
             )
         }),
+        target("mutant: kafka source ignores committed offsets", "pipeline", Some("no-duplicates"), || {
+            suites::pipeline(
+                kafka_source_with("kafka-source(ignores committed offsets)", kafka::ignores_committed_offsets),
+                kafka_sink(TxnProtocol::Classic),
+            )
+        }),
         target("mutant: kafka committer takes fenced for committed", "sink", Some("no-loss"), || {
             suites::sink(kafka_sink_with(kafka::BuggyKafkaSinkSetup(
                 KafkaSinkSetup { partitions: 4, protocol: TxnProtocol::Classic },

@@ -403,6 +403,11 @@ pub enum EventKind {
     /// or the upload) has declared it. Last, so the encoding of every older variant stays as
     /// it was.
     DataDestroyed { key: String, upload: String, records: Vec<RecordId> },
+    /// A new job without state started from consumer group `group`'s committed offsets (the
+    /// source declared so, [`crate::run::World::declare_group_start`]): when it was
+    /// submitted, the group had committed `offsets[i]` on `splits[i]`, and nothing on any
+    /// other split. Recorded right after its [`EventKind::NewJob`].
+    GroupOffsets { group: String, splits: Vec<String>, offsets: Vec<u64> },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system

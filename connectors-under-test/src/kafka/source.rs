@@ -88,6 +88,10 @@ impl Source for KafkaSource {
     }
 }
 
+/// The consumer group the setup's source commits its offsets to.
+#[cfg(madsim)]
+pub const SOURCE_GROUP: &str = "connsim-source";
+
 /// The log source's data and setup, read by the Kafka source.
 #[cfg(madsim)]
 #[derive(Clone, Debug)]
@@ -114,6 +118,8 @@ impl SourceSetup for KafkaSourceSetup {
     }
     fn build(&self, world: &mut World) -> KafkaSource {
         let log = self.data.build(world);
+        // A new job without state starts from the group's committed offsets.
+        world.declare_group_start(SOURCE_GROUP);
         KafkaSource {
             bootstrap: format!("{}:9092", log.log),
             topic: log.topic,
@@ -124,7 +130,7 @@ impl SourceSetup for KafkaSourceSetup {
             committed_start: true,
             stop: log.stop,
             isolation_level: self.isolation_level.to_string(),
-            group_id: Some("connsim-source".into()),
+            group_id: Some(SOURCE_GROUP.into()),
             properties: Vec::new(),
             watermarks: log.watermarks,
         }

@@ -35,6 +35,14 @@
 //!   restore (a new job without state, a rescale before the first checkpoint completed)
 //!   starts at the group's offsets and skips what was polled but never committed
 //!   downstream. Caught by `no-loss` in "restart without state".
+//! - **Ignores committed offsets** (source): the enumerator starts every partition it
+//!   discovers at the configured start, the earliest, and never looks the group's committed
+//!   offsets up (an `OffsetsInitializer.earliest()` where `committedOffsets()` was meant, or
+//!   a consumer `assign`ed explicit offsets that override the group's). Restores read the
+//!   checkpoint's offsets, so only a new job without state shows it: it reads again what
+//!   the last job's checkpoints covered and its sink committed, and the output holds all of
+//!   it twice. Caught by `no-duplicates` in "restart without state": the source declared
+//!   that a new job starts from the group's offsets, and the run recorded them.
 
 use crate::kafka::{
     commit_in_order, CommitBatch, KafkaCommitter, KafkaEnumerator, KafkaReader, KafkaSink, KafkaSinkSetup, KafkaSource,
@@ -176,6 +184,9 @@ pub enum KafkaSourceBug {
     CommitsOnPoll,
     /// Its deserializer makes nothing of a null value, and nothing is emitted.
     SkipsTombstones,
+    /// Its enumerator starts every partition a job without state discovers at the declared
+    /// start (the earliest), never at the group's committed offsets.
+    IgnoresCommittedOffsets,
 }
 
 /// The Kafka source with a buggy split reader.
@@ -241,10 +252,10 @@ impl Source for BuggyKafkaSource {
         self.0.boundedness()
     }
     fn create_enumerator(&self, ctx: &EnumeratorContext<LogSplit>) -> KafkaEnumerator {
-        self.0.create_enumerator(ctx)
+        self.enumerated().create_enumerator(ctx)
     }
     fn restore_enumerator(&self, ctx: &EnumeratorContext<LogSplit>, state: LogEnumState) -> KafkaEnumerator {
-        self.0.restore_enumerator(ctx, state)
+        self.enumerated().restore_enumerator(ctx, state)
     }
     fn watermark_strategy(&self) -> Option<WatermarkStrategy> {
         self.0.watermark_strategy()
@@ -262,7 +273,21 @@ impl Source for BuggyKafkaSource {
         match bug {
             // Nothing commits when a checkpoint completes.
             KafkaSourceBug::CommitsOnPoll => KafkaReader::new(base, &KafkaSource { group_id: None, ..self.0.clone() }),
-            KafkaSourceBug::SkipsTombstones => KafkaReader::new(base, &self.0),
+            KafkaSourceBug::SkipsTombstones | KafkaSourceBug::IgnoresCommittedOffsets => {
+                KafkaReader::new(base, &self.0)
+            }
+        }
+    }
+}
+
+impl BuggyKafkaSource {
+    /// The source the enumerator discovers partitions for.
+    fn enumerated(&self) -> KafkaSource {
+        match self.1 {
+            // The bug: the offsets initializer is the declared start alone (the committed
+            // offsets the group holds are never looked up).
+            KafkaSourceBug::IgnoresCommittedOffsets => KafkaSource { committed_start: false, ..self.0.clone() },
+            _ => self.0.clone(),
         }
     }
 }
@@ -289,4 +314,9 @@ pub fn commits_on_poll(data: crate::LogSourceSetup) -> BuggyKafkaSourceSetup {
 /// The Kafka source skipping tombstones, over `data`.
 pub fn skips_tombstones(data: crate::LogSourceSetup) -> BuggyKafkaSourceSetup {
     BuggyKafkaSourceSetup(KafkaSourceSetup::new(data), KafkaSourceBug::SkipsTombstones)
+}
+
+/// The Kafka source ignoring the group's committed offsets at start, over `data`.
+pub fn ignores_committed_offsets(data: crate::LogSourceSetup) -> BuggyKafkaSourceSetup {
+    BuggyKafkaSourceSetup(KafkaSourceSetup::new(data), KafkaSourceBug::IgnoresCommittedOffsets)
 }

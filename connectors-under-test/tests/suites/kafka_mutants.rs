@@ -1,7 +1,7 @@
 //! The Kafka connectors' mutants (on rdkafka's API): each caught by a fixed case with its
 //! predicted check, and each passing the same case without the fault that exposes it.
 
-use crate::mutants::{caught_by_a_fixed_case, mutant, only_exposed_by, FIXED_SEEDS};
+use crate::mutants::{caught_by_a_fixed_case, mutant, only_exposed_by, only_exposed_within, FIXED_SEEDS};
 use connectors_under_test::mutants::kafka;
 use connectors_under_test::{catalogue, contexts};
 use connsim_scenarios::prelude::*;
@@ -35,6 +35,32 @@ fn a_kafka_source_committing_offsets_on_poll_loses_what_a_new_job_skips() {
         restart_without_state(),
         "no-loss",
     );
+}
+
+/// A new job without state starting from the earliest reads again what the last job's
+/// checkpoints covered: behind the group's committed offsets the source declared it starts
+/// from. Restores read the checkpoint's offsets: without the new job, nothing shows.
+#[test]
+fn a_kafka_source_ignoring_committed_offsets_duplicates_what_a_new_job_reads_again() {
+    only_exposed_within(
+        || mutant("mutant: kafka source ignores committed offsets", "no-duplicates"),
+        "restart without state",
+        restart_without_state(),
+        "no-duplicates",
+        20,
+    );
+}
+
+/// The reference starts a new job from its group's offsets, and the run records them: the
+/// path the mutant above is judged on is the one the reference takes.
+#[test]
+fn a_new_job_of_the_kafka_source_starts_from_the_offsets_its_group_committed() {
+    let outcome = catalogue::suite("kafka-source -> kafka-sink").only("restart without state").seeds(5).run();
+    print!("{outcome}");
+    assert!(outcome.failed_cases().is_empty(), "{outcome}");
+    for report in outcome.cases.iter().flat_map(|c| &c.reports) {
+        assert!(report.marks.iter().any(|m| m == "new-job:group-offsets"), "seed {}: {:?}", report.seed, report.marks);
+    }
 }
 
 /// The fault that exposes it is the late fencing request: without the case's slow requests,

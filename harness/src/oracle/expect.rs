@@ -46,6 +46,11 @@ pub struct Starts {
     pub default: StartPosition,
     /// Per split id.
     pub splits: BTreeMap<String, StartPosition>,
+    /// The consumer group a new job without state starts from: each split at the offset the
+    /// group committed there, where it has one (Flink's
+    /// `OffsetsInitializer.committedOffsets`), as declared above elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// What the output must hold, resolved from the history.
@@ -269,7 +274,7 @@ mod tests {
             produced(6, "b", 0, 50),
         ];
         let with = |default, splits: &[(&str, StartPosition)]| {
-            let s = Starts { default, splits: splits.iter().map(|(k, v)| (k.to_string(), *v)).collect() };
+            let s = Starts { default, splits: splits.iter().map(|(k, v)| (k.to_string(), *v)).collect(), group: None };
             s.expected(&events)
         };
         let e = with(StartPosition::Earliest, &[]);

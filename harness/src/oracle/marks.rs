@@ -31,6 +31,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("rescale", "the job was restored with another parallelism"),
     ("savepoint-stop", "the job stopped at a savepoint (stop-with-savepoint)"),
     ("new-job:without-state", "a new job started without state against the output the last one left"),
+    ("new-job:group-offsets", "a new job without state started from the offsets its source's consumer group had committed"),
     ("new-job:older-savepoint", "a new job started from a savepoint older than the latest completed checkpoint"),
     ("checkpoint-declined", "a subtask declined a checkpoint"),
     ("message-delayed", "the gateway delayed a message"),
@@ -303,6 +304,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::JobStarted { .. } => open_checkpoints.clear(),
             EventKind::NewJob { restored_from, .. } => {
                 marks.insert(if *restored_from == 0 { "new-job:without-state" } else { "new-job:older-savepoint" });
+            }
+            EventKind::GroupOffsets { offsets, .. } if !offsets.is_empty() => {
+                marks.insert("new-job:group-offsets");
             }
             EventKind::Fault { fault, kind, .. } => {
                 marks.insert(match fault {

@@ -85,6 +85,15 @@ impl World {
     pub fn declare_start(&mut self, start: StartPosition) {
         self.starts.default = start;
     }
+    /// Declares that a new job without state starts from consumer group `group`'s committed
+    /// offsets (each split at the offset the group committed there, the declared start
+    /// elsewhere), as a Kafka source with `OffsetsInitializer.committedOffsets` does. The run
+    /// then records the group's offsets when such a job is submitted, and the checks allow a
+    /// new job a copy only of what it reads again from there: a record behind them twice is
+    /// a duplicate.
+    pub fn declare_group_start(&mut self, group: &str) {
+        self.starts.group = Some(group.to_string());
+    }
     /// Declares where the source starts reading one split, overriding [`World::declare_start`].
     pub fn declare_split_start(&mut self, split: &str, start: StartPosition) {
         self.starts.splits.insert(split.to_string(), start);

@@ -68,6 +68,13 @@ pub trait ExternalSystem: Send + Sync + 'static {
         let _ = env;
         Err(format!("{} has no setting {setting:?}", self.name()))
     }
+    /// The offsets consumer group `group` has committed here, by split id (what a source
+    /// that starts from its group's committed offsets reads from). Default: the system has
+    /// no consumer groups.
+    fn committed_offsets(&self, group: &str) -> Vec<(String, u64)> {
+        let _ = group;
+        Vec::new()
+    }
 }
 
 /// A server-side setting of an external system, changed by a scenario

@@ -11,7 +11,11 @@
 //! output the jobs before it left: it may add one copy of a record it reads again to the
 //! copies visible when it started, never more. One from a savepoint does not read again what
 //! the savepoint's positions had passed: a copy of such a record (a committable of the
-//! savepoint committed twice) is a duplicate.
+//! savepoint committed twice) is a duplicate. Nor does one without state whose source
+//! declared that it starts from its consumer group's committed offsets
+//! ([`crate::run::World::declare_group_start`]) read again what lies behind the offsets the
+//! group had committed when the job was submitted: a source that ignores them and starts
+//! from the earliest duplicates what the last job's checkpoints covered.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::api::DeliveryGuarantee;
@@ -228,7 +232,13 @@ fn allowed_by_new_jobs(f: &RunFacts) -> BTreeMap<RecordId, usize> {
 fn read_again_by(f: &RunFacts, start: usize) -> impl Fn(&RecordId) -> bool + '_ {
     let EventKind::NewJob { restored_from, .. } = f.events[start].kind else { unreachable!("a NewJob event") };
     let mut passed: BTreeMap<&str, u64> = BTreeMap::new();
-    if restored_from != 0 {
+    if restored_from == 0 {
+        // A job without state that starts from its group's committed offsets does not read
+        // again what lies behind them.
+        if let Some(EventKind::GroupOffsets { splits, offsets, .. }) = f.events.get(start + 1).map(|e| &e.kind) {
+            passed.extend(splits.iter().map(String::as_str).zip(offsets.iter().copied()));
+        }
+    } else {
         let completed = f.events[..start]
             .iter()
             .position(

@@ -439,8 +439,23 @@ impl Control {
         }
         let (job, restored_from) = self.inner.store.start_new_job(start)?;
         self.record(EventKind::NewJob { job, restored_from });
+        if let (0, Some(group)) = (restored_from, &self.inner.starts.group) {
+            self.record_group_offsets(group);
+        }
         self.resume(self.parallelism()).await;
         Ok((job, restored_from))
+    }
+
+    /// Records what `group` has committed in every system, as a new job without state
+    /// starting from it finds it.
+    fn record_group_offsets(&self, group: &str) {
+        let nodes = self.inner.nodes.lock().unwrap();
+        let mut committed: Vec<(String, u64)> =
+            nodes.systems.values().flat_map(|(_, system)| system.committed_offsets(group)).collect();
+        drop(nodes);
+        committed.sort();
+        let (splits, offsets) = committed.into_iter().unzip();
+        self.record(EventKind::GroupOffsets { group: group.to_string(), splits, offsets });
     }
 
     /// Rescales from the latest completed checkpoint: the running job is cancelled (every job

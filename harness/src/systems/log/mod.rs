@@ -268,6 +268,17 @@ impl ExternalSystem for PartitionedLog {
     fn serve(&self, inbox: Inbox) -> BoxFuture {
         Box::pin(self.clone().serve_loop(inbox))
     }
+    /// Split `<topic>-<partition>` at the group's committed offset, for every partition the
+    /// group has one of.
+    fn committed_offsets(&self, group: &str) -> Vec<(String, u64)> {
+        let s = self.state.lock().unwrap();
+        s.kafka
+            .groups
+            .iter()
+            .filter(|((g, _, _), _)| g == group)
+            .map(|((_, topic, partition), offset)| (format!("{topic}-{partition}"), *offset))
+            .collect()
+    }
     /// The broker crashed. Everything below the high watermarks is on disk on every
     /// replica; with [`Setting::LoseUnreplicatedOnCrash`] on, a follower that never copied
     /// what lies above becomes leader and it is gone (what `acks=1` risks).

@@ -77,3 +77,40 @@ fn a_new_job_may_add_one_copy_to_what_the_jobs_before_it_left_visible() {
     plain.appeared(&[1, 2, 3]).visible(&[1, 2, 3, 1, 2, 3]);
     assert_eq!(plain.verdict("no-duplicates").violations, 3);
 }
+
+#[test]
+fn a_new_job_from_its_groups_offsets_may_not_copy_what_lies_behind_them() {
+    // Job 0 made r1..r3 visible and its group committed split s up to position 2 (r1, r2);
+    // a new job without state started from the group's offsets.
+    let run = |group: Option<u64>, again: &[u64]| {
+        let mut h = clean();
+        h.at("control", EventKind::NewJob { job: 1, restored_from: 0 });
+        if let Some(offset) = group {
+            let offsets =
+                EventKind::GroupOffsets { group: "g".into(), splits: vec!["s".into()], offsets: vec![offset] };
+            h.at("control", offsets);
+        }
+        h.emitted(2, again).appeared(again);
+        let mut visible = vec![1, 2, 3];
+        visible.extend(again);
+        h.visible(&visible);
+        h.verdict("no-duplicates")
+    };
+    // It reads r3 again: a copy the group's offsets allow.
+    assert!(run(Some(2), &[3]).passed, "{:?}", run(Some(2), &[3]));
+    // It read from the earliest: r1 and r2 lay behind the group's offsets.
+    let v = run(Some(2), &[1, 2, 3]);
+    fails(v.clone(), "r1 (split s pos 0) visible 2 times");
+    assert_eq!(v.violations, 2, "{v:?}");
+    // A group with nothing committed on s: the job reads it again whole.
+    let none = {
+        let mut h = clean();
+        h.at("control", EventKind::NewJob { job: 1, restored_from: 0 });
+        h.at("control", EventKind::GroupOffsets { group: "g".into(), splits: vec![], offsets: vec![] });
+        h.emitted(2, &[1, 2, 3]).appeared(&[1, 2, 3]).visible(&[1, 2, 3, 1, 2, 3]);
+        h.verdict("no-duplicates")
+    };
+    assert!(none.passed, "{none:?}");
+    // Without a declared group, as before: everything may be read again.
+    assert!(run(None, &[1, 2, 3]).passed);
+}
