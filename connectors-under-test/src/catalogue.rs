@@ -156,6 +156,9 @@ pub fn all() -> Vec<Target> {
         target("mutant: kafka source skips tombstones", "source", Some("no-loss"), || {
             suites::source(kafka_source_with("kafka-source(skips tombstones)", kafka::skips_tombstones))
         }),
+        target("mutant: kafka source stops at the last delivered offset", "source", Some("liveness"), || {
+            suites::source(kafka_source_with("kafka-source(stops at the last offset)", kafka::stops_at_last_offset))
+        }),
         target("mutant: kafka source commits offsets on poll", "pipeline", Some("no-loss"), || {
             suites::pipeline(
                 kafka_source_with("kafka-source(commits on poll)", kafka::commits_on_poll),

@@ -49,8 +49,12 @@ pub const LOG_ALIGNED: WatermarkStrategy = WatermarkStrategy {
 pub const ALIGNMENT_SKEW_MS: u64 = 40;
 
 /// The log source for a case's data, read with alignment over skewed event time.
+// Written plainly: a transaction left open upstream holds its split's watermark, and with
+// it the aligned group, back; "a slow sink backpressures the source" then holds the readers
+// by alignment instead of by credit on a seed in a hundred, and misses its required mark.
+// The other log sources read the transactional upstream.
 pub fn log_source_aligned_for(d: TestData) -> LogSourceSetup {
-    log_source_for(d, LogStart::Earliest).with_watermarks(LOG_ALIGNED).skewed(ALIGNMENT_SKEW_MS)
+    log_source_for(d, LogStart::Earliest).with_watermarks(LOG_ALIGNED).skewed(ALIGNMENT_SKEW_MS).plain_upstream()
 }
 
 /// The suite case an aligned source cannot aim at, and why.

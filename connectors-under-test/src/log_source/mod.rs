@@ -10,6 +10,8 @@ mod enumerator;
 #[cfg(madsim)]
 mod read_by;
 mod reader;
+#[cfg(madsim)]
+mod upstream;
 
 #[cfg(madsim)]
 pub use by_event::{EventSplitsReader, LogSourceByEvent, SplitEvents};
@@ -218,6 +220,12 @@ pub struct LogSourceSetup {
     /// Entries of an aborted upstream transaction at the head of every partition: a
     /// read-committed reader skips them; one that reads uncommitted data invents records.
     pub aborted_before: u64,
+    /// On real data, the test data is written as a transactional upstream writes it
+    /// (`upstream.rs`): committed transactions with their markers, aborted ones between
+    /// them, every partition ending in a control record and a transaction still open, and
+    /// (unbounded) one open mid-stream for a while. Bounded reads over time are written
+    /// plainly. On by default.
+    pub transactional_upstream: bool,
 }
 
 #[cfg(madsim)]
@@ -238,7 +246,15 @@ impl LogSourceSetup {
             discovery_interval_ms: 50,
             idle_when_caught_up: false,
             aborted_before: 0,
+            transactional_upstream: true,
         }
+    }
+
+    /// Writes the test data plainly, one committed record after another, even on real
+    /// data: no transaction markers, no open transactions.
+    pub fn plain_upstream(mut self) -> Self {
+        self.transactional_upstream = false;
+        self
     }
 
     /// Puts `n` entries of an aborted upstream transaction at the head of every partition.
@@ -362,6 +378,7 @@ impl SourceSetup for LogSourceSetup {
         }
         log.append_each("input", before);
         let mut stop = None;
+        let transactional = self.transactional_upstream && world.real_data();
         match (self.boundedness, self.pace_ms) {
             (Boundedness::Bounded, 0) => {
                 let mut records = Vec::with_capacity(self.records as usize);
@@ -369,7 +386,11 @@ impl SourceSetup for LogSourceSetup {
                     let partition = world.rng().gen_range(0..self.partitions);
                     records.push((partition, skewed(new_record(world), partition, self.skew_ms)));
                 }
-                log.append_each("input", records);
+                if transactional {
+                    upstream::Plan::new(world, self.partitions, vec![records]).write_round(&log, 0, &mut None);
+                } else {
+                    log.append_each("input", records);
+                }
             }
             (Boundedness::Bounded, pace_ms) => {
                 // The records and their partitions are fixed now, so the source knows where to
@@ -380,8 +401,27 @@ impl SourceSetup for LogSourceSetup {
                 let mut data = Vec::new();
                 for _ in 0..self.records {
                     let partition = world.rng().gen_range(0..self.partitions);
-                    ends[partition as usize] += 1;
-                    data.push((skewed(new_record(world), partition, self.skew_ms), partition));
+                    data.push((partition, skewed(new_record(world), partition, self.skew_ms)));
+                }
+                let rounds = (pace_ms / 10).max(1) as usize;
+                let per_round = data.len().div_ceil(rounds).max(1);
+                let mut chunks: Vec<Vec<(u32, connsim::Record)>> = Vec::with_capacity(rounds);
+                while !data.is_empty() {
+                    let rest = data.split_off(per_round.min(data.len()));
+                    chunks.push(std::mem::replace(&mut data, rest));
+                }
+                let n_rounds = chunks.len();
+                // Plain: one record after another; transactional: as the plan writes them.
+                let mut plan = match transactional {
+                    true => {
+                        let rounds = std::mem::replace(&mut chunks, vec![Vec::new(); n_rounds]);
+                        Some(upstream::Plan::new(world, self.partitions, rounds))
+                    }
+                    false => None,
+                };
+                match &plan {
+                    Some(plan) => ends.iter_mut().zip(plan.offsets_taken(self.partitions)).for_each(|(e, t)| *e += t),
+                    None => chunks.iter().flatten().for_each(|(p, _)| ends[*p as usize] += 1),
                 }
                 stop = Some(ends);
                 let after_first_checkpoint = self.start == LogStart::Latest;
@@ -395,12 +435,16 @@ impl SourceSetup for LogSourceSetup {
                             madsim::time::sleep(std::time::Duration::from_millis(5)).await;
                         }
                     }
-                    let rounds = (pace_ms / 10).max(1) as usize;
-                    let per_round = data.len().div_ceil(rounds).max(1);
-                    for chunk in data.chunks(per_round) {
+                    let mut open = None;
+                    for (round, chunk) in chunks.into_iter().enumerate() {
                         madsim::time::sleep(std::time::Duration::from_millis(pace_ms / rounds as u64)).await;
-                        for (record, partition) in chunk {
-                            log.append("input", *partition, vec![record.clone()]);
+                        match plan.as_mut() {
+                            Some(plan) => plan.write_round(&log, round, &mut open),
+                            None => {
+                                for (partition, record) in chunk {
+                                    log.append("input", partition, vec![record]);
+                                }
+                            }
                         }
                     }
                 });
@@ -417,6 +461,7 @@ impl SourceSetup for LogSourceSetup {
                 let (upstream, maker, mut rng) = (log.clone(), world.record_maker(), world.rng().clone());
                 let (rest, first, added, skew) =
                     (self.records - upfront, self.partitions, self.partitions_added, self.skew_ms);
+                let mut txns = transactional.then(upstream::Rounds::new);
                 world.during_run(async move {
                     let rounds = (pace_ms / 50).max(1);
                     for round in 0..rounds {
@@ -425,12 +470,24 @@ impl SourceSetup for LogSourceSetup {
                             upstream.create_topic("input", first + added);
                         }
                         let partitions = upstream.partitions("input");
+                        let mut batch = Vec::new();
                         for _ in 0..rest / rounds + u64::from(round < rest % rounds) {
                             let key = rng.gen_range(0..1_000u64);
                             let record = maker.make(key, format!("value-{key}").into_bytes());
                             let partition = rng.gen_range(0..partitions);
-                            upstream.append("input", partition, vec![skewed(record, partition, skew)]);
+                            batch.push((partition, skewed(record, partition, skew)));
                         }
+                        match txns.as_mut() {
+                            Some(txns) => txns.write(&upstream, &maker, &mut rng, round, partitions, batch),
+                            None => {
+                                for (partition, record) in batch {
+                                    upstream.append("input", partition, vec![record]);
+                                }
+                            }
+                        }
+                    }
+                    if let Some(txns) = txns {
+                        txns.finish(&upstream);
                     }
                 });
                 world.set_producer(Arc::new(LogProducer {

@@ -44,6 +44,7 @@
 //!   it twice. Caught by `no-duplicates` in "restart without state": the source declared
 //!   that a new job starts from the group's offsets, and the run recorded them.
 
+use super::stops_at_last_offset::LastOffsetStop;
 use crate::kafka::{
     commit_in_order, CommitBatch, KafkaCommitter, KafkaEnumerator, KafkaReader, KafkaSink, KafkaSinkSetup, KafkaSource,
     KafkaSourceSetup, KafkaSplitReader, KafkaWriter, Short, StagedBatch,
@@ -187,6 +188,9 @@ pub enum KafkaSourceBug {
     /// Its enumerator starts every partition a job without state discovers at the declared
     /// start (the earliest), never at the group's committed offsets.
     IgnoresCommittedOffsets,
+    /// A bounded split finishes when the record at its stopping offset − 1 was delivered
+    /// ([`super::stops_at_last_offset`]).
+    StopsAtLastOffset,
 }
 
 /// The Kafka source with a buggy split reader.
@@ -199,6 +203,7 @@ pub struct BuggyKafkaSplitReader {
     inner: KafkaSplitReader,
     bug: KafkaSourceBug,
     committer: Option<Arc<BaseConsumer>>,
+    last_offsets: LastOffsetStop,
 }
 
 impl SplitReader for BuggyKafkaSplitReader {
@@ -207,6 +212,10 @@ impl SplitReader for BuggyKafkaSplitReader {
 
     async fn fetch(&mut self) -> Result<FetchedBatch<(u64, Record)>, ConnectorError> {
         let mut batch = self.inner.fetch().await?;
+        if self.bug == KafkaSourceBug::StopsAtLastOffset {
+            self.last_offsets.apply(&mut batch);
+            return Ok(batch);
+        }
         if self.bug == KafkaSourceBug::SkipsTombstones {
             // The bug: a deserializer that returns nothing for a null value (Flink's
             // DeserializationSchema: null means "skip this record").
@@ -234,6 +243,9 @@ impl SplitReader for BuggyKafkaSplitReader {
     }
 
     fn handle_splits_changes(&mut self, change: SplitsChange<LogSplit>) {
+        if let SplitsChange::Add(splits) = &change {
+            splits.iter().for_each(|s| self.last_offsets.added(s));
+        }
         self.inner.handle_splits_changes(change)
     }
 
@@ -268,14 +280,15 @@ impl Source for BuggyKafkaSource {
             committer: (bug == KafkaSourceBug::CommitsOnPoll)
                 .then(|| source.consumer_config().create::<BaseConsumer>().ok().map(Arc::new))
                 .flatten(),
+            last_offsets: LastOffsetStop::default(),
         };
         let base = SourceReaderBase::new(ctx, make, LogEmitter::new(self.0.watermarks), FetcherMode::Single);
         match bug {
             // Nothing commits when a checkpoint completes.
             KafkaSourceBug::CommitsOnPoll => KafkaReader::new(base, &KafkaSource { group_id: None, ..self.0.clone() }),
-            KafkaSourceBug::SkipsTombstones | KafkaSourceBug::IgnoresCommittedOffsets => {
-                KafkaReader::new(base, &self.0)
-            }
+            KafkaSourceBug::SkipsTombstones
+            | KafkaSourceBug::IgnoresCommittedOffsets
+            | KafkaSourceBug::StopsAtLastOffset => KafkaReader::new(base, &self.0),
         }
     }
 }
@@ -319,4 +332,9 @@ pub fn skips_tombstones(data: crate::LogSourceSetup) -> BuggyKafkaSourceSetup {
 /// The Kafka source ignoring the group's committed offsets at start, over `data`.
 pub fn ignores_committed_offsets(data: crate::LogSourceSetup) -> BuggyKafkaSourceSetup {
     BuggyKafkaSourceSetup(KafkaSourceSetup::new(data), KafkaSourceBug::IgnoresCommittedOffsets)
+}
+
+/// The Kafka source finishing a bounded split at its last delivered offset, over `data`.
+pub fn stops_at_last_offset(data: crate::LogSourceSetup) -> BuggyKafkaSourceSetup {
+    BuggyKafkaSourceSetup(KafkaSourceSetup::new(data), KafkaSourceBug::StopsAtLastOffset)
 }

@@ -48,6 +48,7 @@ mod snapshot_omits_pending;
 mod snapshots_fetch_position;
 mod stale_output_version;
 mod stale_reader_snapshot;
+pub mod stops_at_last_offset;
 mod trusts_its_own_commits;
 mod trusts_server_length;
 mod unstamped_recovered_commit;

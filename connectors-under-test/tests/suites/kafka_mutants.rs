@@ -1,7 +1,9 @@
 //! The Kafka connectors' mutants (on rdkafka's API): each caught by a fixed case with its
 //! predicted check, and each passing the same case without the fault that exposes it.
 
-use crate::mutants::{caught_by_a_fixed_case, mutant, only_exposed_by, only_exposed_within, FIXED_SEEDS};
+use crate::mutants::{
+    caught_by_a_fixed_case, caught_by_a_fixed_case_within, mutant, only_exposed_by, only_exposed_within, FIXED_SEEDS,
+};
 use connectors_under_test::mutants::kafka;
 use connectors_under_test::{catalogue, contexts};
 use connsim_scenarios::prelude::*;
@@ -166,4 +168,19 @@ fn a_kafka_source_skipping_tombstones_loses_them_and_needs_real_data() {
     let plain = suite().only("single split").data(DataKind::Plain).seeds(FIXED_SEEDS).run();
     print!("{plain}");
     assert!(plain.failed_cases().is_empty(), "caught on plain data:\n{plain}");
+}
+
+/// A bounded split finished at "last delivered offset = stop − 1" never finishes where the
+/// partition ends in a transaction marker (FLINK-34470): the job hangs. The same data
+/// written without transactions (every partition ends in a record) passes the same seeds.
+#[test]
+fn a_kafka_source_stopping_at_the_last_delivered_offset_hangs_on_a_tail_marker() {
+    let suite = || mutant("mutant: kafka source stops at the last delivered offset", "liveness");
+    caught_by_a_fixed_case_within(suite(), catalogue::suite("kafka-source"), "liveness", 20);
+    let plain = contexts::kafka_source_with("kafka-source(stops at the last offset, no transactions)", |data| {
+        kafka::stops_at_last_offset(data.plain_upstream())
+    });
+    let outcome = suites::source(plain).only("single split").seeds(FIXED_SEEDS).run();
+    print!("{outcome}");
+    assert!(outcome.failed_cases().is_empty(), "caught without a transactional upstream:\n{outcome}");
 }

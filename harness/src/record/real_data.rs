@@ -76,6 +76,11 @@ impl DataShape {
         }
     }
 
+    /// Whether the data is shaped as real systems hold it ([`DataKind::Real`]).
+    pub fn is_real(&self) -> bool {
+        self.real
+    }
+
     /// Record number `n` (a run's records count from 1) with `key` and `payload`, shaped.
     pub fn record(&self, n: u64, key: u64, mut payload: Vec<u8>) -> Record {
         let mut extras = Extras::default();

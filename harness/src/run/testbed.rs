@@ -102,6 +102,14 @@ impl World {
     pub(crate) fn shape_data(&mut self, shape: DataShape) {
         self.records.shape = shape;
     }
+    /// Whether the run's data is shaped as real systems hold it ([`DataKind::Real`], the
+    /// default): a setup then writes its input as real systems hold it too (a log's input
+    /// through an upstream transactional producer, say), and plain otherwise.
+    ///
+    /// [`DataKind::Real`]: crate::record::DataKind::Real
+    pub fn real_data(&self) -> bool {
+        self.records.shape.is_real()
+    }
     /// The workload's random stream (seeded from the run's seed).
     pub fn rng(&mut self) -> &mut ChaCha8Rng {
         &mut self.rng

@@ -90,7 +90,9 @@ impl LogClient {
         }
     }
 
-    /// End offset of every partition of `topic`.
+    /// End offset of every partition of `topic`, read committed: where a read-committed
+    /// consumer's position stops (past the last transaction marker, before an open
+    /// transaction).
     pub async fn end_offsets(&self, topic: &str) -> Result<Vec<u64>, ConnectorError> {
         match self.request(LogRequest::ListOffsets { topic: topic.into() }).await? {
             LogResponse::Offsets(o) => Ok(o),

@@ -31,9 +31,9 @@ pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
 pub use log::{
     Acks, DescribedGroup, DescribedMember, Fetched, GroupRequest, GroupResponse, JoinRequest, Joined, JoinedMember,
     KafkaCode, KafkaRequest, KafkaResponse, LogError, LogRequest, LogResponse, MemberIdentity, OffsetSpec,
-    PartitionedLog, ProducerIdentity, TxnHandle, TxnProtocol, GROUP_INITIAL_REBALANCE_DELAY_MS,
-    GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_MIN_SESSION_TIMEOUT_MS, PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS,
-    TRANSACTION_MAX_TIMEOUT_MS,
+    OpenUpstream, PartitionedLog, ProducerIdentity, TxnHandle, TxnProtocol, UpstreamTxn,
+    GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
+    PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS, TRANSACTION_MAX_TIMEOUT_MS,
 };
 pub use log::{
     AdminRequest, AdminResponse, ApiError, BrokerInfo, ClusterMetadata, ConfigOrigin, ConfigResourceKey,

@@ -13,7 +13,7 @@ impl PartitionedLog {
                 LogResponse::Partitions(s.topics.get(&topic).map_or(0, |p| p.len() as u32))
             }
             LogRequest::ListOffsets { topic } => LogResponse::Offsets(
-                s.topics.get(&topic).map(|parts| parts.iter().map(|p| p.hw).collect()).unwrap_or_default(),
+                s.topics.get(&topic).map(|parts| parts.iter().map(|p| p.lso()).collect()).unwrap_or_default(),
             ),
             LogRequest::Fetch { topic, partition, offset, max } => {
                 let Some(part) = s.topics.get(&topic).and_then(|t| t.get(partition as usize)) else {

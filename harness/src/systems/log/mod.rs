@@ -20,6 +20,7 @@ mod kafka;
 mod legacy;
 mod serve;
 mod state;
+mod upstream;
 
 pub use admin::{
     AdminRequest, AdminResponse, ApiError, BrokerInfo, ClusterMetadata, ConfigOrigin, ConfigResourceKey,
@@ -33,6 +34,7 @@ pub use group::{
 pub use kafka::{Acks, Fetched, KafkaCode, KafkaRequest, KafkaResponse, OffsetSpec, ProducerIdentity};
 use state::{Entry, State, Status};
 pub use state::{PRODUCER_STATE_BATCHES, REPLICATION_LAG_MS, TRANSACTION_MAX_TIMEOUT_MS};
+pub use upstream::{OpenUpstream, UpstreamTxn};
 
 use super::log_entry::{LogEntry, LogFormat, RecordLogFormat};
 use super::output::{Entry as Visible, OutputReader, Part};
@@ -60,7 +62,8 @@ pub enum LogRequest {
     ListPartitions { topic: String },
     /// Read-committed fetch of at most `max` entries from `offset`.
     Fetch { topic: String, partition: u32, offset: u64, max: usize },
-    /// End offsets (high watermarks) of every partition.
+    /// End offsets of every partition as a read-committed consumer sees them: each
+    /// partition's last stable offset (its high watermark, unless a transaction is open).
     ListOffsets { topic: String },
     /// Appends entries, inside a transaction when `txn` is set. Transactional produces are
     /// idempotent as Kafka's: `sequence` counts batches from 0 per epoch; a retry of one of
