@@ -51,16 +51,16 @@ impl Plan {
             if n_rounds >= 3 && round == 3.min(n_rounds - 1) {
                 steps.push(Step::AbortOpen);
             }
-            for (p, mut rest) in by_partition.into_iter().enumerate() {
+            for (p, records) in by_partition.into_iter().enumerate() {
                 let p = p as u32;
-                while !rest.is_empty() {
+                let mut rest = records.into_iter().peekable();
+                while rest.peek().is_some() {
                     if count % 4 == 1 {
                         let size = world.rng().gen_range(1..=2);
                         steps.push(Step::Txn(UpstreamTxn::Aborted(p, junk(world, size))));
                     }
-                    let size = world.rng().gen_range(1..=TXN_MAX).min(rest.len());
-                    let tail = rest.split_off(size);
-                    steps.push(Step::Txn(UpstreamTxn::Committed(p, std::mem::replace(&mut rest, tail))));
+                    let size = world.rng().gen_range(1..=TXN_MAX);
+                    steps.push(Step::Txn(UpstreamTxn::Committed(p, rest.by_ref().take(size).collect())));
                     count += 1;
                 }
             }
