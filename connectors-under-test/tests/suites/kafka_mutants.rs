@@ -80,12 +80,13 @@ fn a_kafka_committer_taking_fenced_for_committed_passes_without_slow_requests() 
     assert!(outcome.failed_cases().is_empty(), "caught without the slow requests:\n{outcome}");
 }
 
-/// Its exposing fault is the aborted upstream transaction: over the same data without it,
-/// reading uncommitted passes the case that catches it.
+/// Its exposing fault is the aborted upstream transaction: over the same data without it
+/// (no aborted head, no transactional upstream), reading uncommitted passes the case that
+/// catches it.
 #[test]
 fn a_kafka_source_reading_uncommitted_data_passes_without_aborted_transactions() {
     let plain = contexts::kafka_source_with("kafka-source(read_uncommitted, nothing aborted)", |data| {
-        kafka::reads_uncommitted(data.with_aborted_head(0))
+        kafka::reads_uncommitted(data.with_aborted_head(0).plain_upstream())
     });
     let outcome = suites::source(plain).only("single split").seeds(FIXED_SEEDS).run();
     print!("{outcome}");
