@@ -189,6 +189,12 @@ pub fn all() -> Vec<Target> {
                 kafka::KafkaSinkBug::NullKeyAsText,
             )))
         }),
+        target("mutant: kafka sink opens a transactional id per checkpoint", "sink", Some("left-behind"), || {
+            suites::sink(kafka_sink_with(kafka::BuggyKafkaSinkSetup(
+                KafkaSinkSetup { partitions: 4, protocol: TxnProtocol::Classic },
+                kafka::KafkaSinkBug::IdPerCheckpoint,
+            )))
+        }),
         sink_mutant("mutant: premature commit", "no-premature-visibility", "fs", || PrematureCommitSetup),
         sink_mutant("mutant: object sink completes uploads at the barrier", "no-premature-visibility", "s3", || {
             BuggyObjectSinkSetup(ObjectBug::CompletesAtBarrier)
@@ -201,6 +207,9 @@ pub fn all() -> Vec<Target> {
         }),
         sink_mutant("mutant: object sink defers completions", "declared-loss", "s3", || {
             BuggyObjectSinkSetup(ObjectBug::DefersCompletions)
+        }),
+        sink_mutant("mutant: object sink leaves its upload on close", "left-behind", "s3", || {
+            BuggyObjectSinkSetup(ObjectBug::LeavesUploadOnClose)
         }),
         sink_mutant("mutant: object sink takes a gone upload for completed", "no-loss", "s3", || {
             BuggyObjectSinkSetup(ObjectBug::TakesGoneUploadsForCompleted)

@@ -301,6 +301,36 @@ fn kip98_a_transaction_ends_with_a_marker_in_each_of_its_partitions_that_no_cons
     });
 }
 
+/// librdkafka's `rd_kafka_toppar_pause_resume`: a pause drops what was fetched and sets the
+/// next fetch to the application's position, so a marker fetched behind the last message
+/// returned is fetched again after the resume and the position passes it (a bounded reader
+/// waiting for its stop offset would otherwise wait forever).
+#[test]
+fn librdkafka_a_pause_fetches_again_from_the_application_position_and_passes_the_trailing_marker() {
+    sim(TxnProtocol::Classic, |_log, _h, _client| async move {
+        let p = transactional("paused");
+        p.init_transactions(T).await.unwrap();
+        p.begin_transaction().unwrap();
+        send(&p, 0, "a").await.unwrap();
+        p.commit_transaction(T).await.unwrap();
+        // a@0, commit@1.
+        let c: BaseConsumer =
+            config(&[("group.id", "reader"), ("isolation.level", "read_committed")]).create().unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 0, Offset::Offset(0)).unwrap();
+        c.assign(&tpl).unwrap();
+        assert_eq!(c.poll(T).await.expect("a").unwrap().offset(), 0);
+        // Paused right after the message: the marker fetched with it is dropped unread.
+        c.pause(&tpl).unwrap();
+        let at = c.position().unwrap().find_partition("t", 0).map(|e| e.offset());
+        assert_eq!(at, Some(Offset::Offset(1)), "the position stays past the last message returned");
+        c.resume(&tpl).unwrap();
+        while c.poll(Duration::from_millis(20)).await.is_some() {}
+        let at = c.position().unwrap().find_partition("t", 0).map(|e| e.offset());
+        assert_eq!(at, Some(Offset::Offset(2)), "fetched again after the resume, the marker is passed");
+    });
+}
+
 #[test]
 fn kip890_ends_the_epoch_with_the_transaction_and_classic_brokers_do_not() {
     for protocol in [TxnProtocol::Classic, TxnProtocol::Kip890] {

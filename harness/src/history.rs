@@ -16,10 +16,14 @@ use std::sync::{Arc, Mutex};
 pub mod attempt;
 #[cfg(madsim)]
 mod encoded;
+#[cfg(madsim)]
+mod left;
 mod typed;
 
 #[cfg(madsim)]
 pub use encoded::{hash, to_json_lines};
+#[cfg(madsim)]
+pub use left::{Closing, LeftUpload, Leftovers};
 pub use typed::{AbortReason, CommitOutcome, FailoverScope, FaultKind, Phase};
 #[cfg(test)]
 mod tests;
@@ -394,8 +398,14 @@ pub enum EventKind {
         attempt: u64,
         ms: u64,
     },
-    /// A bucket started a multipart upload of `key` (`CreateMultipartUpload`).
-    UploadStarted { key: String, upload: String },
+    /// A bucket started a multipart upload of `key` (`CreateMultipartUpload`), at the
+    /// request of subtask attempt `by` (subtask, attempt), if a connector's code sent it.
+    UploadStarted {
+        key: String,
+        upload: String,
+        #[serde(default)]
+        by: Option<(usize, u64)>,
+    },
     /// A system's own rule destroyed data no commit had made visible: a lifecycle rule
     /// aborted upload `upload` of `key`, and with its parts the records they held (as the
     /// output's format decodes them). A loss of those records is unavoidable once it
@@ -408,6 +418,19 @@ pub enum EventKind {
     /// submitted, the group had committed `offsets[i]` on `splits[i]`, and nothing on any
     /// other split. Recorded right after its [`EventKind::NewJob`].
     GroupOffsets { group: String, splits: Vec<String>, offsets: Vec<u64> },
+    /// A subtask attempt closed its reader, writer and committer (not recorded when its
+    /// task executor crashed: a crash calls nothing).
+    /// `snapshot_us`: when its writer last snapshotted its state (`None`: never, or no
+    /// writer), so what it started later is in no checkpoint.
+    Closed {
+        subtask: usize,
+        #[serde(with = "attempt::serde_text")]
+        attempt: u64,
+        how: Closing,
+        snapshot_us: Option<u64>,
+    },
+    /// When the run ended, the system that records it still held this for the job.
+    LeftBehind { left: Leftovers },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system

@@ -2,10 +2,14 @@
 //!
 //! A writer stages its records until the barrier; the checkpoint's committable carries them
 //! ([`StagedBatch`]). When the checkpoint completes, the committer writes a batch in one
-//! transaction, `<prefix>-<job>-<writer subtask>-<checkpoint>` (a new job numbers its
-//! checkpoints again): `init_transactions` fences every
-//! older producer of the id (a zombie committer, or an attempt that crashed mid-commit, whose
-//! open transaction it aborts); the group `<prefix>-<job>-<writer subtask>` holds the last
+//! transaction of a pooled transactional id, `<prefix>-<job>-<writer subtask>-<slot>` with
+//! slot `checkpoint mod` [`TRANSACTIONAL_ID_POOL`] (a new job numbers its checkpoints again),
+//! so a writer leaves a bounded number of ids on the broker, which keeps each for seven days,
+//! as Flink's newer Kafka sink pools them. `init_transactions` fences every older producer of
+//! the id (a zombie committer, or an attempt that crashed mid-commit, whose open transaction
+//! it aborts): every attempt at a batch uses its slot, and a writer's batches commit in
+//! checkpoint order, so an id is reused only after the batch that had it last is done. The
+//! group `<prefix>-<job>-<writer subtask>` holds the last
 //! checkpoint committed as its offset of the output topic's partition 0 (a marker, not a
 //! position), written with `send_offsets_to_transaction` in the
 //! same transaction, so a batch whose marker is already there (read after the fencing, when
@@ -34,6 +38,9 @@ use std::time::Duration;
 
 /// How long one transactional call may take before the commit is retried later.
 const CALL_TIMEOUT: Duration = Duration::from_millis(300);
+
+/// Transactional ids per writer subtask and job: batch `c` commits in slot `c mod` this.
+pub const TRANSACTIONAL_ID_POOL: u64 = 4;
 
 /// A writer's records of one checkpoint, to be written in one transaction.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -131,7 +138,8 @@ impl KafkaCommitter {
         Self { sink, partitions: None }
     }
 
-    fn group(&self, batch: &StagedBatch) -> String {
+    /// The marker group of `batch`'s writer in its job.
+    pub fn group(&self, batch: &StagedBatch) -> String {
         format!("{}-{}-{}", self.sink.prefix, batch.job, batch.origin)
     }
 
@@ -152,27 +160,41 @@ impl KafkaCommitter {
     /// Commits one batch: fence, check the marker, write and commit with the marker.
     pub async fn commit_batch(&mut self, batch: &StagedBatch) -> Result<CommitOutcome, Short> {
         let attempt = self.open(batch)?;
+        self.commit_on(&attempt, batch).await
+    }
+
+    /// Commits one batch with `attempt`'s clients.
+    pub async fn commit_on(&mut self, attempt: &Attempt, batch: &StagedBatch) -> Result<CommitOutcome, Short> {
         // Fence first: from here on no older producer of the id can commit, so the marker
         // read next is final for every earlier attempt.
-        self.fence(&attempt).await?;
-        if self.marked(&attempt, batch).await? {
+        self.fence(attempt).await?;
+        if self.marked(attempt, batch).await? {
             return Ok(CommitOutcome::AlreadyCommitted);
         }
-        self.write(&attempt, batch).await?;
+        self.write(attempt, batch).await?;
         Ok(CommitOutcome::Committed)
     }
 
-    /// The clients of an attempt at `batch`.
-    pub fn open(&self, batch: &StagedBatch) -> Result<Attempt, Short> {
+    /// The transactional id of `batch`: its writer's pooled slot.
+    pub fn transactional_id(&self, batch: &StagedBatch) -> String {
+        format!("{}-{}", self.group(batch), batch.checkpoint % TRANSACTIONAL_ID_POOL)
+    }
+
+    /// The clients of an attempt at `batch`, its producer on transactional id `id`.
+    pub fn open_as(&self, batch: &StagedBatch, id: &str) -> Result<Attempt, Short> {
         let group = self.group(batch);
-        let id = format!("{group}-{}", batch.checkpoint);
         let timeout = self.sink.transaction_timeout_ms.to_string();
         let config =
-            client_config(&self.sink.bootstrap, &[("transactional.id", &id), ("transaction.timeout.ms", &timeout)]);
+            client_config(&self.sink.bootstrap, &[("transactional.id", id), ("transaction.timeout.ms", &timeout)]);
         let producer = config.create().map_err(short)?;
         let config = client_config(&self.sink.bootstrap, &[("group.id", &group), ("enable.auto.commit", "false")]);
         let consumer = config.create().map_err(short)?;
         Ok(Attempt { producer, consumer })
+    }
+
+    /// The clients of an attempt at `batch`, on its pooled transactional id.
+    pub fn open(&self, batch: &StagedBatch) -> Result<Attempt, Short> {
+        self.open_as(batch, &self.transactional_id(batch))
     }
 
     /// `init_transactions`: fences every older producer of the id, aborting its transaction.
@@ -337,6 +359,11 @@ impl SinkSetup for KafkaSinkSetup {
         connsim::systems::ExternalSystem::configure(&log, &Setting::TransactionProtocol(self.protocol), &env)
             .expect("the log has a transaction protocol");
         world.set_output(log.output("output"));
+        // A pool of ids and the marker group per writer subtask and job.
+        let bound = connsim::run::LeaveBehind::new("sink-kafka")
+            .transactional_ids_per_writer(TRANSACTIONAL_ID_POOL)
+            .groups_per_writer(1);
+        world.declare_leave_behind(bound);
         world.add_system(Arc::new(log));
         KafkaSink {
             bootstrap: "sink-kafka:9092".into(),

@@ -37,6 +37,11 @@
 //!   the uploads of completed checkpoints expire in its hands, and it declares their loss
 //!   honestly, a loss it made itself. Caught by `declared-loss` in "incomplete uploads
 //!   expire while a writer is down", where nothing makes a loss unavoidable.
+//! - [`ObjectBug::LeavesUploadOnClose`]: a writer that closes drops its open upload when no
+//!   snapshot recorded it, instead of aborting it: nothing can complete it any more, and
+//!   every cancelled attempt leaves one behind, billed for its parts (on S3 until a
+//!   lifecycle rule, if the bucket has one, removes it). Caught by `left-behind` where a
+//!   failover cancels a writer between two barriers with an upload open.
 
 use crate::object_sink::{ObjectCommitter, ObjectSink, ObjectSinkSetup, ObjectWriter, PartFile, WriterState};
 use connsim::api::{
@@ -67,6 +72,10 @@ pub enum ObjectBug {
     TakesGoneUploadsForCompleted,
     /// Holds each completion back 300 ms to batch them.
     DefersCompletions,
+    /// Closes without aborting the upload no snapshot recorded: every cancelled attempt
+    /// leaves an incomplete upload, its parts billed until a lifecycle rule (if the bucket
+    /// has one) removes them.
+    LeavesUploadOnClose,
 }
 
 /// The object sink with one bug.
@@ -123,6 +132,9 @@ impl SinkWriter for BuggyObjectWriter {
                     let _ = self.inner.store.abort_multipart(&Path::from(open.file.key.as_str()), upload).await;
                 }
             }
+        }
+        if self.bug == ObjectBug::LeavesUploadOnClose {
+            self.inner.open = None; // the bug: dropped, not aborted
         }
         self.inner.close().await
     }

@@ -79,6 +79,11 @@ pub enum KafkaSinkBug {
     DropsHeaders,
     /// Its serializer writes a null key as the text `<null>`.
     NullKeyAsText,
+    /// Its committer names a transaction `<prefix>-<job>-<writer>-<checkpoint>`: a new
+    /// transactional id every checkpoint, each kept by the broker for seven days
+    /// (`transactional.id.expiration.ms`) and its producer state with it, until the broker
+    /// runs out of memory (FLINK-34554).
+    IdPerCheckpoint,
 }
 
 /// The reference writer behind a serializer with the sink's bug.
@@ -94,7 +99,7 @@ impl SinkWriter for BuggyKafkaWriter {
     async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
         let mut entry = RecordLogFormat::encode(&record);
         match self.bug {
-            KafkaSinkBug::FencedAsCommitted => {}
+            KafkaSinkBug::FencedAsCommitted | KafkaSinkBug::IdPerCheckpoint => {}
             // The bug: the producer record is built without the record's headers.
             KafkaSinkBug::DropsHeaders => entry.headers.clear(),
             // The bug: the key goes through a string formatter, null and all.
@@ -135,6 +140,12 @@ impl CommitBatch for BuggyKafkaCommitter {
                 other => other,
             },
             KafkaSinkBug::DropsHeaders | KafkaSinkBug::NullKeyAsText => self.inner.commit_batch(batch).await,
+            KafkaSinkBug::IdPerCheckpoint => {
+                // The bug: a fresh transactional id for every checkpoint, never reused.
+                let id = format!("{}-{}", self.inner.group(batch), batch.checkpoint);
+                let attempt = self.inner.open_as(batch, &id)?;
+                self.inner.commit_on(&attempt, batch).await
+            }
         }
     }
 }

@@ -185,3 +185,45 @@ fn a_kafka_source_stopping_at_the_last_delivered_offset_hangs_on_a_tail_marker()
     print!("{outcome}");
     assert!(outcome.failed_cases().is_empty(), "caught without a transactional upstream:\n{outcome}");
 }
+
+/// A committer that opens a new transactional id every checkpoint leaves one on the broker
+/// per writer and checkpoint, each kept for seven days with its producer state (the
+/// FLINK-34554 out-of-memory class): `left-behind` holds it to the reference's pool. Its
+/// window is a job whose writers commit more batches than the pool holds: the same job
+/// reading its input in one go, with checkpoints a second apart, commits each writer's
+/// input in fewer and passes, while the reference's pool holds on the paced one.
+#[test]
+fn a_kafka_sink_opening_a_transactional_id_per_checkpoint_outlives_the_pool() {
+    use connectors_under_test::{KafkaSinkSetup, LogSourceSetup};
+    use connsim::systems::TxnProtocol;
+    use connsim::{Pipeline, Runner};
+    let suite = mutant("mutant: kafka sink opens a transactional id per checkpoint", "left-behind");
+    caught_by_a_fixed_case_within(suite, catalogue::suite("kafka-sink"), "left-behind", 20);
+    let setup = KafkaSinkSetup { partitions: 4, protocol: TxnProtocol::Classic };
+    let buggy = kafka::BuggyKafkaSinkSetup(setup.clone(), kafka::KafkaSinkBug::IdPerCheckpoint);
+    let run = |paced: bool, interval_ms: u64, with_bug: bool| {
+        let source = LogSourceSetup::bounded(2, 400).plain_upstream();
+        let source = if paced { source.paced(1_500) } else { source };
+        let mut r = match with_bug {
+            true => Runner::erased(Pipeline(source, buggy.clone())),
+            false => Runner::erased(Pipeline(source, setup.clone())),
+        };
+        r.seeds(5).configure(|c| c.job.checkpoints.interval_ms = interval_ms);
+        let out = r.run();
+        assert_eq!(out.reports.len(), 5, "every seed ran");
+        for report in &out.reports {
+            println!("seed {}: {}", report.seed, report.verdict("left-behind").expect("judged").summary);
+        }
+        out
+    };
+    let window = run(true, 100, true);
+    assert!(
+        window.reports.iter().all(|r| r.verdict("left-behind").is_some_and(|v| !v.passed)),
+        "the mutant passes where writers commit more batches than the pool:\n{}",
+        window.summary()
+    );
+    let reference = run(true, 100, false);
+    assert!(reference.reports.iter().all(|r| r.passed()), "{}", reference.summary());
+    let few = run(false, 1_000, true);
+    assert!(few.reports.iter().all(|r| r.passed()), "caught without its window:\n{}", few.summary());
+}

@@ -135,3 +135,30 @@ fn a_committer_deferring_completions_past_the_lifecycle_rule_declares_a_loss_it_
         "declared-loss",
     );
 }
+
+/// A writer that drops, rather than aborts, the upload no snapshot recorded leaves it
+/// behind whenever its attempt closes between two barriers with one open: a failover
+/// cancelling the writers the crash spared. Caught by `left-behind` only on seeds where an
+/// attempt closes so (`closed:unsnapshotted-upload`); every seed without such a close
+/// passes. The reference reaches the same closes, aborts, and passes.
+#[test]
+fn a_writer_dropping_its_unrecorded_upload_on_close_leaves_it_behind() {
+    let (case, mark) = ("crash at every two-phase-commit phase", "closed:unsnapshotted-upload");
+    let suite = || mutant("mutant: object sink leaves its upload on close", "left-behind");
+    caught_by_a_fixed_case_within(suite(), reference(), "left-behind", 20);
+    let outcome = suite().only(case).seeds(20).run();
+    let reports = &outcome.cases.iter().find(|c| c.case == case).expect("the case ran").reports;
+    assert_eq!(reports.len(), 20, "every seed ran");
+    let reached = |r: &&connsim::RunReport| r.marks.iter().any(|m| m == mark);
+    for r in reports {
+        let failed = r.failed_checks().contains(&"left-behind");
+        assert!(!failed || reached(&r), "seed {} fails without an attempt closing so:\n{r}", r.seed);
+        assert!(reached(&r) || r.passed(), "seed {} fails otherwise:\n{r}", r.seed);
+    }
+    let without = reports.iter().filter(|r| !reached(r)).count();
+    assert!(without > 0, "every seed closed an attempt with an unrecorded upload: the window is not shown");
+    let same = reference().only(case).seeds(20).run();
+    assert!(same.failed_cases().is_empty(), "{same}");
+    let case_result = same.cases.iter().find(|c| c.case == case).expect("the case ran");
+    assert!(case_result.reports.iter().any(|r| reached(&r)), "the reference never closed so: {same}");
+}

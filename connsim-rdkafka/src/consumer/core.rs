@@ -299,12 +299,14 @@ impl ConsumerCore {
         for e in tpl.elements() {
             let k = key(e.topic(), e.partition());
             if pause {
-                // librdkafka drops what it fetched for a paused partition; resuming fetches
-                // again from the position.
+                // librdkafka drops what it fetched for a paused partition, and the next fetch
+                // starts at the application's position (`rd_kafka_toppar_pause_resume`):
+                // markers fetched behind the last message returned are fetched again.
                 if let Some(place) = s.places.get_mut(&k) {
                     place.buffer.clear();
-                    if let Some(p) = place.position {
+                    if let Some(p) = place.app_pos.or(place.position) {
                         place.fetch_at = p;
+                        place.position = Some(p);
                     }
                 }
                 s.paused.insert(k);

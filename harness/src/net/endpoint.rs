@@ -87,6 +87,8 @@ pub struct Incoming {
     pub call: Option<u64>,
     /// Set for requests: answer through it.
     pub replier: Option<Replier>,
+    /// The subtask attempt (subtask, attempt) whose connector code sent it, if any.
+    pub sender: Option<(usize, u64)>,
 }
 
 /// Answers one request.
@@ -123,7 +125,7 @@ impl Endpoint {
                         }
                     }
                     Tag::Request(call) => {
-                        if let Some(origin) = env.origin {
+                        if let (Some(origin), true) = (env.origin, env.stale) {
                             dispatcher.gateway.reached(origin, &dispatcher.addr, &env.kind, false);
                         }
                         let replier = Replier {
@@ -138,14 +140,21 @@ impl Endpoint {
                             bytes: env.bytes,
                             call: Some(call),
                             replier: Some(replier),
+                            sender: env.origin,
                         });
                     }
                     Tag::OneWay => {
-                        if let Some(origin) = env.origin {
+                        if let (Some(origin), true) = (env.origin, env.stale) {
                             dispatcher.gateway.reached(origin, &dispatcher.addr, &env.kind, false);
                         }
-                        let incoming =
-                            Incoming { from: env.from, kind: env.kind, bytes: env.bytes, call: None, replier: None };
+                        let incoming = Incoming {
+                            from: env.from,
+                            kind: env.kind,
+                            bytes: env.bytes,
+                            call: None,
+                            replier: None,
+                            sender: env.origin,
+                        };
                         let _ = tx.send(incoming);
                     }
                 }
@@ -178,6 +187,7 @@ impl Endpoint {
             tag: Tag::OneWay,
             bytes: encode(msg),
             origin: self.origin,
+            stale: false,
         });
     }
 
@@ -202,6 +212,7 @@ impl Endpoint {
             tag: Tag::Request(id),
             bytes: encode(req),
             origin: self.origin,
+            stale: false,
         });
         let timed_out = || RpcError::Timeout { to: to.to_string(), kind: kind.to_string() };
         match madsim::time::timeout(timeout, rx).await {
@@ -308,6 +319,7 @@ impl Replier {
             tag: Tag::Response(self.call),
             bytes,
             origin: None,
+            stale: false,
         });
     }
 }

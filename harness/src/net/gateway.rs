@@ -139,7 +139,7 @@ impl Gateway {
     }
 
     /// A message the connector code of attempt `origin` sent after a newer attempt of its
-    /// subtask had started (an envelope keeps its origin only then) reached `to` (`refused`:
+    /// subtask had started (a stale envelope) reached `to` (`refused`:
     /// the gateway refused it in `to`'s name). If `to` is an external system, the history
     /// records it, once per attempt and system: a zombie's request acting on (or refused by)
     /// the system, what fencing exists for.
@@ -167,11 +167,9 @@ impl Gateway {
         let now = super::now();
         let now_ms = now.as_millis() as u64;
         let mut s = self.state.lock().unwrap();
-        // An envelope keeps its origin only if a newer attempt of its sender had started.
+        // A zombie's envelope: a newer attempt of its sender had started.
         if let Some((subtask, attempt)) = env.origin {
-            if s.newest.get(&subtask).is_none_or(|&n| n <= attempt) {
-                env.origin = None;
-            }
+            env.stale = s.newest.get(&subtask).is_some_and(|&n| n > attempt);
         }
         let mut extra = Duration::ZERO;
         let mut straggle = None;
@@ -222,7 +220,7 @@ impl Gateway {
             // The callee answers with an error without acting on the request; the answer
             // travels back like a response (latency, FIFO, lose-response rules).
             drop(s);
-            if let Some(origin) = env.origin {
+            if let (Some(origin), true) = (env.origin, env.stale) {
                 self.reached(origin, &env.to, &env.kind, true);
             }
             let fault = FaultKind::Refuse(refusal.to_string());
@@ -236,6 +234,7 @@ impl Gateway {
                 tag: Tag::Refused(id),
                 bytes,
                 origin: None,
+                stale: false,
             });
             return;
         }

@@ -26,6 +26,9 @@ pub(crate) struct Envelope {
     pub bytes: Vec<u8>,
     /// The subtask attempt (subtask, attempt) whose connector code sent it, if any.
     pub origin: Option<(usize, u64)>,
+    /// Whether a newer attempt of `origin`'s subtask had started when it was sent (a
+    /// zombie's message, what fencing exists for).
+    pub stale: bool,
 }
 
 struct Queued {

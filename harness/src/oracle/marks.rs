@@ -58,6 +58,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("s3-internal-error", "the bucket answered a request 500 InternalError (applied or not)"),
     ("upload-expired", "the bucket's lifecycle rule aborted a multipart upload that was not completed in time"),
     ("upload-started", "the bucket started a multipart upload (a lifecycle rule may expire it)"),
+    ("closed:unsnapshotted-upload", "a subtask attempt closed in order (finished, cancelled or failed) after starting an upload no snapshot of it recorded, nothing between the bucket and it disturbed since: one it had to abort (what `left-behind` judges)"),
     ("loss-declared", "a system's own rule destroyed records no commit had made visible (an upload expired), and a commit failed with a known reason naming what was destroyed"),
     ("group-session-expired", "the log's group coordinator removed a consumer whose heartbeats stopped for its session timeout"),
     ("transaction-hanging", "a broker without partition verification wrote a transactional produce no transaction of its coordinator holds"),
@@ -140,6 +141,8 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
     let mut open_checkpoints: BTreeSet<u64> = BTreeSet::new();
     // Refusal rules in force: a commit attempted under one may have its requests refused.
     let mut refusing = 0usize;
+    // A connector's attempt started an upload: it may owe an abort when it closes.
+    let mut owes_aborts = false;
     for e in events {
         match &e.kind {
             EventKind::CommitAttempt { .. } | EventKind::GlobalCommitAttempt { .. } => {
@@ -165,9 +168,13 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::Fault { fault: FaultKind::Partition, .. } => {
                 marks.insert("partition");
             }
-            EventKind::UploadStarted { .. } => {
+            EventKind::UploadStarted { by, .. } => {
                 marks.insert("upload-started");
+                if by.is_some() {
+                    owes_aborts = true;
+                }
             }
+
             _ => {}
         }
         match &e.kind {
@@ -431,6 +438,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             }
             _ => {}
         }
+    }
+    if owes_aborts && !crate::oracle::checks::left_behind::owed_aborts(events).is_empty() {
+        marks.insert("closed:unsnapshotted-upload");
     }
     marks
 }

@@ -14,7 +14,9 @@
 pub mod checks;
 pub mod declared;
 mod expect;
+mod leave_behind;
 pub mod marks;
 pub(crate) mod observe;
 
 pub use expect::{Expected, StartPosition, Starts};
+pub use leave_behind::LeaveBehind;

@@ -25,7 +25,7 @@ mod shorten;
 mod simulate;
 mod testbed;
 
-pub use crate::oracle::{marks, Expected, StartPosition, Starts};
+pub use crate::oracle::{marks, Expected, LeaveBehind, StartPosition, Starts};
 pub use any_testbed::AnyTestbed;
 pub use config::{FaultConfig, RunConfig, Verification};
 pub use control::{Control, Spread, SETTLE_BOUNDED_MS};

@@ -240,6 +240,7 @@ async fn drive(
             panic: None,
             starts: world.starts.clone(),
             declared_loss_allowed: config.declared_loss_allowed,
+            leave_behind: world.leave_behind.clone(),
         });
     }
     observer.observe(Cause::Setup);
@@ -351,6 +352,13 @@ async fn drive(
     // final read, which must hold nothing that was never seen appearing.
     if config.verification == Verification::Full {
         control.settle(config.liveness_ms).await;
+    }
+    // What outlives the job, as each system holds it now.
+    for system in &world.systems {
+        let left = system.leftovers();
+        if !left.is_empty() {
+            history.record(&system.name(), history::EventKind::LeftBehind { left });
+        }
     }
     let visible = observer.reconcile();
     *virtual_ms.lock().unwrap() = crate::net::now().as_millis() as u64;

@@ -3,7 +3,7 @@
 
 use crate::api::{Sink, Source};
 use crate::history::History;
-use crate::oracle::{StartPosition, Starts};
+use crate::oracle::{LeaveBehind, StartPosition, Starts};
 use crate::record::{Carries, DataShape, Record};
 use crate::systems::{ExternalSystem, OutputReader};
 use rand_chacha::ChaCha8Rng;
@@ -40,6 +40,7 @@ pub struct World {
     pub(crate) workloads: Vec<Workload>,
     pub(crate) producer: Option<Arc<dyn Producer>>,
     pub(crate) starts: Starts,
+    pub(crate) leave_behind: Vec<LeaveBehind>,
     rng: ChaCha8Rng,
     records: RecordMaker,
 }
@@ -53,6 +54,7 @@ impl World {
             workloads: Vec::new(),
             producer: None,
             starts: Starts::default(),
+            leave_behind: Vec::new(),
             rng,
             records: RecordMaker::default(),
         }
@@ -93,6 +95,12 @@ impl World {
     /// a duplicate.
     pub fn declare_group_start(&mut self, group: &str) {
         self.starts.group = Some(group.to_string());
+    }
+    /// Declares what the sink may leave behind in a system when the run ends (a pool of
+    /// transactional ids, a group per writer): the check `left-behind` holds it to that.
+    /// Every system's leftovers are reported whether or not a bound is declared.
+    pub fn declare_leave_behind(&mut self, bound: LeaveBehind) {
+        self.leave_behind.push(bound);
     }
     /// Declares where the source starts reading one split, overriding [`World::declare_start`].
     pub fn declare_split_start(&mut self, split: &str, start: StartPosition) {

@@ -75,6 +75,12 @@ pub trait ExternalSystem: Send + Sync + 'static {
         let _ = group;
         Vec::new()
     }
+    /// What the system still holds for the job when the run ends (the run records it,
+    /// [`EventKind::LeftBehind`](crate::history::EventKind::LeftBehind), and the checks
+    /// hold a sink to the bound it declared). Default: nothing.
+    fn leftovers(&self) -> crate::history::Leftovers {
+        crate::history::Leftovers::default()
+    }
 }
 
 /// A server-side setting of an external system, changed by a scenario
@@ -151,6 +157,16 @@ pub struct Caller {
     pub node: String,
     /// The call id.
     pub call: Option<u64>,
+    /// The subtask attempt (subtask, attempt) whose connector code sent it, if a
+    /// connector's did: whose upload or transaction a request started.
+    pub sender: Option<(usize, u64)>,
+}
+
+impl Caller {
+    /// The caller of `msg`.
+    pub fn of(msg: &crate::net::Incoming) -> Self {
+        Self { node: msg.from.clone(), call: msg.call, sender: msg.sender }
+    }
 }
 
 /// [`serve_requests_or_drop`] for a model that needs to know who called.
@@ -161,7 +177,7 @@ where
 {
     while let Some(msg) = inbox.recv().await {
         let Ok(req) = msg.decode::<Req>() else { continue };
-        let caller = Caller { node: msg.from.clone(), call: msg.call };
+        let caller = Caller::of(&msg);
         let resp = handle(&caller, req);
         if let (Some(replier), Some(resp)) = (msg.replier, resp) {
             replier.reply(&resp);

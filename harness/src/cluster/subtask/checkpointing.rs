@@ -85,6 +85,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                     }
                     None => self.sink.pending.extend(committables.into_iter().map(|x| (c, x, 0))),
                 }
+                self.sink.snapshot_us = Some(crate::net::now().as_micros() as u64);
                 crate::cluster::wall::encode_checked(&self.writer().snapshot_state(c), "the writer's state")
                     .map_err(wall)?
             }

@@ -38,7 +38,7 @@ use super::shape::JobShape;
 use super::uplink::Uplink;
 use crate::api::{Committer, InputStatus, ReaderOutput, Sink, SinkWriter, Source, SourceReader, WatermarkTracker};
 use crate::error::{ConnectorError, RetryHint};
-use crate::history::{CheckpointId, EventKind, History};
+use crate::history::{CheckpointId, Closing, EventKind, History};
 use crate::net::Endpoint;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -171,11 +171,11 @@ async fn run_attempt<Src: Source, Snk: Sink>(setup: SubtaskSetup<Src, Snk>) {
             match outcome {
                 Ok(Ok(())) => return,
                 Ok(Err(e)) => {
-                    task.close().await; // a failed attempt releases what it holds, as a cancelled one does
+                    task.close(true).await; // a failed attempt releases what it holds, as a cancelled one does
                     (e, task.uplink)
                 }
                 Err(done) => {
-                    task.close().await;
+                    task.close(false).await;
                     if let Some(done) = done {
                         let _ = done.send(());
                     }
@@ -291,8 +291,9 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         self.history.record(&self.node, kind);
     }
 
-    /// Closes the reader, the writer and the committer, once.
-    async fn close(&mut self) {
+    /// Closes the reader, the writer and the committer, once (`failed`: the connector
+    /// failed the attempt), and records how the attempt ended.
+    async fn close(&mut self, failed: bool) {
         if self.source.has_reader {
             self.source.reader.close().await;
         }
@@ -302,6 +303,13 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         if let Some(c) = self.sink.committer.as_mut() {
             c.close().await;
         }
+        let how = match (failed, self.source.ended || self.sink.input_ended) {
+            (true, _) => Closing::Failed,
+            (false, true) => Closing::Finished,
+            (false, false) => Closing::Cancelled,
+        };
+        let snapshot_us = self.sink.snapshot_us;
+        self.record(EventKind::Closed { subtask: self.id, attempt: self.attempt, how, snapshot_us });
     }
 
     /// Handles one control message.

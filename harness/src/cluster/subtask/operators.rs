@@ -45,6 +45,10 @@ pub(super) struct SinkOperator<Snk: Sink> {
     pub last_completed: CheckpointId,
     /// The newest checkpoint this attempt's writer prepared (0: none yet).
     pub last_prepared: CheckpointId,
+    /// Whether this attempt's writer got the end of its input.
+    pub input_ended: bool,
+    /// When the writer last snapshotted its state (virtual µs).
+    pub snapshot_us: Option<u64>,
     /// With a global committer, or committers apart from the writers: the channels to them.
     /// Committables go there (to one of them), through their serializer, ahead of the
     /// barrier of the checkpoint that prepared them (to all of them), and are not kept or

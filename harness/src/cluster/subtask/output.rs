@@ -69,6 +69,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
     /// The writer's input ended: it flushes, and a global committer hears of it.
     pub(super) async fn end_writer_input(&mut self) -> Result<(), ConnectorError> {
         self.writer().flush(true).await?;
+        self.sink.input_ended = true;
         if let Some(g) = self.sink.downstream.as_mut() {
             g.broadcast(crate::cluster::protocol::Payload::EndOfInput);
         }

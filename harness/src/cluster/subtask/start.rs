@@ -121,6 +121,8 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
                 pending: committables.into_iter().map(|(c, x)| (c, x, 0)).collect(),
                 last_completed: restored_cp,
                 last_prepared: 0,
+                input_ended: false,
+                snapshot_us: None,
                 downstream: has_writer
                     .then(|| setup.shape.downstream(setup.sink.has_global_committer()))
                     .flatten()
@@ -146,7 +148,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         if !task.source.has_reader {
             task.without_reader();
         } else if let Err(e) = task.source.reader.start().await {
-            task.close().await;
+            task.close(true).await;
             return Err((e, task.uplink));
         }
         if restored_cp > 0 {
@@ -155,7 +157,7 @@ impl<Src: Source, Snk: Sink> Subtask<Src, Snk> {
         }
         // Recovered committables belong to a completed checkpoint: commit them again (idempotently).
         if let Err(e) = task.commit_due(true).await {
-            task.close().await;
+            task.close(true).await;
             return Err((e, task.uplink));
         }
         if let Some(ms) = task.hooks.start_stall(task.id) {

@@ -48,6 +48,8 @@ pub struct RunEnd {
     pub starts: Starts,
     /// Whether the case makes a loss unavoidable, so a declared one passes `declared-loss`.
     pub declared_loss_allowed: bool,
+    /// What the sink declared it may leave behind ([`crate::run::World::declare_leave_behind`]).
+    pub leave_behind: Vec<crate::oracle::LeaveBehind>,
 }
 
 impl RunEnd {
@@ -67,6 +69,7 @@ impl RunEnd {
             panic: None,
             starts: Starts::default(),
             declared_loss_allowed: false,
+            leave_behind: Vec::new(),
         }
     }
 }
@@ -112,6 +115,8 @@ pub struct RunFacts {
     pub declared: BTreeMap<RecordId, String>,
     /// Whether the case makes a loss unavoidable (a declared one then passes).
     pub declared_loss_allowed: bool,
+    /// What the sink declared it may leave behind.
+    pub leave_behind: Vec<crate::oracle::LeaveBehind>,
     /// `produced` by id when ids are dense (they are when a [`crate::run::RecordMaker`] made
     /// them): the checks look a record up for every record they see.
     dense: Vec<Option<Origin>>,
@@ -205,6 +210,7 @@ impl RunFacts {
             converged,
             declared,
             declared_loss_allowed: end.declared_loss_allowed,
+            leave_behind: end.leave_behind,
             dense,
         }
     }

@@ -16,6 +16,7 @@
 //! | `no-unobserved-visibility` | output appeared outside any served request, or could not be read |
 //! | `stable-after-convergence` | the output changed after it converged |
 //! | `event-time` | with a watermark strategy: a watermark that went back, a record at or below a watermark its split already emitted (late), or one at or below the combined watermark its subtask passed on while the connector had marked its split idle |
+//! | `left-behind` | more transactional ids or groups outlive the job than the sink declared; an upload a closed attempt started after its last snapshot and abandoned |
 //! | `watermark-alignment` | with alignment: a paused split's records from a fetch that began after the pause reached its split reader |
 
 mod alignment;
@@ -24,6 +25,7 @@ mod declared_loss;
 mod duplicates;
 mod event_time;
 mod index;
+pub(crate) mod left_behind;
 mod liveness;
 mod loss;
 mod observed;
@@ -130,5 +132,6 @@ pub fn run_all(facts: &RunFacts) -> Vec<Verdict> {
         settled::check(facts),
         event_time::check(facts),
         alignment::check(facts),
+        left_behind::check(facts),
     ]
 }

@@ -245,7 +245,7 @@ fn a_commit_is_under_refusal_only_while_a_refusal_rule_is_in_force() {
 /// A bucket's `UploadStarted` is the path `upload-expired` needs.
 #[test]
 fn an_upload_a_bucket_started_is_the_path_its_expiry_needs() {
-    let started = at("s3", EventKind::UploadStarted { key: "out/part-0".into(), upload: "upload-1".into() });
+    let started = at("s3", EventKind::UploadStarted { key: "out/part-0".into(), upload: "upload-1".into(), by: None });
     assert!(reached(&[started], false).contains("upload-started"));
     assert!(!reached(&[], false).contains("upload-started"));
 }

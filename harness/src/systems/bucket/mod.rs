@@ -28,7 +28,7 @@ pub use state::{EPOCH_MS, MAX_KEYS, MAX_PARTS, MIN_PART_SIZE};
 pub use wire::{ByteRange, ObjectInfo, ReadConditions, S3Error, S3Request, S3Response, WriteCondition};
 
 use super::{BoxFuture, Caller, ExternalSystem, FileFormat, ModelRequest, Setting, SettingEnv};
-use crate::history::{EventKind, FaultKind, History};
+use crate::history::{EventKind, FaultKind, History, LeftUpload, Leftovers};
 use crate::net::Inbox;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -50,6 +50,17 @@ struct Inner {
     faults: Faults,
     /// How the output reader decodes an object; `None`: connsim's line format.
     format: Option<Arc<dyn FileFormat>>,
+    /// Upload id → the subtask attempt whose connector code started it.
+    starters: std::collections::BTreeMap<String, Option<(usize, u64)>>,
+}
+
+impl Inner {
+    /// Remembers who started the upload `resp` created, if it created one.
+    fn note_starter(&mut self, caller: &Caller, resp: &S3Response) {
+        if let S3Response::UploadCreated { upload } = resp {
+            self.starters.insert(upload.clone(), caller.sender);
+        }
+    }
 }
 
 /// The error answers the bucket gives now and then.
@@ -63,7 +74,7 @@ impl Bucket {
     /// An empty bucket on node `name`; objects under `visible_prefix` are downstream-visible.
     pub fn new(name: &str, visible_prefix: &str, history: History) -> Self {
         let faults = Faults { slow_down: 0.0, internal: 0.0, rng: ChaCha8Rng::seed_from_u64(0) };
-        let inner = Inner { state: BucketState::default(), faults, format: None };
+        let inner = Inner { state: BucketState::default(), faults, format: None, starters: Default::default() };
         Self { name: name.into(), visible_prefix: visible_prefix.into(), history, inner: Arc::new(Mutex::new(inner)) }
     }
 
@@ -139,9 +150,9 @@ impl Bucket {
     }
 
     /// An upload the bucket started (`upload-started`): what a lifecycle rule may expire.
-    fn record_upload_start(&self, key: &str, resp: &S3Response) {
+    fn record_upload_start(&self, key: &str, resp: &S3Response, caller: &Caller) {
         if let S3Response::UploadCreated { upload } = resp {
-            let event = EventKind::UploadStarted { key: key.to_string(), upload: upload.clone() };
+            let event = EventKind::UploadStarted { key: key.to_string(), upload: upload.clone(), by: caller.sender };
             self.history.record(&self.name, event);
         }
     }
@@ -181,13 +192,15 @@ impl Bucket {
         };
         let Some((name, applied, error)) = fault else {
             let resp = inner.state.apply(req, now_ms);
+            inner.note_starter(caller, &resp);
             drop(inner);
-            self.record_upload_start(&key, &resp);
+            self.record_upload_start(&key, &resp, caller);
             return resp;
         };
         if applied {
             let resp = inner.state.apply(req, now_ms);
-            self.record_upload_start(&key, &resp);
+            inner.note_starter(caller, &resp);
+            self.record_upload_start(&key, &resp, caller);
         }
         let what = if applied { "applied" } else { "not applied" };
         let event = EventKind::Fault {
@@ -229,7 +242,7 @@ impl Bucket {
                 None => inbox.recv().await,
             };
             let Some(msg) = msg else { return };
-            let caller = Caller { node: msg.from.clone(), call: msg.call };
+            let caller = Caller::of(&msg);
             let Ok(req) = msg.decode::<S3Request>() else { continue };
             let resp = self.handle(&caller, req);
             if let Some(replier) = msg.replier {
@@ -268,5 +281,26 @@ impl ExternalSystem for Bucket {
             inner.faults.rng = ChaCha8Rng::seed_from_u64(env.seed);
         }
         Ok(())
+    }
+    /// The uploads in progress (after the lifecycle rule ran), with who started them.
+    fn leftovers(&self) -> Leftovers {
+        let now_ms = crate::net::now().as_millis() as u64;
+        let mut inner = self.inner.lock().unwrap();
+        let format = inner.format.clone();
+        for (upload, u) in inner.state.expire(now_ms) {
+            self.record_expiry(&upload, &u, format.as_ref());
+        }
+        let uploads = inner
+            .state
+            .uploads
+            .iter()
+            .map(|(id, u)| LeftUpload {
+                key: u.key.clone(),
+                upload: id.clone(),
+                started_ms: u.started_ms,
+                by: inner.starters.get(id).copied().flatten(),
+            })
+            .collect();
+        Leftovers { uploads, ..Leftovers::default() }
     }
 }

@@ -265,7 +265,7 @@ fn error_answers_say_nothing_of_what_was_applied() {
 }
 
 fn error_answers() {
-    let caller = Caller { node: "c".into(), call: None };
+    let caller = Caller { node: "c".into(), call: None, sender: None };
     let slow = bucket_with(Setting::SlowDown(1.0));
     let put = |k: &str| S3Request::Put {
         key: k.into(),
@@ -297,7 +297,7 @@ fn a_crash_loses_nothing() {
 fn crash_loses_nothing() {
     let b = Bucket::new("s3", "out/", History::new());
     b.put("out/a", b"x".to_vec());
-    let caller = Caller { node: "c".into(), call: None };
+    let caller = Caller { node: "c".into(), call: None, sender: None };
     let written = |r: S3Response| match r {
         S3Response::Written { version, .. } => version,
         other => panic!("{other:?}"),
@@ -432,7 +432,7 @@ fn a_request_after_an_uploads_age_finds_it_expired_and_recorded() {
         let b = Bucket::new("s3", "out/", history.clone());
         let env = SettingEnv { seed: 7, history: history.clone() };
         b.configure(&Setting::ExpireIncompleteUploadsAfterMs(Some(100)), &env).unwrap();
-        let caller = Caller { node: "c".into(), call: None };
+        let caller = Caller { node: "c".into(), call: None, sender: None };
         let create = S3Request::CreateUpload { key: "out/k".into(), attributes: vec![] };
         let S3Response::UploadCreated { upload } = b.handle(&caller, create) else { panic!("created") };
         madsim::time::sleep(std::time::Duration::from_millis(100)).await;

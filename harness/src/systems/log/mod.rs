@@ -27,6 +27,7 @@ pub use admin::{
     DescribedConfig, NewPartitionsRequest, NewTopicRequest, PartitionInfo, TopicInfo, BROKER_ID, BROKER_PORT,
 };
 pub use coordinator::TxnProtocol;
+use coordinator::TxnState;
 pub use group::{
     DescribedGroup, DescribedMember, GroupRequest, GroupResponse, JoinRequest, Joined, JoinedMember, MemberIdentity,
     GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
@@ -43,6 +44,7 @@ use crate::history::History;
 use crate::net::Inbox;
 use crate::record::Record;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 /// A transactional producer's identity: transactional id and the epoch it was initialized with.
@@ -281,6 +283,23 @@ impl ExternalSystem for PartitionedLog {
             .filter(|((g, _, _), _)| g == group)
             .map(|((_, topic, partition), offset)| (format!("{topic}-{partition}"), *offset))
             .collect()
+    }
+    /// Transactional ids of both faces, consumer groups with offsets or members, and the
+    /// transactions still open (a broker keeps each long after the job).
+    fn leftovers(&self) -> crate::history::Leftovers {
+        let s = self.state.lock().unwrap();
+        let k = &s.kafka;
+        let ids: BTreeSet<&String> = s.producers.keys().chain(k.txns.keys()).collect();
+        let groups: BTreeSet<&String> = k.groups.keys().map(|(g, _, _)| g).chain(k.members.with_members()).collect();
+        let open_native = s.producers.iter().filter(|(_, p)| p.open.is_some()).map(|(id, _)| id);
+        let open_kafka = k.txns.iter().filter(|(_, t)| t.state == TxnState::Ongoing).map(|(id, _)| id);
+        let open: BTreeSet<&String> = open_native.chain(open_kafka).collect();
+        crate::history::Leftovers {
+            transactional_ids: ids.len() as u64,
+            groups: groups.len() as u64,
+            open_transactions: open.into_iter().cloned().collect(),
+            uploads: Vec::new(),
+        }
     }
     /// The broker crashed. Everything below the high watermarks is on disk on every
     /// replica; with [`Setting::LoseUnreplicatedOnCrash`] on, a follower that never copied

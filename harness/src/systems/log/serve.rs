@@ -39,7 +39,7 @@ impl PartitionedLog {
                 _ => inbox.recv().await,
             };
             let Some(msg) = msg else { return };
-            let caller = Caller { node: msg.from.clone(), call: msg.call };
+            let caller = Caller::of(&msg);
             if msg.kind.starts_with("kafka.") {
                 let Ok(req) = msg.decode::<KafkaRequest>() else { continue };
                 if let KafkaRequest::Group(req) = req {

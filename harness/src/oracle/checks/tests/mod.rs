@@ -4,6 +4,7 @@
 
 mod declared;
 mod event_time;
+mod left_behind;
 mod new_jobs;
 mod records;
 

@@ -57,6 +57,11 @@ impl Default for Groups {
 }
 
 impl Groups {
+    /// The groups that have members now.
+    pub(crate) fn with_members(&self) -> impl Iterator<Item = &String> {
+        self.groups.iter().filter(|(_, g)| !g.members.is_empty()).map(|(name, _)| name)
+    }
+
     /// Serves one group request. `Some(answer)` goes to the caller now; a request that waits
     /// takes `replier` (its answer is among the `Replies` of a later call). `out` collects answers to
     /// other members that this request released.
