@@ -328,6 +328,23 @@ fn librdkafka_a_pause_fetches_again_from_the_application_position_and_passes_the
         while c.poll(Duration::from_millis(20)).await.is_some() {}
         let at = c.position().unwrap().find_partition("t", 0).map(|e| e.offset());
         assert_eq!(at, Some(Offset::Offset(2)), "fetched again after the resume, the marker is passed");
+        // Assigned at the marker, paused before the application polled it: with no
+        // application position, fetching restarts where the assignment put it.
+        let c: BaseConsumer =
+            config(&[("group.id", "reader"), ("isolation.level", "read_committed")]).create().unwrap();
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset("t", 0, Offset::Offset(1)).unwrap();
+        c.assign(&tpl).unwrap();
+        // A poll that must not wait: the fetch brought the marker alone, which the poll
+        // did not reach before its deadline.
+        assert!(c.poll(Duration::ZERO).await.is_none(), "a marker is never a message");
+        let at = c.position().unwrap().find_partition("t", 0).map(|e| e.offset());
+        assert_eq!(at, Some(Offset::Invalid), "nothing returned since the assignment");
+        c.pause(&tpl).unwrap();
+        c.resume(&tpl).unwrap();
+        while c.poll(Duration::from_millis(20)).await.is_some() {}
+        let at = c.position().unwrap().find_partition("t", 0).map(|e| e.offset());
+        assert_eq!(at, Some(Offset::Offset(2)), "fetched again from the assigned offset, the marker is passed");
     });
 }
 

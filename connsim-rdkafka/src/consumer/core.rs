@@ -26,6 +26,9 @@ pub(super) struct Place {
     /// How to resolve an unknown position.
     start: Option<Offset>,
     pub(super) fetch_at: u64,
+    /// Where fetching starts again after a pause (librdkafka's `rktp_next_fetch_start`): the
+    /// offset assigned, sought or resolved, or the application's position when it paused.
+    restart_at: Option<u64>,
     /// Fetched messages, and the transaction markers among them.
     buffer: VecDeque<Fetched>,
     /// librdkafka's application position (`rktp_app_pos`, what `position()` answers): past
@@ -113,7 +116,10 @@ impl Place {
     /// is resolved on the first fetch.
     fn at(offset: Offset) -> Place {
         match offset {
-            Offset::Offset(o) if o >= 0 => Place { position: Some(o as u64), fetch_at: o as u64, ..Place::default() },
+            Offset::Offset(o) if o >= 0 => {
+                let o = o as u64;
+                Place { position: Some(o), fetch_at: o, restart_at: Some(o), ..Place::default() }
+            }
             other => Place { start: Some(other), ..Place::default() },
         }
     }
@@ -300,13 +306,15 @@ impl ConsumerCore {
             let k = key(e.topic(), e.partition());
             if pause {
                 // librdkafka drops what it fetched for a paused partition, and the next fetch
-                // starts at the application's position (`rd_kafka_toppar_pause_resume`):
-                // markers fetched behind the last message returned are fetched again.
+                // starts at the application's position, or where fetching last started if
+                // the application has none yet (`rd_kafka_toppar_pause_resume`): markers
+                // fetched behind the last message returned are fetched again.
                 if let Some(place) = s.places.get_mut(&k) {
                     place.buffer.clear();
-                    if let Some(p) = place.app_pos.or(place.position) {
+                    if let Some(p) = place.app_pos.or(place.restart_at).or(place.position) {
                         place.fetch_at = p;
                         place.position = Some(p);
+                        place.restart_at = Some(p);
                     }
                 }
                 s.paused.insert(k);
@@ -447,6 +455,7 @@ impl ConsumerCore {
                     return Ok(false); // a seek happened meanwhile
                 }
                 place.position.get_or_insert(fetch_at);
+                place.restart_at.get_or_insert(fetch_at); // a logical start, now resolved
                 place.start = None;
                 place.fetch_at = f.next_offset;
                 place.missing_since = None;
