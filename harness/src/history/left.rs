@@ -45,10 +45,7 @@ impl Leftovers {
 pub struct LeftUpload {
     /// The key it was started for.
     pub key: String,
-    /// Its upload id.
+    /// Its upload id (its [`EventKind::UploadStarted`](crate::history::EventKind::UploadStarted)
+    /// says when and by whom it was started).
     pub upload: String,
-    /// When the bucket started it (virtual milliseconds).
-    pub started_ms: u64,
-    /// The subtask attempt (subtask, attempt) whose connector code started it, if one did.
-    pub by: Option<(usize, u64)>,
 }

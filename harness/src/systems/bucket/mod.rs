@@ -50,17 +50,6 @@ struct Inner {
     faults: Faults,
     /// How the output reader decodes an object; `None`: connsim's line format.
     format: Option<Arc<dyn FileFormat>>,
-    /// Upload id → the subtask attempt whose connector code started it.
-    starters: std::collections::BTreeMap<String, Option<(usize, u64)>>,
-}
-
-impl Inner {
-    /// Remembers who started the upload `resp` created, if it created one.
-    fn note_starter(&mut self, caller: &Caller, resp: &S3Response) {
-        if let S3Response::UploadCreated { upload } = resp {
-            self.starters.insert(upload.clone(), caller.sender);
-        }
-    }
 }
 
 /// The error answers the bucket gives now and then.
@@ -74,7 +63,7 @@ impl Bucket {
     /// An empty bucket on node `name`; objects under `visible_prefix` are downstream-visible.
     pub fn new(name: &str, visible_prefix: &str, history: History) -> Self {
         let faults = Faults { slow_down: 0.0, internal: 0.0, rng: ChaCha8Rng::seed_from_u64(0) };
-        let inner = Inner { state: BucketState::default(), faults, format: None, starters: Default::default() };
+        let inner = Inner { state: BucketState::default(), faults, format: None };
         Self { name: name.into(), visible_prefix: visible_prefix.into(), history, inner: Arc::new(Mutex::new(inner)) }
     }
 
@@ -192,14 +181,12 @@ impl Bucket {
         };
         let Some((name, applied, error)) = fault else {
             let resp = inner.state.apply(req, now_ms);
-            inner.note_starter(caller, &resp);
             drop(inner);
             self.record_upload_start(&key, &resp, caller);
             return resp;
         };
         if applied {
             let resp = inner.state.apply(req, now_ms);
-            inner.note_starter(caller, &resp);
             self.record_upload_start(&key, &resp, caller);
         }
         let what = if applied { "applied" } else { "not applied" };
@@ -282,7 +269,8 @@ impl ExternalSystem for Bucket {
         }
         Ok(())
     }
-    /// The uploads in progress (after the lifecycle rule ran), with who started them.
+    /// The uploads in progress (after the lifecycle rule ran); who started each, its
+    /// `UploadStarted` says.
     fn leftovers(&self) -> Leftovers {
         let now_ms = crate::net::now().as_millis() as u64;
         let mut inner = self.inner.lock().unwrap();
@@ -290,17 +278,8 @@ impl ExternalSystem for Bucket {
         for (upload, u) in inner.state.expire(now_ms) {
             self.record_expiry(&upload, &u, format.as_ref());
         }
-        let uploads = inner
-            .state
-            .uploads
-            .iter()
-            .map(|(id, u)| LeftUpload {
-                key: u.key.clone(),
-                upload: id.clone(),
-                started_ms: u.started_ms,
-                by: inner.starters.get(id).copied().flatten(),
-            })
-            .collect();
+        let uploads =
+            inner.state.uploads.iter().map(|(id, u)| LeftUpload { key: u.key.clone(), upload: id.clone() }).collect();
         Leftovers { uploads, ..Leftovers::default() }
     }
 }

@@ -57,7 +57,7 @@ fn an_upload_a_closed_attempt_started_after_its_last_snapshot_and_left_is_abando
         }
         let snapshot_us = if snapshot_after_start { h.events.len() as u64 * 1000 } else { early };
         h.at("taskexecutor-0", EventKind::Closed { subtask: 0, attempt: 1, how, snapshot_us: Some(snapshot_us) });
-        let upload = LeftUpload { key: "out/f".into(), upload: "upload-1".into(), started_ms: 0, by };
+        let upload = LeftUpload { key: "out/f".into(), upload: "upload-1".into() };
         left(&mut h, "s3", Leftovers { uploads: vec![upload], ..Leftovers::default() });
         h.verdict("left-behind")
     };
@@ -78,7 +78,7 @@ fn an_upload_a_closed_attempt_started_after_its_last_snapshot_and_left_is_abando
     assert!(run(false, Closing::Cancelled, false, None).passed);
     let mut crashed = clean();
     crashed.at("s3", EventKind::UploadStarted { key: "out/f".into(), upload: "upload-1".into(), by });
-    let upload = LeftUpload { key: "out/f".into(), upload: "upload-1".into(), started_ms: 0, by };
+    let upload = LeftUpload { key: "out/f".into(), upload: "upload-1".into() };
     left(&mut crashed, "s3", Leftovers { uploads: vec![upload], ..Leftovers::default() });
     assert!(crashed.verdict("left-behind").passed);
 }
