@@ -9,12 +9,11 @@
 //! - **An upload its closed attempt abandoned.** A writer that closes (its attempt
 //!   finished, was cancelled or failed; a crash calls nothing) knows which of its uploads
 //!   no snapshot recorded: those started after its last snapshot, which no restore can
-//!   complete. One of them still incomplete at the end was abandoned, unless a fault or
-//!   an unanswered call between the bucket and anyone since it started may have kept the
-//!   writer from learning of it or from aborting it (a lost `CreateMultipartUpload`
-//!   answer, a call given up on before the bucket served it, a lost abort), which a correct
-//!   writer cannot help: anything of the kind from the attempt's last snapshot to its close
-//!   excuses the upload.
+//!   complete. One of them still incomplete at the end was abandoned, unless something
+//!   between the bucket and the attempt's task executor, from the attempt's last snapshot
+//!   to its close, may have kept the writer from learning of it or from aborting it (a lost
+//!   `CreateMultipartUpload` answer, a call given up on before the bucket served it, a lost
+//!   abort, an error answer, a crash of the bucket), which a correct writer cannot help.
 
 use super::{RunFacts, Verdict, EVIDENCE_MAX};
 use crate::history::{Event, EventKind, Leftovers};
