@@ -195,6 +195,12 @@ pub fn all() -> Vec<Target> {
                 kafka::KafkaSinkBug::IdPerCheckpoint,
             )))
         }),
+        target("mutant: kafka committer reads its marker before it fences", "sink", Some("no-duplicates"), || {
+            suites::sink(kafka_sink_with(kafka::BuggyKafkaSinkSetup(
+                KafkaSinkSetup { partitions: 4, protocol: TxnProtocol::Classic },
+                kafka::KafkaSinkBug::ReadsBeforeFence,
+            )))
+        }),
         sink_mutant("mutant: premature commit", "no-premature-visibility", "fs", || PrematureCommitSetup),
         sink_mutant("mutant: object sink completes uploads at the barrier", "no-premature-visibility", "s3", || {
             BuggyObjectSinkSetup(ObjectBug::CompletesAtBarrier)

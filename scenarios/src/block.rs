@@ -88,6 +88,21 @@ pub enum Fault {
         /// Receiver.
         to: Option<Target>,
     },
+    /// Messages are held until their sender's next message of a kind starting with `until`
+    /// reaches the same receiver, and land right after it (at most `max_ms` late): a request
+    /// the system applies after the client gave up on it and took its next step.
+    Hold {
+        /// Kind prefix of the message that releases a held one.
+        until: String,
+        /// Latest extra latency if nothing releases it.
+        max_ms: u64,
+        /// Message-kind prefix of the held messages (e.g. `"kafka.end_txn"`).
+        kind: Option<String>,
+        /// Sender.
+        from: Option<Target>,
+        /// Receiver.
+        to: Option<Target>,
+    },
     /// The request takes effect, its response is lost (the caller times out).
     LoseResponses {
         /// Chance per response.

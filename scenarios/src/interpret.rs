@@ -64,6 +64,7 @@ fn rules(control: &Control, fault: &Fault) -> Vec<FaultRule> {
         Fault::Drop { probability, kind, from, to } => vec![link(FaultRule::drop(*probability), kind, from, to)],
         Fault::Delay { ms, kind, from, to } => vec![link(FaultRule::delay(*ms), kind, from, to)],
         Fault::Straggle { ms, kind, from, to } => vec![link(FaultRule::straggle(*ms), kind, from, to)],
+        Fault::Hold { until, max_ms, kind, from, to } => vec![link(FaultRule::hold(until, *max_ms), kind, from, to)],
         Fault::LoseResponses { probability, kind, from, to } => {
             vec![link(FaultRule::lose_response(*probability), kind, from, to)]
         }

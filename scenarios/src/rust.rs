@@ -73,6 +73,12 @@ pub fn fault(f: &Fault) -> String {
             opt_target(from),
             opt_target(to)
         ),
+        Fault::Hold { until, max_ms, kind, from, to } => format!(
+            "Fault::Hold {{ until: {until:?}.into(), max_ms: {max_ms}, kind: {}, from: {}, to: {} }}",
+            opt_str(kind),
+            opt_target(from),
+            opt_target(to)
+        ),
         Fault::LoseResponses { probability, kind, from, to } => format!(
             "Fault::LoseResponses {{ probability: {probability:?}, kind: {}, from: {}, to: {} }}",
             opt_str(kind),
@@ -153,6 +159,12 @@ impl Block {
                 for_ms,
             } => {
                 format!("straggle({s:?}, {k:?}, {ms}, {for_ms})")
+            }
+            Block::Fault {
+                fault: Fault::Hold { until, max_ms, kind: Some(k), from: None, to: Some(Target::System(s)) },
+                for_ms,
+            } => {
+                format!("hold({s:?}, {k:?}, {until:?}, {max_ms}, {for_ms})")
             }
             Block::Fault { fault: Fault::Partition { a, b }, for_ms } => {
                 format!("partition({}, {}, {for_ms})", target(a), target(b))

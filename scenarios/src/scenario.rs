@@ -98,6 +98,9 @@ impl Scenario {
             if matches!(fault, crate::block::Fault::Straggle { .. }) && !s.blocks.iter().any(straggles) {
                 s.requires.retain(|m| m != "message-straggled" && m != "produce-deduplicated");
             }
+            if matches!(fault, crate::block::Fault::Hold { .. }) && !s.blocks.iter().any(holds) {
+                s.requires.retain(|m| m != "message-held" && m != "request-applied-late");
+            }
             if matches!(fault, crate::block::Fault::Delay { .. }) && !s.blocks.iter().any(delays) {
                 s.requires.retain(|m| m != "message-delayed" && m != "request-outlived-its-sender");
                 // A notification held up is what makes a replaced global committer commit.
@@ -111,6 +114,10 @@ impl Scenario {
         // Straggling requests are what the broker recognises as retries it already appended.
         if straggles(block) && !s.blocks.iter().any(straggles) {
             s.requires.retain(|m| m != "message-straggled" && m != "produce-deduplicated");
+        }
+        // Held requests are what lands late.
+        if holds(block) && !s.blocks.iter().any(holds) {
+            s.requires.retain(|m| m != "message-held" && m != "request-applied-late");
         }
         if let Block::Crash { at: Some(phase), .. } = block {
             s.requires.retain(|m| m != phase.mark());
@@ -406,6 +413,11 @@ impl ScenarioOutcome {
 /// Whether `block` lets messages straggle anywhere inside it.
 fn straggles(block: &Block) -> bool {
     block.any_fault(&|f| matches!(f, crate::block::Fault::Straggle { .. }))
+}
+
+/// Whether `block` holds messages anywhere inside it.
+fn holds(block: &Block) -> bool {
+    block.any_fault(&|f| matches!(f, crate::block::Fault::Hold { .. }))
 }
 
 /// Whether `block` delays messages anywhere inside it.

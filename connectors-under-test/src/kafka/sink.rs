@@ -182,13 +182,20 @@ impl KafkaCommitter {
 
     /// The clients of an attempt at `batch`, its producer on transactional id `id`.
     pub fn open_as(&self, batch: &StagedBatch, id: &str) -> Result<Attempt, Short> {
+        self.open_configured(batch, id, &[])
+    }
+
+    /// The clients of an attempt at `batch`, its producer on transactional id `id`, its
+    /// marker consumer with `consumer`'s settings besides its group's.
+    pub fn open_configured(&self, batch: &StagedBatch, id: &str, consumer: &[(&str, &str)]) -> Result<Attempt, Short> {
         let group = self.group(batch);
         let timeout = self.sink.transaction_timeout_ms.to_string();
         let config =
             client_config(&self.sink.bootstrap, &[("transactional.id", id), ("transaction.timeout.ms", &timeout)]);
         let producer = config.create().map_err(short)?;
-        let config = client_config(&self.sink.bootstrap, &[("group.id", &group), ("enable.auto.commit", "false")]);
-        let consumer = config.create().map_err(short)?;
+        let mut settings = vec![("group.id", group.as_str()), ("enable.auto.commit", "false")];
+        settings.extend_from_slice(consumer);
+        let consumer = client_config(&self.sink.bootstrap, &settings).create().map_err(short)?;
         Ok(Attempt { producer, consumer })
     }
 

@@ -12,6 +12,18 @@
 //!   for the same batch arrives late, after this attempt's own: the older attempt crashed
 //!   with the request in flight, and the fencing aborted this attempt's transaction. The
 //!   batch is then lost. Caught by `no-loss` in "slow requests outlive a crashed writer".
+//! - **Reads before it fences** (sink): the committer reads its progress marker (the
+//!   group's committed offset) and only then calls `init_transactions`, the order a sink
+//!   that "checks what is done, then starts" falls into (Materialize #9249), and its marker
+//!   consumer carries a Java consumer's properties (`isolation.level=read_uncommitted`,
+//!   Java's default). An older attempt at the same batch, whose commit call timed out with
+//!   its `EndTxn` still on its way, can commit between the read and the fence: the marker
+//!   read said "not done", and the batch is written a second time. Either half alone is
+//!   safe: after the fence no older attempt commits, and a `read_committed` consumer's
+//!   offset fetch asks for stable offsets (KIP-447), which the broker refuses
+//!   (`UNSTABLE_OFFSET_COMMIT`, retried) while the older transaction holds a pending marker.
+//!   Caught by `no-duplicates` in "an old commit lands between a new attempt's read and its
+//!   fence"; without the held commits it passes.
 //! - **Drops headers** (sink): the serializer builds the producer record from the key, the
 //!   value and the timestamp, and never copies the headers (a serializer written against
 //!   the record API before headers existed, KIP-82, and never revisited). Every header a
@@ -84,6 +96,9 @@ pub enum KafkaSinkBug {
     /// (`transactional.id.expiration.ms`) and its producer state with it, until the broker
     /// runs out of memory (FLINK-34554).
     IdPerCheckpoint,
+    /// Its committer reads its marker before `init_transactions` fences the older attempts,
+    /// with a consumer that does not wait for stable offsets (`read_uncommitted`).
+    ReadsBeforeFence,
 }
 
 /// The reference writer behind a serializer with the sink's bug.
@@ -99,7 +114,7 @@ impl SinkWriter for BuggyKafkaWriter {
     async fn write(&mut self, record: Record) -> Result<(), ConnectorError> {
         let mut entry = RecordLogFormat::encode(&record);
         match self.bug {
-            KafkaSinkBug::FencedAsCommitted | KafkaSinkBug::IdPerCheckpoint => {}
+            KafkaSinkBug::FencedAsCommitted | KafkaSinkBug::IdPerCheckpoint | KafkaSinkBug::ReadsBeforeFence => {}
             // The bug: the producer record is built without the record's headers.
             KafkaSinkBug::DropsHeaders => entry.headers.clear(),
             // The bug: the key goes through a string formatter, null and all.
@@ -145,6 +160,19 @@ impl CommitBatch for BuggyKafkaCommitter {
                 let id = format!("{}-{}", self.inner.group(batch), batch.checkpoint);
                 let attempt = self.inner.open_as(batch, &id)?;
                 self.inner.commit_on(&attempt, batch).await
+            }
+            KafkaSinkBug::ReadsBeforeFence => {
+                // The bug: the marker is read while an older attempt may still commit, by a
+                // consumer with a Java consumer's isolation (whose committed offsets do not
+                // wait for a pending transactional offset commit, KIP-447).
+                let id = self.inner.transactional_id(batch);
+                let attempt = self.inner.open_configured(batch, &id, &[("isolation.level", "read_uncommitted")])?;
+                if self.inner.marked(&attempt, batch).await? {
+                    return Ok(CommitOutcome::AlreadyCommitted);
+                }
+                self.inner.fence(&attempt).await?;
+                self.inner.write(&attempt, batch).await?;
+                Ok(CommitOutcome::Committed)
             }
         }
     }

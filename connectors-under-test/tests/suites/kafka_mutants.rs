@@ -27,6 +27,20 @@ fn a_kafka_committer_taking_fenced_for_committed_loses_a_batch() {
     );
 }
 
+/// An older attempt's commit landing between the marker read and the fence (Materialize
+/// #9249): caught with the held commits, and the same case passes without them.
+#[test]
+fn a_kafka_committer_reading_its_marker_before_it_fences_writes_a_batch_twice() {
+    let case = "an old commit lands between a new attempt's read and its fence";
+    only_exposed_within(
+        || mutant("mutant: kafka committer reads its marker before it fences", "no-duplicates"),
+        case,
+        suites::cases::kafka::held_commits(&["sink-kafka".into()], 400),
+        "no-duplicates",
+        20,
+    );
+}
+
 /// Only a new job started without state reads the group's offsets: within a job, restores
 /// read the checkpoint's.
 #[test]

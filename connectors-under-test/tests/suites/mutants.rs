@@ -276,6 +276,7 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::Repeat { block, .. } if block.any_fault(&|f| matches!(f, Fault::Straggle { .. })) => {
             Some("message-straggled")
         }
+        Block::During { fault: Fault::Hold { .. }, .. } => Some("request-applied-late"),
         Block::NewJob { from: NewJobFrom::WithoutState } => Some("new-job:without-state"),
         Block::NewJob { from: NewJobFrom::OlderSavepoint } => Some("new-job:older-savepoint"),
         _ => None,

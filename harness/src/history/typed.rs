@@ -232,10 +232,15 @@ pub enum FaultKind {
     /// A broker without partition verification wrote a transactional produce its transaction
     /// never added: it hangs (`hanging-transaction`).
     HangingTransaction,
+    /// A hold rule kept a message back until its sender's next message of a kind (`hold`).
+    Hold,
+    /// A held message landed right after its sender's releasing message: the system applies
+    /// it after the client's next step (`applied-late`).
+    AppliedLate,
 }
 
 impl FaultKind {
-    const NAMED: [FaultKind; 16] = [
+    const NAMED: [FaultKind; 18] = [
         FaultKind::Drop,
         FaultKind::Partition,
         FaultKind::LoseResponse,
@@ -252,6 +257,8 @@ impl FaultKind {
         FaultKind::SessionExpired,
         FaultKind::Straggle,
         FaultKind::HangingTransaction,
+        FaultKind::Hold,
+        FaultKind::AppliedLate,
     ];
 
     /// The fault's text in the history.
@@ -274,6 +281,8 @@ impl FaultKind {
             FaultKind::SessionExpired => "session-expired",
             FaultKind::Straggle => "straggle",
             FaultKind::HangingTransaction => "hanging-transaction",
+            FaultKind::Hold => "hold",
+            FaultKind::AppliedLate => "applied-late",
         })
     }
 

@@ -1,7 +1,7 @@
 //! Fault rules: which messages the gateway drops, delays or whose responses it loses.
 //!
 //! A rule matches by message kind, link (sender and receiver name prefixes) and a
-//! virtual-time window. One verb per fault: drop, delay, straggle, lose-response, refuse; a partition
+//! virtual-time window. One verb per fault: drop, delay, straggle, hold, lose-response, refuse; a partition
 //! is a drop with probability 1 on a link, and heal removes rules.
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +31,19 @@ pub enum FaultAction {
     Straggle {
         /// Extra latency in milliseconds.
         delay_ms: u64,
+    },
+    /// The message is held until its sender (the same subtask, or the same node for code
+    /// outside a subtask) sends the receiver a message whose kind starts with `until`, and
+    /// lands right after that one; at most `max_ms` late otherwise (`hold`). A request
+    /// the system applies late, after the client gave up on it and took its next step: an
+    /// older attempt's commit landing between a newer attempt's first read and its fencing
+    /// call, or a put landing after the client looked for it once and cleaned up. Like a
+    /// straggler, it is off its link's order.
+    Hold {
+        /// Kind prefix of the message that releases it.
+        until: String,
+        /// Latest extra latency, in milliseconds, if no such message comes.
+        max_ms: u64,
     },
     /// The request takes effect, but its response is lost: the caller sees a timeout.
     LoseResponse {
@@ -108,6 +121,11 @@ impl FaultRule {
     /// Let messages straggle: `delay_ms` late, overtaken by the link's later ones.
     pub fn straggle(delay_ms: u64) -> Self {
         Self::new(FaultAction::Straggle { delay_ms })
+    }
+    /// Hold messages until their sender's next message of a kind starting with `until`
+    /// reaches the same receiver, at most `max_ms`.
+    pub fn hold(until: &str, max_ms: u64) -> Self {
+        Self::new(FaultAction::Hold { until: until.to_string(), max_ms })
     }
     /// Lose responses with the given probability.
     pub fn lose_response(probability: f64) -> Self {

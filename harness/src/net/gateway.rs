@@ -27,6 +27,41 @@ struct State {
     newest: BTreeMap<usize, u64>,
     /// Replaced attempts already recorded reaching a system, with the system.
     zombies_seen: std::collections::BTreeSet<(usize, u64, String)>,
+    /// Messages a hold rule keeps until their sender's next message of a kind.
+    held: Vec<Held>,
+}
+
+/// A message a [`FaultAction::Hold`] rule keeps back, queued at its latest delivery time.
+struct Held {
+    /// Its sender: the subtask whose code sent it, or else the node.
+    sender: Sender,
+    from: String,
+    to: String,
+    kind: String,
+    call: Option<u64>,
+    /// The kind prefix of the sender's message that releases it.
+    until: String,
+    /// Its place in the receiver's queue.
+    seq: u64,
+    /// When it lands if nothing releases it.
+    deadline: Duration,
+}
+
+/// Who sent a message, for a hold rule: a subtask's attempts are one sender (a new attempt
+/// runs the same code, maybe on another node); code outside a subtask is its node.
+#[derive(PartialEq)]
+enum Sender {
+    Subtask(usize),
+    Node(String),
+}
+
+impl Sender {
+    fn of(env: &Envelope) -> Sender {
+        match env.origin {
+            Some((subtask, _)) => Sender::Subtask(subtask),
+            None => Sender::Node(env.from.clone()),
+        }
+    }
 }
 
 /// The network all nodes of one run share. Cheap to clone.
@@ -51,6 +86,7 @@ impl Gateway {
             systems: Default::default(),
             newest: BTreeMap::new(),
             zombies_seen: Default::default(),
+            held: Vec::new(),
         };
         Self { state: Arc::new(Mutex::new(state)), history }
     }
@@ -173,6 +209,7 @@ impl Gateway {
         }
         let mut extra = Duration::ZERO;
         let mut straggle = None;
+        let mut hold = None;
         let mut fault = None;
         let mut refused = None;
         let State { rules, rng, .. } = &mut *s;
@@ -195,6 +232,9 @@ impl Gateway {
                 (FaultAction::Delay { delay_ms }, _) => extra += Duration::from_millis(*delay_ms),
                 (FaultAction::Straggle { delay_ms }, _) => {
                     straggle = Some(straggle.unwrap_or(Duration::ZERO) + Duration::from_millis(*delay_ms))
+                }
+                (FaultAction::Hold { until, max_ms }, Tag::Request(_) | Tag::OneWay) if hold.is_none() => {
+                    hold = Some((until.clone(), Duration::from_millis(*max_ms)));
                 }
                 (FaultAction::Refuse { probability, refusal }, Tag::Request(_))
                     if refused.is_none() && rng.gen_bool(*probability) =>
@@ -243,16 +283,41 @@ impl Gateway {
         };
         let (lo, hi) = s.latency_ms;
         let latency = Duration::from_millis(s.rng.gen_range(lo..=hi)) + extra;
+        if let Some((until, most)) = hold {
+            // Queued at its latest time, off the link's order; the sender's next message of
+            // kind `until` to the same receiver moves it to right behind that one.
+            let deadline = now + latency + most;
+            s.seq += 1;
+            let seq = s.seq;
+            let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
+            let sender = Sender::of(&env);
+            s.held.push(Held {
+                sender,
+                from: from.clone(),
+                to: to.clone(),
+                kind: kind.clone(),
+                call,
+                until,
+                seq,
+                deadline,
+            });
+            drop(s);
+            self.history.record("gateway", EventKind::Fault { fault: FaultKind::Hold, from, to, kind, call });
+            mailbox.push(deadline, seq, env);
+            return;
+        }
         if let Some(late) = straggle {
             // Off the link's order: as if on another connection, it neither waits for the
             // link's earlier messages nor holds up its later ones.
             let at = now + latency + late;
             s.seq += 1;
             let seq = s.seq;
+            let released = release(&mut s, &mailbox, &env, at, now);
             drop(s);
             let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
             self.history.record("gateway", EventKind::Fault { fault: FaultKind::Straggle, from, to, kind, call });
             mailbox.push(at, seq, env);
+            self.record_released(released);
             return;
         }
         let at = match s.link_last.get_mut(&env.from).and_then(|to| to.get_mut(&env.to)) {
@@ -268,11 +333,46 @@ impl Gateway {
         };
         s.seq += 1;
         let seq = s.seq;
+        let released = release(&mut s, &mailbox, &env, at, now);
         drop(s);
         if !extra.is_zero() {
             let (from, to, kind) = (env.from.clone(), env.to.clone(), env.kind.clone());
             self.history.record("gateway", EventKind::Fault { fault: FaultKind::Delay, from, to, kind, call });
         }
         mailbox.push(at, seq, env);
+        self.record_released(released);
     }
+
+    /// Records each held message a release moved behind its sender's message.
+    fn record_released(&self, released: Vec<Held>) {
+        for h in released {
+            let event =
+                EventKind::Fault { fault: FaultKind::AppliedLate, from: h.from, to: h.to, kind: h.kind, call: h.call };
+            self.history.record("gateway", event);
+        }
+    }
+}
+
+/// Moves the messages held for `env` (same sender and receiver, a kind starting with their
+/// `until`) to land right after it, at `at`; drops the entries of messages past their latest
+/// time. Returns the moved ones.
+fn release(s: &mut State, mailbox: &Mailbox, env: &Envelope, at: Duration, now: Duration) -> Vec<Held> {
+    if s.held.is_empty() {
+        return Vec::new();
+    }
+    s.held.retain(|h| h.deadline > now);
+    let sender = Sender::of(env);
+    let (mine, rest): (Vec<Held>, Vec<Held>) = std::mem::take(&mut s.held)
+        .into_iter()
+        .partition(|h| h.sender == sender && h.to == env.to && env.kind.starts_with(&h.until));
+    s.held = rest;
+    let mut moved = Vec::new();
+    for h in mine {
+        // After `env`'s own place in the queue (it is pushed with the current seq).
+        s.seq += 1;
+        if mailbox.reschedule(h.seq, at, s.seq) {
+            moved.push(h);
+        }
+    }
+    moved
 }

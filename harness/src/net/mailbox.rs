@@ -68,6 +68,21 @@ impl Mailbox {
         self.notify.notify_one();
     }
 
+    /// Moves the queued envelope `seq` to delivery at `at` as `new_seq`; false if it is not
+    /// queued here (delivered already, or this is a new incarnation's mailbox).
+    pub fn reschedule(&self, seq: u64, at: Duration, new_seq: u64) -> bool {
+        let mut q = self.queue.lock().unwrap();
+        let mut all = std::mem::take(&mut *q).into_vec();
+        let found = all.iter_mut().find(|x| x.seq == seq).map(|x| {
+            x.at = at;
+            x.seq = new_seq;
+        });
+        *q = BinaryHeap::from(all);
+        drop(q);
+        self.notify.notify_one();
+        found.is_some()
+    }
+
     /// The requests from `from` still queued here (not delivered yet), in delivery order:
     /// their kind and call id.
     pub fn requests_from(&self, from: &str) -> Vec<(String, u64)> {

@@ -172,3 +172,87 @@ fn a_callee_that_is_down_refuses_nothing_the_call_times_out() {
         assert!(now() - t0 >= Duration::from_millis(100), "no answer came back early");
     });
 }
+
+/// Starts a node `b` that forwards the kind of every message it receives, in arrival order.
+fn recorder(gw: &Gateway) -> tokio::sync::mpsc::UnboundedReceiver<(String, Duration)> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let g = gw.clone();
+    madsim::runtime::Handle::current().create_node().name("b").build().spawn(async move {
+        let (_ep, mut inbox) = g.bind("b");
+        while let Some(msg) = inbox.recv().await {
+            tx.send((msg.kind.clone(), now())).unwrap();
+        }
+    });
+    rx
+}
+
+/// A held message lands right behind its sender's next message of the releasing kind, not
+/// before, even when other kinds and other senders' messages of that kind came first.
+#[test]
+fn a_held_message_lands_right_after_its_senders_next_releasing_message() {
+    for seed in 1..=10 {
+        let history = History::new();
+        held(seed, history.clone(), |gw| async move {
+            let mut rx = recorder(&gw);
+            madsim::time::sleep(Duration::from_millis(1)).await;
+            gw.add_rule(FaultRule::hold("read", 5_000).kind("commit").to("b"));
+            let (a, _ai) = gw.bind("a");
+            let (c, _ci) = gw.bind("c");
+            a.send("b", "commit", &1u64);
+            madsim::time::sleep(Duration::from_millis(30)).await;
+            a.send("b", "write", &2u64);
+            c.send("b", "read", &3u64); // another sender's read releases nothing
+            madsim::time::sleep(Duration::from_millis(30)).await;
+            a.send("b", "read", &4u64);
+            a.send("b", "write", &5u64);
+            let mut kinds = Vec::new();
+            for _ in 0..5 {
+                kinds.push(rx.recv().await.unwrap());
+            }
+            let order: Vec<&str> = kinds.iter().map(|(k, _)| k.as_str()).collect();
+            let read = order.iter().rposition(|k| *k == "read").unwrap();
+            assert_eq!(order[read + 1], "commit", "seed {seed}: {order:?}");
+            assert!(kinds[read + 1].1 < Duration::from_millis(1_000), "seed {seed}: released, not at its latest");
+        });
+        let marks = faults(&history);
+        assert!(marks.contains(&FaultKind::Hold) && marks.contains(&FaultKind::AppliedLate), "seed {seed}: {marks:?}");
+    }
+}
+
+/// Nothing releases it: it lands at its latest time, and is recorded held but not applied late.
+#[test]
+fn a_held_message_nothing_releases_lands_at_its_latest_time() {
+    let history = History::new();
+    held(3, history.clone(), |gw| async move {
+        let mut rx = recorder(&gw);
+        madsim::time::sleep(Duration::from_millis(1)).await;
+        gw.add_rule(FaultRule::hold("read", 500).kind("commit").to("b"));
+        let (a, _ai) = gw.bind("a");
+        let sent = now();
+        a.send("b", "commit", &1u64);
+        let (kind, at) = rx.recv().await.unwrap();
+        assert_eq!(kind, "commit");
+        assert!(at >= sent + Duration::from_millis(500), "{at:?}");
+    });
+    let marks = faults(&history);
+    assert!(marks.contains(&FaultKind::Hold) && !marks.contains(&FaultKind::AppliedLate), "{marks:?}");
+}
+
+/// Runs `f` on a gateway recording into `history`.
+fn held<F: std::future::Future<Output = ()> + 'static>(seed: u64, history: History, f: impl FnOnce(Gateway) -> F) {
+    let rt = madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
+    let gateway = Gateway::new(ChaCha8Rng::seed_from_u64(seed), history, (1, 20));
+    rt.block_on(f(gateway));
+}
+
+/// The faults `history` recorded.
+fn faults(history: &History) -> Vec<FaultKind> {
+    history
+        .events()
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Fault { fault, .. } => Some(fault),
+            _ => None,
+        })
+        .collect()
+}

@@ -124,6 +124,17 @@ pub fn straggle(system: &str, kind: &str, ms: u64, for_ms: u64) -> Block {
     Block::Fault { fault: Fault::Straggle { ms, kind: Some(kind.into()), from: None, to }, for_ms }
 }
 
+/// Requests of `kind` (prefix) to the external system `system` are held, for `for_ms`: each
+/// lands right after its sender's next request of kind `until` (prefix) to the system, or
+/// `max_ms` late if none comes. An older attempt's commit (`"kafka.end_txn"`) released by a
+/// newer attempt's first read (`"kafka.offset_fetch"`) lands between that read and whatever
+/// the newer attempt does next.
+pub fn hold(system: &str, kind: &str, until: &str, max_ms: u64, for_ms: u64) -> Block {
+    let to = Some(Target::System(system.into()));
+    let fault = Fault::Hold { until: until.into(), max_ms, kind: Some(kind.into()), from: None, to };
+    Block::Fault { fault, for_ms }
+}
+
 /// Lose the responses to requests sent to `to`, with `probability`, for `for_ms`.
 pub fn lose_responses(probability: f64, to: Target, for_ms: u64) -> Block {
     Block::Fault { fault: Fault::LoseResponses { probability, kind: None, from: None, to: Some(to) }, for_ms }
