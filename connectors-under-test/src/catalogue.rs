@@ -82,6 +82,7 @@ pub fn all() -> Vec<Target> {
         target("object-sink (5 MiB parts)", "sink", None, || suites::sink(object_sink_real_parts())),
         target("object-sink (single puts)", "sink", None, || suites::sink(object_sink_single_puts())),
         target("table-sink (global committer)", "sink", None, || suites::sink(table_sink())),
+        target("version-log-sink (global committer)", "sink", None, || suites::sink(version_log_sink())),
         target("file-sink (3 committers apart)", "sink", None, || suites::sink(file_sink()).committer_parallelism(3)),
         target("log-sink (at-least-once, flush)", "sink", None, || suites::sink(log_sink(BarrierMode::Flush))),
         target("log-sink (at-least-once, state)", "sink", None, || suites::sink(log_sink(BarrierMode::BufferInState))),
@@ -202,6 +203,9 @@ pub fn all() -> Vec<Target> {
             )))
         }),
         sink_mutant("mutant: premature commit", "no-premature-visibility", "fs", || PrematureCommitSetup),
+        sink_mutant("mutant: version-log committer cleans up after an ambiguous error", "no-loss", "s3", || {
+            CleansUpAfterAmbiguousErrorSetup
+        }),
         sink_mutant("mutant: object sink completes uploads at the barrier", "no-premature-visibility", "s3", || {
             BuggyObjectSinkSetup(ObjectBug::CompletesAtBarrier)
         }),

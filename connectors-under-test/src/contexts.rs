@@ -4,6 +4,7 @@
 
 use crate::log_sink::{BarrierMode, LogSinkSetup};
 use crate::upsert_sink::UpsertSinkSetup;
+use crate::version_log_sink::VersionLogSinkSetup;
 use crate::{
     FileSinkSetup, KafkaSinkSetup, KafkaSourceSetup, LogSourceSetup, LogStart, ObjectSinkSetup, TableSinkSetup,
     TxnLogSinkSetup,
@@ -179,6 +180,12 @@ pub fn object_sink_real_parts() -> SinkFromSetup<ObjectSinkSetup> {
 /// The object-store sink without multipart uploads: every file one conditional put.
 pub fn object_sink_single_puts() -> SinkFromSetup<ObjectSinkSetup> {
     sink_from_setup(ObjectSinkSetup::single_puts(), &["s3"])
+}
+
+/// The exactly-once table-format sink on an object store: versions published by
+/// conditional puts.
+pub fn version_log_sink() -> SinkFromSetup<VersionLogSinkSetup> {
+    sink_from_setup(VersionLogSinkSetup, &["s3"])
 }
 
 /// The exactly-once transactional log sink.

@@ -44,6 +44,8 @@ pub mod table_sink;
 pub mod txn_log_sink;
 #[cfg(madsim)]
 pub mod upsert_sink;
+#[cfg(madsim)]
+pub mod version_log_sink;
 
 #[cfg(madsim)]
 pub use file_sink::{FileSink, FileSinkSetup};
@@ -63,3 +65,5 @@ pub use table_sink::{TableSink, TableSinkSetup};
 pub use txn_log_sink::{TxnLogSink, TxnLogSinkSetup, TxnWriterState};
 #[cfg(madsim)]
 pub use upsert_sink::{UpsertSink, UpsertSinkSetup};
+#[cfg(madsim)]
+pub use version_log_sink::{VersionLogSink, VersionLogSinkSetup};

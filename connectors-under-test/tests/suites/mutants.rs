@@ -277,6 +277,9 @@ fn block_mark(block: &Block) -> Option<&'static str> {
             Some("message-straggled")
         }
         Block::During { fault: Fault::Hold { .. }, .. } => Some("request-applied-late"),
+        Block::Repeat { block, .. } if block.any_fault(&|f| matches!(f, Fault::Hold { .. })) => {
+            Some("request-applied-late")
+        }
         Block::NewJob { from: NewJobFrom::WithoutState } => Some("new-job:without-state"),
         Block::NewJob { from: NewJobFrom::OlderSavepoint } => Some("new-job:older-savepoint"),
         _ => None,

@@ -162,3 +162,17 @@ fn a_writer_dropping_its_unrecorded_upload_on_close_leaves_it_behind() {
     let case_result = same.cases.iter().find(|c| c.case == case).expect("the case ran");
     assert!(case_result.reports.iter().any(|r| reached(&r)), "the reference never closed so: {same}");
 }
+
+/// A version whose conditional put timed out, applied after the committer looked once and
+/// deleted its data files (Iceberg #3717): the restored committer finds the checkpoint
+/// published and the records are gone. Without the held writes the same case passes.
+#[test]
+fn a_version_committer_cleaning_up_after_an_ambiguous_put_loses_the_published_files() {
+    only_exposed_within(
+        || mutant("mutant: version-log committer cleans up after an ambiguous error", "no-loss"),
+        "writes land after their client's next request",
+        connsim_scenarios::suites::cases::applied_late::held_writes(&["s3".into()]),
+        "no-loss",
+        20,
+    );
+}

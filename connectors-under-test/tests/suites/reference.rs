@@ -61,6 +61,7 @@ reference_targets! {
     object_sink_with_real_5_mib_parts_passes_the_sink_suite_without_starting_an_upload => "object-sink (5 MiB parts)",
     object_sink_with_single_puts_passes_the_sink_suite => "object-sink (single puts)",
     table_sink_passes_the_sink_suite => "table-sink (global committer)",
+    version_log_sink_passes_the_sink_suite => "version-log-sink (global committer)",
     at_least_once_log_sink_passes_the_sink_suite_flushing_at_barriers => "log-sink (at-least-once, flush)",
     at_least_once_log_sink_passes_the_sink_suite_buffering_in_state => "log-sink (at-least-once, state)",
     upsert_sink_passes_the_sink_suite_as_idempotent => "upsert-sink (idempotent)",

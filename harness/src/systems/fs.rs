@@ -327,8 +327,10 @@ impl ExternalSystem for FileSystem {
     }
 }
 
-/// Decodes a file's lines from byte `from` into entries.
-pub(crate) fn line_entries(path: &str, bytes: &[u8]) -> Vec<Entry> {
+/// Decodes `bytes` of the file or object `path`, in connsim's line format, into the entries a
+/// downstream reader sees: a record per line, garbage for a line that does not decode or has
+/// no newline (for an output reader of one's own over files connsim's systems hold).
+pub fn line_entries(path: &str, bytes: &[u8]) -> Vec<Entry> {
     let mut out = Vec::new();
     let mut rest = bytes;
     let mut line_no = 0;

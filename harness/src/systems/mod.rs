@@ -25,7 +25,7 @@ pub use bucket::{
     MAX_PARTS, MIN_PART_SIZE,
 };
 pub use collector::{Collector, CollectorClient};
-pub use fs::{FileFormat, FileSystem, FsClient, FsError, FsRequest, FsResponse};
+pub use fs::{line_entries, FileFormat, FileSystem, FsClient, FsError, FsRequest, FsResponse};
 pub use kit::{serve_model, ModelClient, ModelRequest};
 pub use kv::{KvClient, KvRequest, KvResponse, KvStore};
 pub use log::{

@@ -12,6 +12,7 @@
 //! faults land while records still flow (at least five checkpoints complete before the end
 //! of input on seed 1 of every case; a test holds the suites to it).
 
+pub mod applied_late;
 pub mod kafka;
 mod optional;
 
@@ -607,6 +608,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
         optional::growing_source(aimed, &mut cases);
     }
     kafka::kafka_broker(aimed, &mut cases);
+    applied_late::applied_late(aimed, &mut cases);
     if aimed.global_committer {
         optional::global_committer_zombie(&mut cases);
     } else if aimed.committers_apart {
