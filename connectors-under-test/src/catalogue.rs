@@ -203,6 +203,7 @@ pub fn all() -> Vec<Target> {
             )))
         }),
         sink_mutant("mutant: premature commit", "no-premature-visibility", "fs", || PrematureCommitSetup),
+        sink_mutant("mutant: table writer caches the schema", "no-corruption", "table", || CachesSchemaSetup),
         sink_mutant("mutant: version-log committer cleans up after an ambiguous error", "no-loss", "s3", || {
             CleansUpAfterAmbiguousErrorSetup
         }),

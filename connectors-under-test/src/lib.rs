@@ -39,6 +39,8 @@ pub mod retry;
 #[cfg(madsim)]
 pub mod row;
 #[cfg(madsim)]
+pub mod row_schema;
+#[cfg(madsim)]
 pub mod table_sink;
 #[cfg(madsim)]
 pub mod txn_log_sink;

@@ -7,11 +7,17 @@
 //! the job that combined the committable (Iceberg's `flink.job-id`): a new job numbers its
 //! checkpoints again, and another job's higher id says nothing about its commits.
 //!
+//! The table the setup creates has a schema ([`table_schema`]) that an `ALTER TABLE` may
+//! change mid-run: a writer encodes its rows with the schema it last knew and names that
+//! version in the write; the table refuses a write of a version that is not current and
+//! answers with the current schema, which the writer encodes the file again with.
+//!
 //! For variants: [`TableCommitter::commit_stamped`] commits with a stamp of the variant's
 //! choosing, and [`TableWriter::buffered`] shows what a writer holds for its next file.
 
 use crate::retry::idempotent;
-use crate::row::{encode_row_binary, BinaryRowFormat, Row, RowCodec};
+use crate::row::{encode_row_binary, Row, RowCodec};
+use crate::row_schema::{encode_row_as, table_schema, SchemaRowFormat};
 use connsim::api::ElementSink;
 use connsim::api::{
     CommitOutcome, CommitRequest, Committer, CommitterContext, GlobalCommitter, GlobalCommitterContext, Sink,
@@ -19,7 +25,7 @@ use connsim::api::{
 };
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
-use connsim::systems::{SnapshotTable, TableClient, TableRequest, TableResponse};
+use connsim::systems::{Schema, SnapshotTable, TableClient, TableRequest, TableResponse};
 use connsim::ConnectorError;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -40,6 +46,11 @@ pub struct TableCommit {
 pub struct TableSink {
     /// Node name of the table.
     pub table: String,
+    /// The table's schema as created (its DDL), which writers encode rows with until the
+    /// table says it changed; `None`: a table without a schema, rows in the fixed binary
+    /// layout ([`encode_row_binary`]).
+    #[serde(default)]
+    pub schema: Option<Schema>,
 }
 
 /// Its writer: buffers a checkpoint's rows and writes them as one data file on the barrier.
@@ -47,6 +58,10 @@ pub struct TableWriter {
     ctx: WriterContext,
     client: TableClient,
     buffer: Vec<Row>,
+    /// The schema it encodes with: the last it knew.
+    schema: Option<Schema>,
+    /// Whether a write names its schema version (the table refuses a stale one).
+    pub(crate) checks_schema: bool,
 }
 
 impl TableWriter {
@@ -72,10 +87,24 @@ impl SinkWriter<Row> for TableWriter {
             return Ok(vec![]);
         }
         let path = format!("data/{}-{}-{checkpoint}", self.ctx.subtask(), self.ctx.attempt());
-        let rows = std::mem::take(&mut self.buffer).iter().map(encode_row_binary).collect();
-        let req = TableRequest::WriteDataFile { path: path.clone(), rows };
-        idempotent(20, || self.client.request(req.clone())).await?;
-        Ok(vec![path])
+        let buffer = std::mem::take(&mut self.buffer);
+        loop {
+            let rows = match &self.schema {
+                None => buffer.iter().map(encode_row_binary).collect(),
+                Some(schema) => buffer
+                    .iter()
+                    .map(|r| encode_row_as(schema, r))
+                    .collect::<Result<_, _>>()
+                    .map_err(|why| ConnectorError::fail_job(format!("a row does not fit the table: {why}")))?,
+            };
+            let schema = self.schema.as_ref().filter(|_| self.checks_schema).map(|s| s.version);
+            let req = TableRequest::WriteDataFile { path: path.clone(), rows, schema };
+            match idempotent(20, || self.client.request(req.clone())).await? {
+                // Altered since: encode the file again with the table's schema.
+                TableResponse::SchemaChanged { current } => self.schema = Some(current),
+                _ => return Ok(vec![path]),
+            }
+        }
     }
 }
 
@@ -208,7 +237,7 @@ impl Sink<Row> for TableSink {
     }
     async fn create_writer(&self, ctx: WriterContext, _restored: Vec<()>) -> Result<TableWriter, ConnectorError> {
         let client = TableClient::new(ctx.endpoint().clone(), &self.table);
-        Ok(TableWriter { ctx, client, buffer: Vec::new() })
+        Ok(TableWriter { ctx, client, buffer: Vec::new(), schema: self.schema.clone(), checks_schema: true })
     }
     fn create_committer(&self, _ctx: CommitterContext) -> NoSubtaskCommits {
         NoSubtaskCommits
@@ -222,18 +251,18 @@ impl Sink<Row> for TableSink {
     }
 }
 
-/// Sets up a snapshot table `table` as the visible output, its rows read in the sink's binary
-/// layout.
+/// Sets up a snapshot table `table` with the schema [`table_schema`] as the visible output,
+/// its rows read by the schema each data file was written under ([`SchemaRowFormat`]).
 #[derive(Clone, Debug, Default)]
 pub struct TableSinkSetup;
 
 impl TableSinkSetup {
     /// Sets up the table and returns the sink itself (what a variant wraps).
     pub fn table_sink(&self, world: &mut World) -> TableSink {
-        let table = SnapshotTable::with_format("table", Arc::new(BinaryRowFormat));
+        let table = SnapshotTable::with_schema("table", table_schema(), Arc::new(SchemaRowFormat));
         world.set_output(table.output());
         world.add_system(Arc::new(table));
-        TableSink { table: "table".into() }
+        TableSink { table: "table".into(), schema: Some(table_schema()) }
     }
 }
 

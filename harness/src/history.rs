@@ -431,6 +431,9 @@ pub enum EventKind {
     },
     /// When the run ended, the system that records it still held this for the job.
     LeftBehind { left: Leftovers },
+    /// A table's schema changed (an `ALTER TABLE`): rows written from now on are decoded
+    /// with version `version`.
+    SchemaAltered { table: String, version: u32, change: String },
 }
 
 /// Why the harness read an output: after a request an external system served, when a system

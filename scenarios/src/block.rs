@@ -396,6 +396,18 @@ impl Block {
         }
     }
 
+    /// Whether this block, or one inside it, satisfies `is`.
+    pub fn any_block(&self, is: &impl Fn(&Block) -> bool) -> bool {
+        is(self)
+            || match self {
+                Block::During { body, .. } => body.any_block(is),
+                Block::Repeat { block, .. } | Block::TimeLimit { block, .. } => block.any_block(is),
+                Block::Seq(v) | Block::OneOf(v) => v.iter().any(|b| b.any_block(is)),
+                Block::Phases { safety, .. } => safety.any_block(is),
+                _ => false,
+            }
+    }
+
     /// Every block kind this block uses, itself included.
     pub fn kinds(&self, out: &mut std::collections::BTreeSet<&'static str>) {
         out.insert(self.kind());

@@ -57,5 +57,5 @@ pub mod prelude {
     pub use connsim::net::Refusal;
     pub use connsim::record::DataKind;
     pub use connsim::run::Spread;
-    pub use connsim::systems::{Setting, TxnProtocol};
+    pub use connsim::systems::{Alteration, Column, ColumnType, Setting, TxnProtocol};
 }

@@ -94,6 +94,27 @@ pub fn fault(f: &Fault) -> String {
     }
 }
 
+/// An `ALTER TABLE` as the Rust that builds it.
+fn alteration(change: &connsim::systems::Alteration) -> String {
+    use connsim::systems::{Alteration, ColumnType};
+    let ty = |t: &ColumnType| match t {
+        ColumnType::Int { bytes } => format!("ColumnType::Int {{ bytes: {bytes} }}"),
+        ColumnType::Bytes => "ColumnType::Bytes".into(),
+    };
+    match change {
+        Alteration::Nothing => "Alteration::Nothing".into(),
+        Alteration::AddColumn(c) => {
+            format!("Alteration::AddColumn(Column::new({:?}, {}, {}))", c.name, ty(&c.ty), c.nullable)
+        }
+        Alteration::SetNullable { column, nullable } => {
+            format!("Alteration::SetNullable {{ column: {column:?}.into(), nullable: {nullable} }}")
+        }
+        Alteration::Widen { column, bytes } => {
+            format!("Alteration::Widen {{ column: {column:?}.into(), bytes: {bytes} }}")
+        }
+    }
+}
+
 fn kind_arg(kind: &Option<String>) -> String {
     match kind {
         Some(k) => format!("Some({k:?})"),
@@ -186,6 +207,9 @@ impl Block {
             }
             Block::Configure { system, setting: Setting::TransactionProtocol(p) } => {
                 format!("transaction_protocol({system:?}, TxnProtocol::{p:?})")
+            }
+            Block::Configure { system, setting: Setting::AlterTable(change) } => {
+                format!("alter_table({system:?}, {})", alteration(change))
             }
             Block::Configure { system, setting } => {
                 format!("Block::Configure {{ system: {system:?}.into(), setting: Setting::{setting:?} }}")

@@ -142,6 +142,13 @@ impl Scenario {
                 s.requires.retain(|m| m != mark);
             }
         }
+        // An `ALTER TABLE` is what changes a schema.
+        let alters = |b: &Block| {
+            b.any_block(&|x| matches!(x, Block::Configure { setting: connsim::systems::Setting::AlterTable(_), .. }))
+        };
+        if alters(block) && !s.blocks.iter().any(alters) {
+            s.requires.retain(|m| m != "schema-altered");
+        }
         match block {
             Block::Configure { setting: connsim::systems::Setting::TransactionTimeoutMs(_), .. } => {
                 s.requires.retain(|m| m != "transaction-timed-out");

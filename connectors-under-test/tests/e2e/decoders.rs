@@ -144,7 +144,7 @@ impl SinkSetup for TableDecodedBy {
         let table = SnapshotTable::with_format("table", Arc::new(BinaryRows(self.0)));
         world.set_output(table.output());
         world.add_system(Arc::new(table));
-        ElementSink::new(TableSink { table: "table".into() })
+        ElementSink::new(TableSink { table: "table".into(), schema: None })
     }
     /// Its element type (a row) holds no null key or value and no headers; its payload any bytes.
     fn carries(&self) -> connsim::record::Carries {

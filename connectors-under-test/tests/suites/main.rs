@@ -13,6 +13,7 @@ mod object_sink_mutants;
 mod pacing;
 mod reference;
 mod runtime_mutants;
+mod table_mutants;
 
 /// Seeds allocate for every message and record; mimalloc serves them faster than the system
 /// allocator, as in the `connsim` binary.

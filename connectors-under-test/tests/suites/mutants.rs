@@ -265,6 +265,7 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::Fault { fault: Fault::Refuse { .. }, .. } => Some("commit-request-refused"),
         Block::Configure { setting: Setting::TransactionTimeoutMs(Some(_)), .. } => Some("transaction-timed-out"),
         Block::Configure { setting: Setting::TornAppends(_), .. } => Some("append-torn"),
+        Block::Configure { setting: Setting::AlterTable(_), .. } => Some("schema-altered"),
         Block::Configure { setting: Setting::RetentionMs(Some(_)), .. } => Some("offset-out-of-range"),
         Block::Configure { setting: Setting::SlowDown(_), .. } => Some("s3-slow-down"),
         Block::Configure { setting: Setting::InternalErrors(_), .. } => Some("s3-internal-error"),
@@ -279,6 +280,9 @@ fn block_mark(block: &Block) -> Option<&'static str> {
         Block::During { fault: Fault::Hold { .. }, .. } => Some("request-applied-late"),
         Block::Repeat { block, .. } if block.any_fault(&|f| matches!(f, Fault::Hold { .. })) => {
             Some("request-applied-late")
+        }
+        Block::Seq(v) if v.iter().any(|b| matches!(b, Block::Configure { setting: Setting::AlterTable(_), .. })) => {
+            Some("schema-altered")
         }
         Block::NewJob { from: NewJobFrom::WithoutState } => Some("new-job:without-state"),
         Block::NewJob { from: NewJobFrom::OlderSavepoint } => Some("new-job:older-savepoint"),
@@ -591,6 +595,7 @@ fn every_mutant_of_the_catalogue_is_tested_by_name_with_the_check_it_predicts() 
         include_str!("object_sink_mutants.rs"),
         include_str!("runtime_mutants.rs"),
         include_str!("kafka_mutants.rs"),
+        include_str!("table_mutants.rs"),
     ];
     // A test's body: from its attribute to the end of its function (the first line that is
     // a lone `}`), without comment lines.

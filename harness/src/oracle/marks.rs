@@ -63,6 +63,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("group-session-expired", "the log's group coordinator removed a consumer whose heartbeats stopped for its session timeout"),
     ("transaction-hanging", "a broker without partition verification wrote a transactional produce no transaction of its coordinator holds"),
     ("message-straggled", "a message arrived late, overtaken by the later messages of its link (a request on an abandoned connection)"),
+    ("schema-altered", "a table's schema changed mid-run (a column added, a nullable flipped, a width changed): rows written since are decoded with the new one"),
     ("message-held", "a hold rule kept a message back until its sender's next message of a kind, or its latest time"),
     ("request-applied-late", "a held request landed right after its sender's next request of the releasing kind: the system applied it after the client's next step (an older attempt's commit after a newer attempt's read)"),
     ("unreplicated-lost", "a log leader crashed and lost acknowledged records not yet replicated (acks=1)"),
@@ -313,6 +314,9 @@ pub fn reached(events: &[Event], exchanged: bool) -> BTreeSet<&'static str> {
             EventKind::JobStarted { .. } => open_checkpoints.clear(),
             EventKind::NewJob { restored_from, .. } => {
                 marks.insert(if *restored_from == 0 { "new-job:without-state" } else { "new-job:older-savepoint" });
+            }
+            EventKind::SchemaAltered { .. } => {
+                marks.insert("schema-altered");
             }
             EventKind::GroupOffsets { offsets, .. } if !offsets.is_empty() => {
                 marks.insert("new-job:group-offsets");

@@ -42,7 +42,9 @@ pub use log::{
 pub use log_client::{LogClient, OutOfRange};
 pub use log_entry::{LogEntry, LogFormat, LogHeader, RecordLogFormat};
 pub use output::{read_all, Entry, OutputReader, Part};
-pub use table::{SnapshotTable, TableClient, TableRequest, TableResponse};
+pub use table::{
+    Alteration, Column, ColumnType, Schema, SchemaFormat, SnapshotTable, TableClient, TableRequest, TableResponse,
+};
 pub use value_format::{RecordValueFormat, ValueFormat};
 
 use crate::net::Inbox;
@@ -128,6 +130,9 @@ pub enum Setting {
     /// The smallest size, in bytes, of a part but the last that the bucket's completion of an
     /// upload accepts (S3: 5 MiB, the default).
     MinPartSize(u64),
+    /// `ALTER TABLE` on a table with a schema: rows written from now on are decoded with the
+    /// changed one.
+    AlterTable(table::Alteration),
 }
 
 /// What a system may use when a setting changes: a seed for the random choices the setting

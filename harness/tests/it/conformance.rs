@@ -81,7 +81,7 @@ impl SnapshotStore for Table {
     fn write_file<'a>(&'a self, endpoint: &'a Endpoint, path: &'a str, records: Vec<Record>) -> StoreFuture<'a> {
         Box::pin(async move {
             let rows = records.iter().map(RecordValueFormat::encode).collect();
-            let write = TableRequest::WriteDataFile { path: path.into(), rows };
+            let write = TableRequest::WriteDataFile { path: path.into(), rows, schema: None };
             let client = TableClient::new(endpoint.clone(), "table");
             client.request(write).await.map_err(|e| e.to_string())?;
             match self.commits_each_file {

@@ -135,6 +135,12 @@ pub fn hold(system: &str, kind: &str, until: &str, max_ms: u64, for_ms: u64) -> 
     Block::Fault { fault, for_ms }
 }
 
+/// `ALTER TABLE` on the table `system` (a [`SnapshotTable`](connsim::systems::SnapshotTable)
+/// built with a schema): rows written from now on are decoded with the changed schema.
+pub fn alter_table(system: &str, change: connsim::systems::Alteration) -> Block {
+    Block::Configure { system: system.into(), setting: Setting::AlterTable(change) }
+}
+
 /// Lose the responses to requests sent to `to`, with `probability`, for `for_ms`.
 pub fn lose_responses(probability: f64, to: Target, for_ms: u64) -> Block {
     Block::Fault { fault: Fault::LoseResponses { probability, kind: None, from: None, to: Some(to) }, for_ms }

@@ -255,6 +255,9 @@ const TIMEOUT_SETTING: connsim::systems::Setting = connsim::systems::Setting::Tr
 const TORN_SETTING: connsim::systems::Setting = connsim::systems::Setting::TornAppends(0.0);
 /// Probes which sink systems are object stores.
 const STORE_SETTING: connsim::systems::Setting = connsim::systems::Setting::SlowDown(0.0);
+/// Probes which sink systems are tables with a schema.
+const SCHEMA_SETTING: connsim::systems::Setting =
+    connsim::systems::Setting::AlterTable(connsim::systems::Alteration::Nothing);
 /// Probes which source systems have retention.
 const RETENTION_SETTING: connsim::systems::Setting = connsim::systems::Setting::RetentionMs(None);
 
@@ -267,6 +270,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
     let transactional = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &TORN_SETTING);
     let stores = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &STORE_SETTING);
+    let tables = sink_systems_with(&SinkOf { ctx: ctx.clone() }, &SCHEMA_SETTING);
     let systems = Systems {
         source: Vec::new(),
         sink: ctx.systems(),
@@ -275,6 +279,7 @@ pub fn sink<C: SinkContext>(ctx: C) -> Suite {
         transactional,
         appendable,
         stores,
+        tables,
         retaining: Vec::new(),
         new_jobs: true,
         global_committer: has_global_committer(&SinkOf { ctx: ctx.clone() }),
@@ -301,6 +306,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
     let transactional = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TIMEOUT_SETTING);
     let appendable = sink_systems_with(&SinkOf { ctx: sink.clone() }, &TORN_SETTING);
     let stores = sink_systems_with(&SinkOf { ctx: sink.clone() }, &STORE_SETTING);
+    let tables = sink_systems_with(&SinkOf { ctx: sink.clone() }, &SCHEMA_SETTING);
     let retaining =
         source_systems_with(&SourceOf { ctx: source.clone(), data: TestData::paced(1, 1, 0) }, &RETENTION_SETTING);
     let systems = Systems {
@@ -311,6 +317,7 @@ pub fn pipeline<S: SourceContext, K: SinkContext>(source: S, sink: K) -> Suite {
         transactional,
         appendable,
         stores,
+        tables,
         retaining,
         new_jobs: true,
         global_committer: has_global_committer(&SinkOf { ctx: sink.clone() }),

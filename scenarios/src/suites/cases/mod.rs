@@ -15,6 +15,7 @@
 pub mod applied_late;
 pub mod kafka;
 mod optional;
+pub mod schema;
 
 use super::context::TestData;
 use crate::block::{self, Block, Target, Worker};
@@ -90,6 +91,8 @@ pub struct Systems {
     pub appendable: Vec<String>,
     /// The sink's object stores (buckets): they throttle, fail, and expire uploads.
     pub stores: Vec<String>,
+    /// The sink's tables with a schema: an `ALTER TABLE` changes it mid-run.
+    pub tables: Vec<String>,
     /// The source's systems with retention (logs).
     pub retaining: Vec<String>,
     /// Whether the source is read in event time, so a case reads it with watermark
@@ -609,6 +612,7 @@ pub fn all(aimed: &Systems, guarantee: DeliveryGuarantee) -> Vec<CaseSpec> {
     }
     kafka::kafka_broker(aimed, &mut cases);
     applied_late::applied_late(aimed, &mut cases);
+    schema::altered_schema(aimed, &mut cases);
     if aimed.global_committer {
         optional::global_committer_zombie(&mut cases);
     } else if aimed.committers_apart {
