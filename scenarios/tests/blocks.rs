@@ -230,3 +230,33 @@ fn a_scenario_without_a_block_no_longer_requires_the_marks_only_it_reaches() {
     let older = Scenario::new("o").then(restart_from_older_savepoint()).requires("new-job:older-savepoint");
     assert!(older.without(&restart_without_state()).requires == ["new-job:older-savepoint"]);
 }
+
+/// The hold fault and the table alterations print as the Rust that builds them (the text
+/// below is the code of the scenario it is compared with) and survive a serde round trip.
+#[test]
+fn holds_and_alterations_print_as_the_rust_that_builds_them() {
+    let s = Scenario::new("held and altered")
+        .then(hold("s3", "s3.put", "s3.", 1500, 60))
+        .then(during(
+            Fault::Hold {
+                until: "kafka.offset_fetch".into(),
+                max_ms: 1500,
+                kind: Some("kafka.end_txn".into()),
+                from: None,
+                to: None,
+            },
+            wait(10),
+        ))
+        .then(alter_table("table", Alteration::AddColumn(Column::new("region", ColumnType::Int { bytes: 2 }, false))))
+        .then(alter_table("table", Alteration::SetNullable { column: "body".into(), nullable: true }))
+        .then(alter_table("table", Alteration::Widen { column: "region".into(), bytes: 4 }));
+    let expected = r#"Scenario::new("held and altered")
+    .then(hold("s3", "s3.put", "s3.", 1500, 60))
+    .then(during(Fault::Hold { until: "kafka.offset_fetch".into(), max_ms: 1500, kind: Some("kafka.end_txn".into()), from: None, to: None }, wait(10)))
+    .then(alter_table("table", Alteration::AddColumn(Column::new("region", ColumnType::Int { bytes: 2 }, false))))
+    .then(alter_table("table", Alteration::SetNullable { column: "body".into(), nullable: true }))
+    .then(alter_table("table", Alteration::Widen { column: "region".into(), bytes: 4 }))"#;
+    assert_eq!(s.to_rust(), expected);
+    let json = serde_json::to_string(&s).unwrap();
+    assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), s);
+}

@@ -279,9 +279,12 @@ mod tests {
         assert_eq!(table.handle(write("a", Some(0))), TableResponse::Ok);
         let add = Alteration::AddColumn(Column::new("x", ColumnType::Int { bytes: 2 }, true));
         table.configure(&Setting::AlterTable(add), &env).unwrap();
-        assert!(matches!(table.handle(write("b", Some(0))), TableResponse::SchemaChanged { current } if current.version == 1));
+        assert!(
+            matches!(table.handle(write("b", Some(0))), TableResponse::SchemaChanged { current } if current.version == 1)
+        );
         assert_eq!(table.handle(write("b", None)), TableResponse::Ok);
-        let commit = TableRequest::Commit { parent: 0, files: vec!["a".into(), "b".into()], checkpoint: 1, job: "j".into() };
+        let commit =
+            TableRequest::Commit { parent: 0, files: vec!["a".into(), "b".into()], checkpoint: 1, job: "j".into() };
         assert_eq!(table.handle(commit), TableResponse::Ok);
         let versions: Vec<u64> = table
             .read("snapshots", 0)
@@ -292,7 +295,10 @@ mod tests {
             })
             .collect();
         assert_eq!(versions, [0, 1]);
-        assert!(history.events().iter().any(|e| matches!(&e.kind, crate::history::EventKind::SchemaAltered { version: 1, .. })));
+        assert!(history
+            .events()
+            .iter()
+            .any(|e| matches!(&e.kind, crate::history::EventKind::SchemaAltered { version: 1, .. })));
         let plain = SnapshotTable::new("p");
         let nothing = Setting::AlterTable(Alteration::Nothing);
         assert!(plain.configure(&nothing, &env).unwrap_err().contains("has no schema"));
