@@ -16,7 +16,8 @@ use std::sync::Arc;
 pub struct OpenFile {
     /// Its key, its upload once a part went up, and the parts' ETags.
     pub file: InProgress,
-    /// Whether a snapshot recorded it: a restore may complete it, so it is never aborted.
+    /// Whether a snapshot recorded its upload: a restore may complete it, so it is never
+    /// aborted. A snapshot taken before the upload started records none.
     pub snapshotted: bool,
     /// When it was opened (virtual time).
     pub opened: madsim::time::Instant,
@@ -167,7 +168,10 @@ impl SinkWriter for ObjectWriter {
     fn snapshot_state(&mut self, _checkpoint: CheckpointId) -> Vec<WriterState> {
         let tail = self.tail_at_barrier.take();
         let file = self.open.as_mut().map(|f| {
-            f.snapshotted = true;
+            // Recorded with its upload, a restore completes that upload; recorded before its
+            // upload started (a tail only), a restore publishes the tail, and the upload the
+            // file starts later is in no snapshot until the next one.
+            f.snapshotted = f.file.upload.is_some();
             InProgress { tail, ..f.file.clone() }
         });
         vec![WriterState { file }]

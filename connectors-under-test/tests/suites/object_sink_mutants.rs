@@ -176,3 +176,21 @@ fn a_version_committer_cleaning_up_after_an_ambiguous_put_loses_the_published_fi
         20,
     );
 }
+
+/// The reference writer aborts, when it closes, an upload its file started after a snapshot
+/// that recorded the file without one (a tail only): a restore of that snapshot publishes
+/// the tail, so no checkpoint holds the upload. Swarm seed 31 of the pipeline cancels three
+/// writers so; when a snapshot's record of the file counted for its later upload, two of
+/// them left theirs behind (`left-behind`).
+#[test]
+fn an_upload_started_after_the_snapshot_that_recorded_its_file_is_aborted_on_close() {
+    let outcome = catalogue::suite("log-source -> object-sink").only("swarm").first_seed(31).seeds(1).run();
+    print!("{outcome}");
+    let report = &outcome.cases[0].reports[0];
+    assert!(report.passed(), "seed 31 fails: {:?}", report.failed_checks());
+    assert!(
+        report.marks.iter().any(|m| m == "closed:unsnapshotted-upload"),
+        "the seed reaches the path: {:?}",
+        report.marks
+    );
+}
