@@ -14,9 +14,12 @@ pub fn alterations(table: &str) -> Block {
         Alteration::SetNullable { column: "body".into(), nullable: true },
         Alteration::Widen { column: "region".into(), bytes: 4 },
     ];
-    let mut block = wait(0);
-    for change in changes {
-        block = block.then(wait(150)).then(alter_table(table, change));
+    let mut block = wait(150);
+    for (i, change) in changes.into_iter().enumerate() {
+        if i > 0 {
+            block = block.then(wait(150));
+        }
+        block = block.then(alter_table(table, change));
     }
     block
 }
