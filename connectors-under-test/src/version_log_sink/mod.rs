@@ -26,6 +26,7 @@ pub use committer::{manifest_files, Published, Version, VersionCommitter};
 pub use output::VersionLog;
 
 use crate::object_sink::failed;
+use crate::table_sink::NoSubtaskCommits;
 use connsim::api::{CommitterContext, GlobalCommitterContext, Sink, SinkWriter, WriterContext};
 use connsim::history::CheckpointId;
 use connsim::run::{SinkSetup, World};
@@ -84,16 +85,6 @@ impl SinkWriter for VersionLogWriter {
         let bytes = std::mem::take(&mut self.buffer);
         self.store.put(&Path::from(key.as_str()), bytes.into()).await.map_err(|e| failed("writing a data file", e))?;
         Ok(vec![key])
-    }
-}
-
-/// The subtasks' committers do nothing: the global committer publishes.
-pub struct NoSubtaskCommits;
-
-impl connsim::api::Committer for NoSubtaskCommits {
-    type Committable = String;
-    async fn commit(&mut self, requests: Vec<connsim::api::CommitRequest<String>>) -> Vec<connsim::api::CommitOutcome> {
-        requests.iter().map(|_| connsim::api::CommitOutcome::Committed).collect()
     }
 }
 
